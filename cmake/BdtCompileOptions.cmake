@@ -1,0 +1,12 @@
+# Warning and code-generation flags shared by every bdt target: bdt_target_options(<target>).
+function(bdt_target_options target)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wno-psabi)
+    if(BDT_WARNINGS_AS_ERRORS)
+      target_compile_options(${target} PRIVATE -Werror)
+    endif()
+    if(BDT_NATIVE_ARCH)
+      target_compile_options(${target} PRIVATE -march=native)
+    endif()
+  endif()
+endfunction()

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <bdt/core/Math.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace bdt
+{
+
+/// What `ImportMesh` did to the file's geometry.
+struct ImportReport
+{
+    std::size_t parts = 0;              ///< Meshes merged (all nodes of the scene, transforms applied).
+    std::size_t inputVertices = 0;      ///< Vertices in the file.
+    std::size_t inputTriangles = 0;     ///< Triangles after triangulating polygons.
+    std::size_t weldedVertices = 0;     ///< Vertices removed by welding duplicates.
+    std::size_t droppedDegenerate = 0;  ///< Triangles dropped: repeated vertex or zero area after welding.
+    std::size_t droppedNonTriangles = 0; ///< Points and lines dropped.
+};
+
+/// A mesh as imported: one merged, welded, triangle-only surface.
+struct ImportedMesh
+{
+    std::vector<Vec3f> positions;
+    std::vector<Triangle> triangles;
+    ImportReport report;
+};
+
+/// Options of `ImportMesh`.
+struct ImportSettings
+{
+    /// Vertices closer than this fraction of the bounding-box diagonal are welded into one.
+    double weldTolerance = 1e-6;
+};
+
+/// Imports OBJ, PLY, STL, OFF, glTF and any other format Assimp reads: merges every mesh of the scene with
+/// its node transform, welds duplicate vertices, drops degenerate faces and non-triangles. Throws
+/// `bdt::Error` with a one-line message (without the file name) when the file is missing, unreadable,
+/// malformed, empty, or has no triangle left, or has non-finite coordinates.
+ImportedMesh ImportMesh(const std::string& inPath, const ImportSettings& inSettings = {});
+
+} // namespace bdt

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace bdt
+{
+
+/// The one exception type the library throws for bad input: malformed or inconsistent models, corrupt
+/// assets, impossible parameters. `what()` is a single line without a trailing newline, suitable for
+/// `error: <file>: <what>`; it never names the file itself, the caller adds that.
+class Error : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+} // namespace bdt

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <bdt/core/Math.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace bdt
+{
+
+/// Built-in shapes for tests, the demo and benchmarks.
+enum class EShape : std::uint8_t
+{
+    Chair,   ///< A plastic chair: seat, back and four legs (the paper's Table 1 chair: 9421 vertices, 17914 faces).
+    Curtain, ///< A hanging cloth, a single-sided grid (the paper's curtain: 6184 vertices, 12020 faces).
+    Beam,    ///< A slender box, length 10× its height.
+    Box,     ///< A subdivided cube.
+    Sphere,  ///< A subdivided sphere.
+    Torus,   ///< A ring torus.
+    Pawn,    ///< A chess pawn, a surface of revolution.
+};
+
+/// A triangle mesh in metres, centred near the origin, y up.
+struct ShapeMesh
+{
+    std::vector<Vec3f> positions;
+    std::vector<Triangle> triangles;
+};
+
+/// The shape called `inName` ("chair", "curtain", ...), case-sensitive lower case; nullopt if unknown.
+std::optional<EShape> ShapeFromName(std::string_view inName);
+/// Lower-case name of `inShape`.
+const char* ShapeName(EShape inShape);
+/// Every shape, for loops in tests and the demo.
+std::vector<EShape> AllShapes();
+
+/// Makes `inShape` with a triangle count close to `inTargetTriangles` (within 15% for targets of at least
+/// 200; small targets are raised to the shape's minimum). Closed shapes are watertight, with shared
+/// vertices and outward counter-clockwise triangles; the curtain is an open grid. Cost O(triangles).
+/// Throws `bdt::Error` for a target above 50 million.
+ShapeMesh MakeShape(EShape inShape, std::uint32_t inTargetTriangles);
+
+} // namespace bdt

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <bdt/core/BDTree.h>
+
+#include <memory>
+
+namespace bdt
+{
+
+/// Contact proxies at a level L (BD-Tree paper §3.4): the nodes of level L, and the leaves above it, are the
+/// contact proxies; every coarser node is enlarged so that, for every q, its updated sphere contains the
+/// updated spheres of its descendant proxies, not only their vertices. A traversal that stops at the
+/// proxies then never misses a proxy overlap.
+///
+/// The enlargement is computed bottom-up from the children in O(nodes above L), so changing L at run time
+/// costs one such pass and no rebuild. For children ch of a node n:
+///
+///     R_n  ≥ ‖c_ch − c_n‖ + R_ch                   (rest spheres nest)
+///     ΔR_nj ≥ ‖Ū_ch,j − Ū_n,j‖ + ΔR_ch,j           (then ‖c'_ch − c'_n‖ + R'_ch ≤ R'_n for every q, eq. 7)
+///     δR_tight,n ≥ ‖Ū_ch − Ū_n‖₂ + δR_tight,ch     (the same for the tight bound)
+///
+/// and δR of eq. 11 is already monotone (a parent's vertex set contains its children's). Composing child by
+/// child is looser than measuring every descendant proxy directly, by the triangle inequality slack, but it
+/// is what keeps the cost linear.
+///
+/// Immutable; share it between bodies that use the same L.
+class ProxyLevel
+{
+public:
+    /// Proxies at level `inLevel` (clamped to the deepest level) of `inTree`.
+    ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLevel);
+
+    const BDTree& Tree() const { return *mTree; }
+    const std::shared_ptr<const BDTree>& TreePtr() const { return mTree; }
+    /// The proxy level L.
+    std::uint32_t Level() const { return mLevel; }
+    /// Nodes [0, WrappedCount()) have enlarged rows here; the others use the tree's own rows.
+    std::uint32_t WrappedCount() const { return mWrappedCount; }
+    /// Nodes a traversal to this level can visit: [0, VisitCount()).
+    std::uint32_t VisitCount() const { return mTree->LevelEnd(mLevel); }
+
+    /// True for the contact proxies: nodes at level L and leaves above it.
+    bool IsProxy(std::uint32_t inNode) const
+    {
+        const BDTreeNode& node = mTree->Node(inNode);
+        return node.level == mLevel || (node.level < mLevel && node.IsLeaf());
+    }
+
+    /// The row to use for `inNode` (enlarged when above the proxies).
+    const float* Row(std::uint32_t inNode) const
+    {
+        return inNode < mWrappedCount ? mRows.data() + std::size_t(inNode) * mTree->RowStride() : mTree->Row(inNode);
+    }
+
+    std::size_t MemoryBytes() const { return mRows.size() * sizeof(float); }
+
+private:
+    std::shared_ptr<const BDTree> mTree;
+    std::uint32_t mLevel = 0;
+    std::uint32_t mWrappedCount = 0;
+    AlignedVector<float> mRows;
+};
+
+} // namespace bdt

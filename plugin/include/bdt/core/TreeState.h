@@ -1,0 +1,109 @@
+#pragma once
+
+#include <bdt/core/AlignedAllocator.h>
+#include <bdt/core/ProxyLevel.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace bdt
+{
+
+/// Which conservative radius the sphere update uses.
+enum class EBound : std::uint8_t
+{
+    Paper, ///< R' = R + ΔRᵀ|q| (eq. 7).
+    Tight, ///< R' = R + min(ΔRᵀ|q|, δR_tight‖q‖₂): never larger than Paper, still conservative.
+};
+
+/// An updated sphere in the body's rest frame: centre (model units) and radius.
+struct alignas(16) UpdatedSphere
+{
+    float center[3];
+    float radius;
+};
+
+/// Per-body deformation state: the reduced coordinates q and the lazily updated spheres of the nodes a
+/// traversal to the proxy level can visit. Sized by `ProxyLevel::VisitCount()` (20 bytes a node), not by
+/// the tree: thousands of bodies share one `BDTree`.
+///
+/// Each `SetQ` starts a new step (a new update stamp). The first `Sphere(i)` of a node in a step computes
+/// and caches its sphere (§3.4 "run time updates"); later calls in the step return the cached one, in any
+/// order. Nodes deeper than the proxy level (leaf-level queries) are computed every time, uncached.
+///
+/// With temporal coherence on (§3.5, eq. 11), spheres are computed at a reference q_ref and reused across
+/// steps while q stays near it, enlarged by δR·‖q − q_ref‖₂ (one multiply-add a sphere). The reference is
+/// refreshed when that enlargement would exceed `coherenceRefresh` times the root radius.
+///
+/// Not thread-safe: one thread at a time per state (states of different bodies are independent).
+class TreeState
+{
+public:
+    /// Largest |q_j| accepted by `SetQ`.
+    static constexpr float cMaxAbsQ = 1e12f;
+
+    /// A state with q = 0, using the proxies (and so the traversal depth) of `inProxies`.
+    explicit TreeState(std::shared_ptr<const ProxyLevel> inProxies);
+
+    const BDTree& Tree() const { return mProxies->Tree(); }
+    const ProxyLevel& Proxies() const { return *mProxies; }
+    const std::shared_ptr<const ProxyLevel>& ProxiesPtr() const { return mProxies; }
+    std::uint32_t ModeCount() const { return mModes; }
+
+    /// Switches to another proxy level of the same tree (live depth change): O(VisitCount), no rebuild.
+    /// Throws `bdt::Error` if `inProxies` belongs to another tree.
+    void SetProxies(std::shared_ptr<const ProxyLevel> inProxies);
+
+    /// Sets q for a new step. Returns false, and changes nothing, when `inQ` does not have M entries or has
+    /// a non-finite entry or one larger than `cMaxAbsQ` in magnitude.
+    [[nodiscard]] bool SetQ(std::span<const float> inQ);
+    /// The current q (M entries).
+    std::span<const float> Q() const { return mQ; }
+
+    void SetBound(EBound inBound);
+    EBound Bound() const { return mBound; }
+
+    /// Turns §3.5 temporal coherence on or off; takes effect at the next `SetQ`.
+    void SetTemporalCoherence(bool inEnabled, float inRefreshFraction = 0.02f);
+    bool TemporalCoherence() const { return mCoherence; }
+
+    /// Sphere of node `inNode` at the current q, rest frame; lazily computed and stamped.
+    UpdatedSphere Sphere(std::uint32_t inNode);
+
+    /// Updates every node in [inBegin, inEnd) now (a batch update, e.g. all nodes of a level); they must be
+    /// below `Proxies().VisitCount()`.
+    void UpdateRange(std::uint32_t inBegin, std::uint32_t inEnd);
+
+    /// Number of sphere updates computed since the last `ResetCounters` (8M flops each).
+    std::uint64_t SpheresUpdated() const { return mSpheresUpdated; }
+    void ResetCounters() { mSpheresUpdated = 0; }
+
+    /// Bytes owned by this state (q, cache and stamps), not counting the shared tree.
+    std::size_t MemoryBytes() const;
+
+private:
+    void ComputeSphere(std::uint32_t inNode, float* outSphere) const;
+    void NewEpoch();
+    void RebuildQq(std::span<const float> inQ);
+
+    std::shared_ptr<const ProxyLevel> mProxies;
+    std::uint32_t mModes = 0;
+    EBound mBound = EBound::Tight;
+    bool mCoherence = false;
+    float mRefreshFraction = 0.02f;
+
+    std::vector<float> mQ;            ///< Current q.
+    std::vector<float> mQRef;         ///< q at which cached spheres were computed.
+    AlignedVector<float> mQq;         ///< (q_j, q_j, q_j, |q_j|) of mQRef, the update kernel's input.
+    float mQRefNorm = 0.0f;           ///< ‖q_ref‖₂ for the tight bound.
+    float mCoherenceGrowth = 0.0f;    ///< ‖q − q_ref‖₂ (0 unless temporal coherence is on).
+
+    AlignedVector<float> mSpheres;    ///< 4 floats a cached node.
+    std::vector<std::uint32_t> mStamp; ///< Epoch in which the cached sphere was computed.
+    std::uint32_t mEpoch = 1;
+    std::uint64_t mSpheresUpdated = 0;
+};
+
+} // namespace bdt
