@@ -1,0 +1,90 @@
+#include "Scenario.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+namespace bdt::bench
+{
+
+std::vector<Scenario>& Scenarios()
+{
+    static std::vector<Scenario> sScenarios;
+    return sScenarios;
+}
+
+bool RegisterScenario(std::string inName, std::string inDescription, ScenarioSetup inSetup)
+{
+    auto& scenarios = Scenarios();
+    scenarios.push_back({std::move(inName), std::move(inDescription), std::move(inSetup)});
+    std::sort(scenarios.begin(), scenarios.end(), [](const Scenario& a, const Scenario& b) { return a.name < b.name; });
+    return true;
+}
+
+namespace
+{
+
+std::string CpuModel()
+{
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line))
+    {
+        if (line.rfind("model name", 0) == 0)
+        {
+            const auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(colon + 2);
+        }
+    }
+    return "unknown";
+}
+
+std::string UtcNow()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+} // namespace
+
+nlohmann::json MachineFacts()
+{
+    return {{"compiler", BDT_BENCH_COMPILER},
+            {"flags", BDT_BENCH_FLAGS},
+            {"cpu", CpuModel()},
+            {"hardware_threads", std::thread::hardware_concurrency()},
+            {"date", UtcNow()}};
+}
+
+double Median(std::vector<double> inValues) { return Percentile(std::move(inValues), 50.0); }
+
+double Percentile(std::vector<double> inValues, double inPercent)
+{
+    if (inValues.empty())
+        return 0.0;
+    std::sort(inValues.begin(), inValues.end());
+    const double rank = inPercent / 100.0 * double(inValues.size() - 1);
+    return inValues[static_cast<std::size_t>(rank + 0.5)];
+}
+
+bool WriteReport(nlohmann::json inReport, const std::string& inPath)
+{
+    inReport["machine"] = MachineFacts();
+    std::ofstream file(inPath);
+    if (!file || !(file << inReport.dump(2) << '\n'))
+    {
+        std::cerr << "error: " << inPath << ": cannot write the report\n";
+        return false;
+    }
+    std::cerr << "wrote " << inPath << '\n';
+    return true;
+}
+
+} // namespace bdt::bench

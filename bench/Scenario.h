@@ -1,0 +1,42 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bdt::bench
+{
+
+/// Runs a scenario after its options are parsed; returns the process exit code.
+using ScenarioRun = std::function<int()>;
+/// Adds a scenario's options to its subcommand and returns the function that runs it.
+using ScenarioSetup = std::function<ScenarioRun(CLI::App& ioCommand)>;
+
+struct Scenario
+{
+    std::string name;
+    std::string description;
+    ScenarioSetup setup;
+};
+
+/// Registers a scenario at static-initialisation time: `static const bool s = RegisterScenario(...)`.
+bool RegisterScenario(std::string inName, std::string inDescription, ScenarioSetup inSetup);
+/// Every registered scenario, sorted by name.
+std::vector<Scenario>& Scenarios();
+
+/// Facts recorded in every report: compiler, flags, CPU model, cores, date (UTC, ISO 8601).
+nlohmann::json MachineFacts();
+
+/// Median of `inValues` (copied, sorted).
+double Median(std::vector<double> inValues);
+/// Percentile in [0, 100] (nearest rank).
+double Percentile(std::vector<double> inValues, double inPercent);
+
+/// Writes `inReport` (with machine facts added under "machine") to `inPath`; returns false and prints an
+/// `error:` line if the file cannot be written.
+bool WriteReport(nlohmann::json inReport, const std::string& inPath);
+
+} // namespace bdt::bench
