@@ -13,7 +13,7 @@ namespace bdt
 struct ImportReport
 {
     std::size_t parts = 0;              ///< Meshes merged (all nodes of the scene, transforms applied).
-    std::size_t inputVertices = 0;      ///< Vertices in the file.
+    std::size_t inputVertices = 0;      ///< Vertices in the file as Assimp gives them (OBJ, STL: per corner).
     std::size_t inputTriangles = 0;     ///< Triangles after triangulating polygons.
     std::size_t weldedVertices = 0;     ///< Vertices removed by welding duplicates.
     std::size_t droppedDegenerate = 0;  ///< Triangles dropped: repeated vertex or zero area after welding.
@@ -38,7 +38,9 @@ struct ImportSettings
 /// Imports OBJ, PLY, STL, OFF, glTF and any other format Assimp reads: merges every mesh of the scene with
 /// its node transform, welds duplicate vertices, drops degenerate faces and non-triangles. Throws
 /// `bdt::Error` with a one-line message (without the file name) when the file is missing, unreadable,
-/// malformed, empty, or has no triangle left, or has non-finite coordinates.
+/// malformed, empty, or has no triangle left, or has non-finite coordinates. OFF headers whose counts exceed
+/// what the file can hold are rejected before Assimp reads them (its reader would allocate that many faces).
+/// Unused vertices are dropped; the output's vertex order is first use by the kept triangles.
 ImportedMesh ImportMesh(const std::string& inPath, const ImportSettings& inSettings = {});
 
 } // namespace bdt

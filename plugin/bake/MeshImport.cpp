@@ -1,0 +1,349 @@
+#include <bdt/bake/MeshImport.h>
+#include <bdt/core/Error.h>
+
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace bdt
+{
+
+namespace
+{
+
+// Geometry gathered from the scene before welding: every triangle-mesh instance, transformed to the
+// scene's root frame, in double.
+struct RawMesh
+{
+    std::vector<Vec3d> positions;
+    std::vector<Triangle> triangles;
+};
+
+// Assimp's error strings can span lines; the contract is one line without a trailing newline.
+std::string OneLine(const std::string& inText)
+{
+    std::string line;
+    bool space = false;
+    for (const char c : inText)
+    {
+        if (std::isspace(static_cast<unsigned char>(c)))
+        {
+            space = !line.empty();
+            continue;
+        }
+        if (space)
+            line += ' ';
+        space = false;
+        line += c;
+    }
+    return line.empty() ? std::string("unknown error") : line;
+}
+
+// Replaces every occurrence of `inFind` in `ioText` by `inReplacement`.
+void ReplaceAll(std::string& ioText, const std::string& inFind, const std::string& inReplacement)
+{
+    if (inFind.empty())
+        return;
+    for (std::size_t at = ioText.find(inFind); at != std::string::npos;
+         at = ioText.find(inFind, at + inReplacement.size()))
+        ioText.replace(at, inFind.size(), inReplacement);
+}
+
+// Assimp's message as one line without the file's path or name (the caller adds the file name).
+std::string AssimpMessage(const std::string& inMessage, const std::string& inPath)
+{
+    if (inMessage.find("No suitable reader found") != std::string::npos)
+        return "unrecognised or unsupported file format";
+    std::string message = inMessage;
+    ReplaceAll(message, "\"" + inPath + "\"", "the file");
+    ReplaceAll(message, inPath, "the file");
+    ReplaceAll(message, std::filesystem::path(inPath).filename().string(), "the file");
+    return OneLine(message);
+}
+
+void CheckReadable(const std::string& inPath)
+{
+    std::error_code error;
+    const std::filesystem::file_status status = std::filesystem::status(inPath, error);
+    if (status.type() == std::filesystem::file_type::not_found)
+        throw Error("no such file");
+    if (error)
+        throw Error("cannot read: " + OneLine(error.message()));
+    if (status.type() == std::filesystem::file_type::directory)
+        throw Error("is a directory, not a mesh file");
+    if (status.type() != std::filesystem::file_type::regular)
+        throw Error("not a regular file");
+    if (std::filesystem::file_size(inPath, error) == 0 && !error)
+        throw Error("empty file");
+}
+
+// Assimp's OFF reader trusts the header's counts and allocates (and zero-fills) that many faces before
+// reading any, so a corrupt header costs tens of gigabytes (assimp's invalid/OutOfMemory.off). Every
+// vertex and face takes at least two bytes in ASCII and more in binary, so larger counts are rejected here.
+void CheckOffHeader(const std::string& inPath)
+{
+    std::ifstream file(inPath, std::ios::binary);
+    std::string token;
+    while (file >> token && token[0] == '#')
+        std::getline(file, token);
+    if (token.size() < 3 || token.compare(token.size() - 3, 3, "OFF") != 0)
+        return;
+    if (token.find('4') != std::string::npos || token.find('n') != std::string::npos)
+        return; // Higher-dimensional variants carry an extra dimension field first.
+    // The counts follow on the header line itself or on the next non-comment line ("OFF BINARY" aside).
+    std::string line;
+    std::getline(file, line);
+    double vertices = 0.0, faces = 0.0;
+    std::istringstream rest(line);
+    if (!(rest >> vertices >> faces))
+    {
+        while (file >> std::ws && file.peek() == '#')
+            std::getline(file, line);
+        if (!(file >> vertices >> faces))
+            return; // Binary counts or a malformed header: Assimp reports it.
+    }
+    std::error_code error;
+    const double bytes = double(std::filesystem::file_size(inPath, error));
+    if (!error && (vertices > 0.5 * bytes || faces > 0.5 * bytes))
+    {
+        std::ostringstream message;
+        message << std::fixed << std::setprecision(0) << "OFF header declares " << vertices
+                << " vertices and " << faces << " faces, more than the file can hold";
+        throw Error(message.str());
+    }
+}
+
+const aiScene* ReadScene(Assimp::Importer& ioImporter, const std::string& inPath)
+{
+    // Triangulate polygons and split meshes by primitive type; welding, degenerate removal and the node
+    // transforms are ours, so no JoinIdenticalVertices, FindDegenerates or PreTransformVertices.
+    const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
+    const aiScene* scene = nullptr;
+    try
+    {
+        scene = ioImporter.ReadFile(inPath, flags);
+    }
+    catch (const std::exception& exception)
+    {
+        throw Error("assimp failed: " + AssimpMessage(exception.what(), inPath));
+    }
+    catch (...)
+    {
+        throw Error("assimp failed with an unknown exception");
+    }
+    if (scene == nullptr)
+        throw Error("assimp: " + AssimpMessage(ioImporter.GetErrorString(), inPath));
+    if (scene->mRootNode == nullptr)
+        throw Error("the file has no scene graph");
+    return scene;
+}
+
+// Appends the triangles of `inMesh`, transformed by `inTransform`; points and lines are counted, not kept.
+void AppendMesh(const aiMesh& inMesh, const aiMatrix4x4& inTransform, RawMesh& ioRaw, ImportReport& ioReport)
+{
+    if (inMesh.mNumFaces > 0 && inMesh.mFaces == nullptr)
+        throw Error("mesh part without its face array");
+    std::size_t triangles = 0;
+    for (unsigned f = 0; f < inMesh.mNumFaces; ++f)
+    {
+        if (inMesh.mFaces[f].mNumIndices > 0 && inMesh.mFaces[f].mIndices == nullptr)
+            throw Error("face " + std::to_string(f) + " without its index array");
+        triangles += inMesh.mFaces[f].mNumIndices == 3 ? 1 : 0;
+    }
+    ioReport.droppedNonTriangles += inMesh.mNumFaces - triangles;
+    if (triangles == 0 || inMesh.mVertices == nullptr)
+        return;
+    ++ioReport.parts;
+    ioReport.inputVertices += inMesh.mNumVertices;
+    ioReport.inputTriangles += triangles;
+    const std::size_t first = ioRaw.positions.size();
+    if (first + inMesh.mNumVertices > std::numeric_limits<std::uint32_t>::max())
+        throw Error("too many vertices (more than 2^32)");
+    for (unsigned v = 0; v < inMesh.mNumVertices; ++v)
+    {
+        const aiVector3D p = inTransform * inMesh.mVertices[v];
+        const Vec3d position(p.x, p.y, p.z);
+        if (!position.allFinite() || !position.cast<float>().allFinite())
+            throw Error("non-finite coordinate at vertex " + std::to_string(v) + " of mesh part " +
+                        std::to_string(ioReport.parts));
+        ioRaw.positions.push_back(position);
+    }
+    for (unsigned f = 0; f < inMesh.mNumFaces; ++f)
+    {
+        const aiFace& face = inMesh.mFaces[f];
+        if (face.mNumIndices != 3)
+            continue;
+        Triangle triangle;
+        for (int k = 0; k < 3; ++k)
+        {
+            if (face.mIndices[k] >= inMesh.mNumVertices)
+                throw Error("face " + std::to_string(f) + " has vertex index " +
+                            std::to_string(face.mIndices[k]) + " out of range (" +
+                            std::to_string(inMesh.mNumVertices) + " vertices)");
+            triangle[k] = std::uint32_t(first + face.mIndices[k]);
+        }
+        ioRaw.triangles.push_back(triangle);
+    }
+}
+
+// Walks the node hierarchy (iteratively, so deep files cannot overflow the stack), applying each node's
+// transform to its meshes. A mesh used by several nodes is merged once per use.
+RawMesh GatherScene(const aiScene& inScene, ImportReport& ioReport)
+{
+    RawMesh raw;
+    std::vector<std::pair<const aiNode*, aiMatrix4x4>> stack = {
+        {inScene.mRootNode, inScene.mRootNode->mTransformation}};
+    std::unordered_set<const aiNode*> visited;
+    while (!stack.empty())
+    {
+        const auto [node, transform] = stack.back();
+        stack.pop_back();
+        if (!visited.insert(node).second)
+            throw Error("the node hierarchy is not a tree");
+        for (unsigned m = 0; m < node->mNumMeshes; ++m)
+        {
+            const unsigned index = node->mMeshes[m];
+            if (index >= inScene.mNumMeshes || inScene.mMeshes[index] == nullptr)
+                throw Error("node refers to missing mesh " + std::to_string(index));
+            AppendMesh(*inScene.mMeshes[index], transform, raw, ioReport);
+        }
+        // Children pushed in reverse so that they are visited in file order.
+        for (unsigned c = node->mNumChildren; c-- > 0;)
+            if (node->mChildren[c] != nullptr)
+                stack.emplace_back(node->mChildren[c], transform * node->mChildren[c]->mTransformation);
+    }
+    return raw;
+}
+
+struct CellHash
+{
+    std::size_t operator()(const std::array<std::int64_t, 3>& inCell) const
+    {
+        std::uint64_t h = 1469598103934665603ull;
+        for (const std::int64_t c : inCell)
+            h = (h ^ std::uint64_t(c)) * 1099511628211ull;
+        return std::size_t(h);
+    }
+};
+
+// Welds vertices closer than `inTolerance` to the first vertex kept in their neighbourhood (a uniform
+// grid of cell size `inTolerance`, 27 cells searched, the lowest kept index wins); returns the old-to-new
+// index map.
+std::vector<std::uint32_t> Weld(const std::vector<Vec3d>& inPositions, double inTolerance,
+                                std::vector<Vec3d>& outKept)
+{
+    Eigen::AlignedBox3d box;
+    for (const Vec3d& p : inPositions)
+        box.extend(p);
+    // Cell size: the tolerance, but coarse enough that cell coordinates fit comfortably in 64 bits.
+    const double cell =
+        std::max({inTolerance, box.diagonal().norm() * 1e-15, std::numeric_limits<double>::min()});
+    const auto cellOf = [&](const Vec3d& inP)
+    {
+        const Vec3d c = ((inP - box.min()) / cell).array().floor();
+        return std::array<std::int64_t, 3>{std::int64_t(c.x()), std::int64_t(c.y()), std::int64_t(c.z())};
+    };
+    std::unordered_map<std::array<std::int64_t, 3>, std::vector<std::uint32_t>, CellHash> grid;
+    std::vector<std::uint32_t> remap(inPositions.size());
+    for (std::size_t i = 0; i < inPositions.size(); ++i)
+    {
+        const auto home = cellOf(inPositions[i]);
+        std::uint32_t found = std::numeric_limits<std::uint32_t>::max();
+        for (int dx = -1; dx <= 1; ++dx)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dz = -1; dz <= 1; ++dz)
+                {
+                    const auto it = grid.find({home[0] + dx, home[1] + dy, home[2] + dz});
+                    if (it == grid.end())
+                        continue;
+                    for (const std::uint32_t k : it->second)
+                        if (found > k && (outKept[k] - inPositions[i]).norm() <= inTolerance)
+                            found = k;
+                }
+        if (found == std::numeric_limits<std::uint32_t>::max())
+        {
+            found = std::uint32_t(outKept.size());
+            outKept.push_back(inPositions[i]);
+            grid[home].push_back(found);
+        }
+        remap[i] = found;
+    }
+    return remap;
+}
+
+// Welds, drops degenerate triangles and unused vertices; fills the output mesh.
+void Finish(const RawMesh& inRaw, double inWeldTolerance, ImportedMesh& ioMesh)
+{
+    Eigen::AlignedBox3d box;
+    for (const Vec3d& p : inRaw.positions)
+        box.extend(p);
+    std::vector<Vec3d> kept;
+    const std::vector<std::uint32_t> remap =
+        Weld(inRaw.positions, inWeldTolerance * box.diagonal().norm(), kept);
+    ioMesh.report.weldedVertices = inRaw.positions.size() - kept.size();
+    std::vector<Vec3f> welded(kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i)
+        welded[i] = kept[i].cast<float>();
+    std::vector<std::uint32_t> compact(kept.size(), std::numeric_limits<std::uint32_t>::max());
+    for (const Triangle& input : inRaw.triangles)
+    {
+        const Triangle t = {remap[input[0]], remap[input[1]], remap[input[2]]};
+        const Vec3d a = welded[t[0]].cast<double>(), b = welded[t[1]].cast<double>(),
+                    c = welded[t[2]].cast<double>();
+        if (t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || (b - a).cross(c - a).squaredNorm() == 0.0)
+        {
+            ++ioMesh.report.droppedDegenerate;
+            continue;
+        }
+        Triangle output;
+        for (int k = 0; k < 3; ++k)
+        {
+            if (compact[t[k]] == std::numeric_limits<std::uint32_t>::max())
+            {
+                compact[t[k]] = std::uint32_t(ioMesh.positions.size());
+                ioMesh.positions.push_back(welded[t[k]]);
+            }
+            output[k] = compact[t[k]];
+        }
+        ioMesh.triangles.push_back(output);
+    }
+}
+
+} // namespace
+
+ImportedMesh ImportMesh(const std::string& inPath, const ImportSettings& inSettings)
+{
+    if (!std::isfinite(inSettings.weldTolerance) || inSettings.weldTolerance < 0.0)
+        throw Error("weld tolerance must be finite and non-negative");
+    CheckReadable(inPath);
+    CheckOffHeader(inPath);
+    Assimp::Importer importer;
+    const aiScene* scene = ReadScene(importer, inPath);
+    ImportedMesh mesh;
+    const RawMesh raw = GatherScene(*scene, mesh.report);
+    if (raw.triangles.empty())
+        throw Error("the file has no triangles" +
+                    std::string(mesh.report.droppedNonTriangles > 0 ? " (only points or lines)" : ""));
+    Finish(raw, inSettings.weldTolerance, mesh);
+    if (mesh.triangles.empty())
+        throw Error("no triangle left after dropping " + std::to_string(mesh.report.droppedDegenerate) +
+                    " degenerate ones");
+    return mesh;
+}
+
+} // namespace bdt

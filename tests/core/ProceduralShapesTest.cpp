@@ -1,0 +1,217 @@
+#include <bdt/core/Error.h>
+#include <bdt/core/ProceduralShapes.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <utility>
+
+namespace bdt
+{
+namespace
+{
+
+constexpr std::uint32_t cTargets[] = {200, 500, 1000, 3000, 12020, 18000};
+
+bool IsClosed(EShape inShape)
+{
+    return inShape != EShape::Curtain;
+}
+
+std::string Label(EShape inShape, std::uint32_t inTarget)
+{
+    return std::string(ShapeName(inShape)) + "@" + std::to_string(inTarget);
+}
+
+// Counts how often each undirected edge occurs, and each directed edge.
+struct EdgeCounts
+{
+    std::map<std::pair<std::uint32_t, std::uint32_t>, int> undirected;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, int> directed;
+};
+
+EdgeCounts CountEdges(const ShapeMesh& inMesh)
+{
+    EdgeCounts counts;
+    for (const Triangle& t : inMesh.triangles)
+        for (int k = 0; k < 3; ++k)
+        {
+            const std::uint32_t a = t[k], b = t[(k + 1) % 3];
+            ++counts.directed[{a, b}];
+            ++counts.undirected[{std::min(a, b), std::max(a, b)}];
+        }
+    return counts;
+}
+
+double SignedVolume(const ShapeMesh& inMesh)
+{
+    double volume = 0.0;
+    for (const Triangle& t : inMesh.triangles)
+    {
+        const Vec3d a = inMesh.positions[t[0]].cast<double>();
+        const Vec3d b = inMesh.positions[t[1]].cast<double>();
+        const Vec3d c = inMesh.positions[t[2]].cast<double>();
+        volume += a.dot(b.cross(c)) / 6.0;
+    }
+    return volume;
+}
+
+TEST(ProceduralShapesTest, CountsWithinFifteenPercent)
+{
+    for (const EShape shape : AllShapes())
+        for (const std::uint32_t target : cTargets)
+        {
+            const ShapeMesh mesh = MakeShape(shape, target);
+            const double ratio = double(mesh.triangles.size()) / target;
+            EXPECT_NEAR(ratio, 1.0, 0.15) << Label(shape, target) << ": " << mesh.triangles.size();
+        }
+}
+
+TEST(ProceduralShapesTest, CountsWithinFifteenPercentForEveryTargetSampled)
+{
+    for (const EShape shape : AllShapes())
+        for (std::uint32_t target = 200; target <= 5000; target += 13)
+        {
+            const std::size_t count = MakeShape(shape, target).triangles.size();
+            ASSERT_NEAR(double(count) / target, 1.0, 0.15) << Label(shape, target) << ": " << count;
+        }
+}
+
+TEST(ProceduralShapesTest, SmallTargetsAreRaisedToTheMinimum)
+{
+    for (const EShape shape : AllShapes())
+    {
+        const std::size_t minimum = MakeShape(shape, 0).triangles.size();
+        EXPECT_GE(minimum, 2u) << ShapeName(shape);
+        EXPECT_EQ(MakeShape(shape, 1).triangles.size(), minimum) << ShapeName(shape);
+        EXPECT_GE(MakeShape(shape, 199).triangles.size(), minimum) << ShapeName(shape);
+    }
+}
+
+TEST(ProceduralShapesTest, IndicesValidAndNoDegenerateTriangles)
+{
+    for (const EShape shape : AllShapes())
+        for (const std::uint32_t target : {1u, 50u, 200u, 3000u})
+        {
+            const ShapeMesh mesh = MakeShape(shape, target);
+            ASSERT_FALSE(mesh.triangles.empty()) << Label(shape, target);
+            for (const Triangle& t : mesh.triangles)
+            {
+                for (const std::uint32_t index : t)
+                    ASSERT_LT(index, mesh.positions.size()) << Label(shape, target);
+                const Vec3d a = mesh.positions[t[0]].cast<double>();
+                const Vec3d b = mesh.positions[t[1]].cast<double>();
+                const Vec3d c = mesh.positions[t[2]].cast<double>();
+                ASSERT_GT((b - a).cross(c - a).norm(), 1e-10) << Label(shape, target);
+            }
+        }
+}
+
+TEST(ProceduralShapesTest, ClosedShapesAreWatertightAndConsistentlyOriented)
+{
+    for (const EShape shape : AllShapes())
+    {
+        if (!IsClosed(shape))
+            continue;
+        for (const std::uint32_t target : {1u, 200u, 333u, 777u, 2500u})
+        {
+            const ShapeMesh mesh = MakeShape(shape, target);
+            const EdgeCounts edges = CountEdges(mesh);
+            for (const auto& [edge, count] : edges.undirected)
+                ASSERT_EQ(count, 2) << Label(shape, target) << " edge " << edge.first << "-" << edge.second;
+            // Consistent orientation: each directed edge once, its twin in the neighbour.
+            for (const auto& [edge, count] : edges.directed)
+                ASSERT_EQ(count, 1) << Label(shape, target);
+            EXPECT_GT(SignedVolume(mesh), 0.0) << Label(shape, target);
+        }
+    }
+}
+
+TEST(ProceduralShapesTest, VolumesMatchTheShapes)
+{
+    EXPECT_NEAR(SignedVolume(MakeShape(EShape::Box, 1000)), 1.0, 1e-5);
+    EXPECT_NEAR(SignedVolume(MakeShape(EShape::Beam, 1000)), 2.0 * 0.2 * 0.2, 1e-6);
+    const double sphere = 4.0 / 3.0 * 3.14159265358979 * 0.125;
+    EXPECT_NEAR(SignedVolume(MakeShape(EShape::Sphere, 20000)), sphere, 0.01 * sphere);
+    const double torus = 2.0 * 3.14159265358979 * 3.14159265358979 * 0.5 * 0.15 * 0.15;
+    EXPECT_NEAR(SignedVolume(MakeShape(EShape::Torus, 20000)), torus, 0.01 * torus);
+}
+
+TEST(ProceduralShapesTest, BoundsAsDocumented)
+{
+    const auto bounds = [](EShape inShape)
+    {
+        Eigen::AlignedBox3f box;
+        for (const Vec3f& p : MakeShape(inShape, 2000).positions)
+            box.extend(p);
+        return box;
+    };
+    const Eigen::AlignedBox3f chair = bounds(EShape::Chair);
+    EXPECT_NEAR(chair.sizes().y(), 0.9f, 1e-5f);
+    EXPECT_NEAR(chair.sizes().x(), 0.45f, 1e-5f);
+    const Eigen::AlignedBox3f curtain = bounds(EShape::Curtain);
+    EXPECT_NEAR(curtain.sizes().x(), 2.0f, 1e-5f);
+    EXPECT_NEAR(curtain.sizes().y(), 2.5f, 1e-5f);
+    EXPECT_GT(curtain.sizes().z(), 0.0f);
+    EXPECT_LT(curtain.sizes().z(), 0.1f);
+    EXPECT_TRUE(bounds(EShape::Beam).sizes().isApprox(Eigen::Vector3f(2.0f, 0.2f, 0.2f), 1e-5f));
+    for (const EShape shape : AllShapes())
+        EXPECT_LT(bounds(shape).center().norm(), 0.1f) << ShapeName(shape);
+}
+
+TEST(ProceduralShapesTest, CurtainIsOpenManifoldGrid)
+{
+    const ShapeMesh mesh = MakeShape(EShape::Curtain, 12020);
+    const EdgeCounts edges = CountEdges(mesh);
+    int boundary = 0;
+    for (const auto& [edge, count] : edges.undirected)
+    {
+        ASSERT_LE(count, 2);
+        boundary += count == 1 ? 1 : 0;
+    }
+    EXPECT_GT(boundary, 0);
+    for (const auto& [edge, count] : edges.directed)
+        ASSERT_EQ(count, 1);
+}
+
+TEST(ProceduralShapesTest, PaperSizedModels)
+{
+    const ShapeMesh chair = MakeShape(EShape::Chair, 18000);
+    EXPECT_NEAR(double(chair.triangles.size()), 17914.0, 0.05 * 17914.0);
+    const ShapeMesh curtain = MakeShape(EShape::Curtain, 12020);
+    EXPECT_NEAR(double(curtain.triangles.size()), 12020.0, 0.01 * 12020.0);
+}
+
+TEST(ProceduralShapesTest, Deterministic)
+{
+    for (const EShape shape : AllShapes())
+    {
+        const ShapeMesh a = MakeShape(shape, 1500);
+        const ShapeMesh b = MakeShape(shape, 1500);
+        EXPECT_EQ(a.triangles, b.triangles);
+        EXPECT_EQ(a.positions, b.positions);
+    }
+}
+
+TEST(ProceduralShapesTest, NamesRoundTrip)
+{
+    EXPECT_EQ(AllShapes().size(), 7u);
+    for (const EShape shape : AllShapes())
+    {
+        const auto parsed = ShapeFromName(ShapeName(shape));
+        ASSERT_TRUE(parsed.has_value());
+        EXPECT_EQ(*parsed, shape);
+    }
+    EXPECT_FALSE(ShapeFromName("Chair").has_value());
+    EXPECT_FALSE(ShapeFromName("").has_value());
+}
+
+TEST(ProceduralShapesTest, HugeTargetThrows)
+{
+    EXPECT_THROW(MakeShape(EShape::Box, 50'000'001u), Error);
+}
+
+} // namespace
+} // namespace bdt
