@@ -12,7 +12,8 @@ namespace bdt
 {
 
 /// A deformable body as the queries see it: its tree state (q, cached spheres, proxy level) and its rigid
-/// pose (body to world). The state's spheres are updated lazily as the traversal visits them.
+/// pose (body to world). The state's spheres are updated lazily as the traversal visits them, so the state is
+/// written to (not thread-safe per state). `state` must not be null. The state is not owned.
 struct DeformedBody
 {
     TreeState* state = nullptr;
@@ -20,22 +21,40 @@ struct DeformedBody
 };
 
 // All queries append to their output vector (they do not clear it) and add to `ioStats`. Work is
-// output-sensitive: a node is updated (8M flops) only when its parent's sphere overlaps the other side.
+// output-sensitive: a node is updated (8M flops) only when its parent's sphere overlaps the other side, and
+// no deformed vertex is computed under a node whose sphere was rejected.
 // Proxy-level queries stop at the state's proxy level L (§3.4) and report sphere contacts; leaf-level
-// queries descend to the leaves and test deformed triangles exactly (in double).
+// queries descend to the leaves and test deformed triangles exactly (in double, in world: each deformed
+// vertex p + Uq mapped by the pose, then the TriangleGeometry.h tests, so a brute-force loop over
+// `DeformedTriangle` + `Pose::Apply` + the same test gives exactly the same answer).
+// Sphere tests are inflated by 1e-9 of the radii (plus 1e-13 of the coordinates' magnitude) against the
+// rounding of the double tests on float spheres: they never miss a touching contact and may, rarely, let
+// through a pair that is apart by less than that slack (the exact leaf tests then reject it).
+// Traversals use an explicit stack (no recursion); tree vs tree descends the larger sphere of a pair (or the
+// one that is not yet a proxy / leaf).
 
-/// Tree vs tree at the proxy level: every pair of proxy spheres of A and B that overlap.
+/// Tree vs tree at the proxy level: every pair of proxy spheres of A and B that overlap, each once. Normal
+/// from B's sphere centre to A's (+Y when the centres coincide), depth rA + rB − distance (≥ 0), point
+/// midway between the two spheres' deepest points. Complete thanks to the wrapped coarse nodes of
+/// `ProxyLevel`: no overlapping proxy pair is pruned above the proxies. Both bodies use their own level.
 void CollideProxies(DeformedBody inA, DeformedBody inB, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-/// Tree vs tree at the leaves: exactly the pairs of intersecting deformed triangles (each pair once).
+/// Tree vs tree at the leaves: exactly the pairs of intersecting (or touching) deformed triangles, each pair
+/// once, `TrianglesIntersect` on the world triangles. Cost per leaf pair reached: 2 × 18M flops to deform
+/// the triangles, about 250 flops for the exact test.
 void CollideTriangles(DeformedBody inA, DeformedBody inB, std::vector<TrianglePair>& outPairs, QueryStats& ioStats);
 
-/// Proxies of the body overlapping a world-frame solid sphere / half-space / box / capsule (B = primitive).
+/// Proxies of the body overlapping a world-frame solid sphere / half-space / box / capsule (B = primitive,
+/// nodeB = cNoIndex). Normal from the primitive to the proxy sphere (the plane normal for a half-space, the
+/// nearest face for a centre inside a box, a fixed perpendicular for a centre on a capsule axis), depth the
+/// overlap along it, point midway between the sphere's deepest point and the primitive's surface.
 void CollideProxies(DeformedBody inA, const Sphere& inSphere, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 void CollideProxies(DeformedBody inA, const Plane& inPlane, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 void CollideProxies(DeformedBody inA, const OrientedBox& inBox, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 void CollideProxies(DeformedBody inA, const Capsule& inCapsule, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 
-/// Deformed triangles intersecting a world-frame solid primitive, with their deepest point.
+/// Deformed triangles intersecting (or touching) a world-frame solid primitive, with their deepest point:
+/// the contact of `TriangleSphereContact` / `TrianglePlaneContact` / `TriangleBoxContact` /
+/// `TriangleCapsuleContact` on the world triangle, its index filled in.
 void CollideTriangles(DeformedBody inA, const Sphere& inSphere, std::vector<TriangleContact>& outContacts, QueryStats& ioStats);
 void CollideTriangles(DeformedBody inA, const Plane& inPlane, std::vector<TriangleContact>& outContacts, QueryStats& ioStats);
 void CollideTriangles(DeformedBody inA, const OrientedBox& inBox, std::vector<TriangleContact>& outContacts, QueryStats& ioStats);
@@ -44,11 +63,16 @@ void CollideTriangles(DeformedBody inA, const Capsule& inCapsule, std::vector<Tr
 /// Receives a deformed triangle in the body's rest frame (index in tree order, three vertices).
 using TriangleCallback = std::function<void(std::uint32_t inTriangle, const Vec3d (&inVertices)[3])>;
 
-/// Every deformed triangle whose bounding box overlaps `inBox` (rest frame of the body), as Bullet's
-/// `processAllTriangles` expects; each triangle once.
+/// Every deformed triangle whose bounding box overlaps `inBox` (closed; rest frame of the body), as Bullet's
+/// `processAllTriangles` expects; each triangle once, in no particular order. Nodes are pruned by the
+/// bounding cube of their sphere (the sphere alone would lose triangles whose box reaches further than they
+/// do). `contacts` counts the triangles reported. An empty box reports nothing.
 void QueryTriangles(TreeState& ioState, const Aabb& inBox, const TriangleCallback& inCallback, QueryStats& ioStats);
 
-/// Closest intersection of a world-frame ray with the deformed surface (both faces), or nullopt.
+/// Closest intersection of a world-frame ray with the deformed surface (both faces), or nullopt: the least t
+/// of `RayTriangle` over all triangles, the lowest triangle index among equal t. Nearer children are visited
+/// first and a sphere is skipped once its entry parameter is beyond the best hit. The normal faces the
+/// ray's origin.
 std::optional<RayHit> RayCast(DeformedBody inA, const Ray& inRay, QueryStats& ioStats);
 
 /// The deformed triangle `inTriangle` (tree order) at the state's current q, rest frame, double precision.

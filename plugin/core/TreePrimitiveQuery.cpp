@@ -1,0 +1,275 @@
+// Tree vs solid primitive (sphere, half-space, box, capsule), at the proxy level and at the leaves.
+
+#include "TreeQueriesInternal.h"
+
+#include <algorithm>
+#include <bdt/core/TriangleGeometry.h>
+#include <cmath>
+#include <vector>
+
+namespace bdt
+{
+
+namespace
+{
+
+using detail::WorldSphere;
+
+// Each primitive adapter answers: does a node sphere overlap it (with slack), the proxy contact of an
+// overlapping sphere (normal from the primitive to the sphere, depth, point midway on the overlap), and the
+// exact contact of a triangle (TriangleGeometry.h). All in world.
+
+ProxyContact MakeProxyContact(const Vec3d& inSphereDeepest, const Vec3d& inPrimitiveDeepest,
+                              const Vec3d& inNormal, double inDepth)
+{
+    ProxyContact contact;
+    contact.point = 0.5 * (inSphereDeepest + inPrimitiveDeepest);
+    contact.normal = inNormal;
+    contact.depth = std::max(0.0, inDepth);
+    return contact;
+}
+
+struct SphereAdapter
+{
+    const Sphere& mSphere;
+
+    bool Overlaps(const WorldSphere& inNode) const
+    {
+        return detail::SpheresOverlap(inNode, {mSphere.center, mSphere.radius});
+    }
+    ProxyContact Contact(const WorldSphere& inNode) const
+    {
+        const Vec3d delta = inNode.center - mSphere.center;
+        const double distance = delta.norm();
+        const Vec3d normal = distance > 0.0 ? Vec3d(delta / distance) : Vec3d(Vec3d::UnitY());
+        return MakeProxyContact(inNode.center - inNode.radius * normal,
+                                mSphere.center + mSphere.radius * normal, normal,
+                                inNode.radius + mSphere.radius - distance);
+    }
+    std::optional<TriangleContact> Triangle(const Vec3d (&inT)[3]) const
+    {
+        return TriangleSphereContact(inT, mSphere);
+    }
+};
+
+struct PlaneAdapter
+{
+    const Plane& mPlane;
+
+    bool Overlaps(const WorldSphere& inNode) const
+    {
+        const double height = mPlane.normal.dot(inNode.center) - mPlane.offset;
+        return height <= inNode.radius + detail::Slack(inNode.radius, inNode.center);
+    }
+    ProxyContact Contact(const WorldSphere& inNode) const
+    {
+        const double height = mPlane.normal.dot(inNode.center) - mPlane.offset;
+        return MakeProxyContact(inNode.center - inNode.radius * mPlane.normal,
+                                inNode.center - height * mPlane.normal, mPlane.normal,
+                                inNode.radius - height);
+    }
+    std::optional<TriangleContact> Triangle(const Vec3d (&inT)[3]) const
+    {
+        return TrianglePlaneContact(inT, mPlane);
+    }
+};
+
+struct BoxAdapter
+{
+    const OrientedBox& mBox;
+
+    bool Overlaps(const WorldSphere& inNode) const
+    {
+        const Vec3d local = mBox.pose.ApplyInverse(inNode.center);
+        const Vec3d outside = (local.cwiseAbs() - mBox.halfExtents).cwiseMax(0.0);
+        const double reach = inNode.radius + detail::Slack(inNode.radius, inNode.center);
+        return outside.squaredNorm() <= reach * reach;
+    }
+    ProxyContact Contact(const WorldSphere& inNode) const
+    {
+        const Vec3d local = mBox.pose.ApplyInverse(inNode.center);
+        const Vec3d clamped = local.cwiseMax(-mBox.halfExtents).cwiseMin(mBox.halfExtents);
+        const Vec3d delta = local - clamped;
+        const double distance = delta.norm();
+        Vec3d normal;
+        Vec3d surface;
+        double depth;
+        if (distance > 0.0)
+        {
+            normal = delta / distance;
+            surface = clamped;
+            depth = inNode.radius - distance;
+        }
+        else
+        {
+            // Centre inside: leave through the nearest face.
+            int axis = 0;
+            (mBox.halfExtents - local.cwiseAbs()).minCoeff(&axis);
+            const double inside = mBox.halfExtents[axis] - std::abs(local[axis]);
+            normal = Vec3d::Unit(axis) * (local[axis] >= 0.0 ? 1.0 : -1.0);
+            surface = local + inside * normal;
+            depth = inNode.radius + inside;
+        }
+        const Vec3d worldNormal = mBox.pose.rotation * normal;
+        return MakeProxyContact(inNode.center - inNode.radius * worldNormal, mBox.pose.Apply(surface),
+                                worldNormal, depth);
+    }
+    std::optional<TriangleContact> Triangle(const Vec3d (&inT)[3]) const
+    {
+        return TriangleBoxContact(inT, mBox);
+    }
+};
+
+struct CapsuleAdapter
+{
+    const Capsule& mCapsule;
+
+    bool Overlaps(const WorldSphere& inNode) const
+    {
+        const Vec3d onAxis = ClosestPointOnSegment(inNode.center, mCapsule.a, mCapsule.b);
+        return detail::SpheresOverlap(inNode, {onAxis, mCapsule.radius});
+    }
+    ProxyContact Contact(const WorldSphere& inNode) const
+    {
+        const Vec3d onAxis = ClosestPointOnSegment(inNode.center, mCapsule.a, mCapsule.b);
+        const Vec3d delta = inNode.center - onAxis;
+        const double distance = delta.norm();
+        Vec3d normal = distance > 0.0 ? Vec3d(delta / distance) : AnyPerpendicular(mCapsule.b - mCapsule.a);
+        return MakeProxyContact(inNode.center - inNode.radius * normal, onAxis + mCapsule.radius * normal,
+                                normal, inNode.radius + mCapsule.radius - distance);
+    }
+    std::optional<TriangleContact> Triangle(const Vec3d (&inT)[3]) const
+    {
+        return TriangleCapsuleContact(inT, mCapsule);
+    }
+
+    // A deterministic unit vector perpendicular to the axis (centre on the axis: any sideways push works).
+    static Vec3d AnyPerpendicular(const Vec3d& inAxis)
+    {
+        const Vec3d x = inAxis.cross(Vec3d::UnitX());
+        const Vec3d y = inAxis.cross(Vec3d::UnitY());
+        const Vec3d& longer = x.squaredNorm() >= y.squaredNorm() ? x : y;
+        const double length = longer.norm();
+        return length > 0.0 ? Vec3d(longer / length) : Vec3d(Vec3d::UnitY());
+    }
+};
+
+// Descends the body's tree against a primitive with an explicit stack; a node's children are updated only
+// after its sphere overlapped. Calls inOnTerminal(node, sphere) for each overlapping terminal node.
+template <class Adapter, class OnTerminal>
+void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool inToLeaves,
+                      QueryStats& ioStats, OnTerminal&& inOnTerminal)
+{
+    TreeState& state = *inA.state;
+    std::vector<std::uint32_t> stack;
+    stack.reserve(64);
+    stack.push_back(0);
+    while (!stack.empty())
+    {
+        const std::uint32_t node = stack.back();
+        stack.pop_back();
+        const WorldSphere sphere = detail::NodeSphere(state, inA.pose, node);
+        ++ioStats.overlapTests;
+        if (!inPrimitive.Overlaps(sphere))
+            continue;
+        if (detail::IsTerminal(state, node, inToLeaves))
+        {
+            inOnTerminal(node, sphere);
+            continue;
+        }
+        const std::uint32_t child = state.Tree().Node(node).firstChild;
+        stack.push_back(child + 1);
+        stack.push_back(child);
+    }
+}
+
+template <class Adapter>
+void CollideProxiesWith(const DeformedBody& inA, const Adapter& inPrimitive,
+                        std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    DescendPrimitive(inA, inPrimitive, false, ioStats,
+                     [&](std::uint32_t inNode, const WorldSphere& inSphere)
+                     {
+                         ProxyContact contact = inPrimitive.Contact(inSphere);
+                         contact.nodeA = inNode;
+                         contact.nodeB = cNoIndex;
+                         outContacts.push_back(contact);
+                         ++ioStats.contacts;
+                     });
+}
+
+template <class Adapter>
+void CollideTrianglesWith(const DeformedBody& inA, const Adapter& inPrimitive,
+                          std::vector<TriangleContact>& outContacts, QueryStats& ioStats)
+{
+    DescendPrimitive(inA, inPrimitive, true, ioStats,
+                     [&](std::uint32_t inNode, const WorldSphere&)
+                     {
+                         const BDTreeNode& leaf = inA.state->Tree().Node(inNode);
+                         for (std::uint32_t t = leaf.firstTriangle;
+                              t < leaf.firstTriangle + leaf.triangleCount; ++t)
+                         {
+                             Vec3d vertices[3];
+                             detail::WorldTriangle(*inA.state, inA.pose, t, vertices);
+                             ++ioStats.triangleTests;
+                             if (std::optional<TriangleContact> contact = inPrimitive.Triangle(vertices))
+                             {
+                                 contact->triangle = t;
+                                 outContacts.push_back(*contact);
+                                 ++ioStats.contacts;
+                             }
+                         }
+                     });
+}
+
+} // namespace
+
+void CollideProxies(DeformedBody inA, const Sphere& inSphere, std::vector<ProxyContact>& outContacts,
+                    QueryStats& ioStats)
+{
+    CollideProxiesWith(inA, SphereAdapter{inSphere}, outContacts, ioStats);
+}
+
+void CollideProxies(DeformedBody inA, const Plane& inPlane, std::vector<ProxyContact>& outContacts,
+                    QueryStats& ioStats)
+{
+    CollideProxiesWith(inA, PlaneAdapter{inPlane}, outContacts, ioStats);
+}
+
+void CollideProxies(DeformedBody inA, const OrientedBox& inBox, std::vector<ProxyContact>& outContacts,
+                    QueryStats& ioStats)
+{
+    CollideProxiesWith(inA, BoxAdapter{inBox}, outContacts, ioStats);
+}
+
+void CollideProxies(DeformedBody inA, const Capsule& inCapsule, std::vector<ProxyContact>& outContacts,
+                    QueryStats& ioStats)
+{
+    CollideProxiesWith(inA, CapsuleAdapter{inCapsule}, outContacts, ioStats);
+}
+
+void CollideTriangles(DeformedBody inA, const Sphere& inSphere, std::vector<TriangleContact>& outContacts,
+                      QueryStats& ioStats)
+{
+    CollideTrianglesWith(inA, SphereAdapter{inSphere}, outContacts, ioStats);
+}
+
+void CollideTriangles(DeformedBody inA, const Plane& inPlane, std::vector<TriangleContact>& outContacts,
+                      QueryStats& ioStats)
+{
+    CollideTrianglesWith(inA, PlaneAdapter{inPlane}, outContacts, ioStats);
+}
+
+void CollideTriangles(DeformedBody inA, const OrientedBox& inBox, std::vector<TriangleContact>& outContacts,
+                      QueryStats& ioStats)
+{
+    CollideTrianglesWith(inA, BoxAdapter{inBox}, outContacts, ioStats);
+}
+
+void CollideTriangles(DeformedBody inA, const Capsule& inCapsule, std::vector<TriangleContact>& outContacts,
+                      QueryStats& ioStats)
+{
+    CollideTrianglesWith(inA, CapsuleAdapter{inCapsule}, outContacts, ioStats);
+}
+
+} // namespace bdt

@@ -1,0 +1,166 @@
+// Single-tree queries: deformed triangles, the rest-frame box query (Bullet's processAllTriangles) and the
+// ray cast. Tree vs tree is in TreeTreeQuery.cpp, tree vs primitive in TreePrimitiveQuery.cpp.
+
+#include "TreeQueriesInternal.h"
+
+#include <algorithm>
+#include <bdt/core/TriangleGeometry.h>
+#include <cmath>
+#include <vector>
+
+namespace bdt
+{
+
+namespace
+{
+
+using detail::WorldSphere;
+
+// Ray parameter at which the ray enters the (slack-inflated) sphere, clamped to ≥ 0; false when it misses
+// the sphere within [0, inMaxT].
+bool RaySphereEntry(const Ray& inRay, const WorldSphere& inSphere, double inMaxT, double& outEntry)
+{
+    const double radius = inSphere.radius + detail::Slack(inSphere.radius, inSphere.center) +
+                          detail::cPositionSlack * inRay.origin.cwiseAbs().maxCoeff();
+    const Vec3d toCenter = inSphere.center - inRay.origin;
+    const double dd = inRay.direction.squaredNorm();
+    if (dd == 0.0)
+    {
+        outEntry = 0.0;
+        return toCenter.squaredNorm() <= radius * radius;
+    }
+    const double tc = toCenter.dot(inRay.direction) / dd;
+    const double miss2 = (toCenter - tc * inRay.direction).squaredNorm();
+    if (miss2 > radius * radius)
+        return false;
+    const double half = std::sqrt((radius * radius - miss2) / dd);
+    if (tc + half < 0.0 || tc - half > inMaxT)
+        return false;
+    outEntry = std::max(0.0, tc - half);
+    return true;
+}
+
+struct RayEntry
+{
+    std::uint32_t node;
+    double entry;
+};
+
+// Tests the triangles of a leaf against the ray, keeping the nearest hit (ties: the lower triangle index).
+void RayLeaf(const DeformedBody& inA, const Ray& inRay, const BDTreeNode& inLeaf,
+             std::optional<RayHit>& ioBest, QueryStats& ioStats)
+{
+    for (std::uint32_t t = inLeaf.firstTriangle; t < inLeaf.firstTriangle + inLeaf.triangleCount; ++t)
+    {
+        Vec3d vertices[3];
+        detail::WorldTriangle(*inA.state, inA.pose, t, vertices);
+        Ray bounded = inRay;
+        bounded.maxT = ioBest ? ioBest->t : inRay.maxT;
+        ++ioStats.triangleTests;
+        const std::optional<double> hit = RayTriangle(bounded, vertices);
+        if (!hit || (ioBest && (*hit > ioBest->t || (*hit == ioBest->t && t > ioBest->triangle))))
+            continue;
+        RayHit result;
+        result.t = *hit;
+        result.point = inRay.origin + *hit * inRay.direction;
+        result.triangle = t;
+        Vec3d normal = (vertices[1] - vertices[0]).cross(vertices[2] - vertices[0]);
+        if (normal.dot(inRay.direction) > 0.0)
+            normal = -normal;
+        const double length = normal.norm();
+        result.normal = length > 0.0 ? Vec3d(normal / length) : Vec3d(-inRay.direction.normalized());
+        ioBest = result;
+    }
+}
+
+} // namespace
+
+void DeformedTriangle(const TreeState& inState, std::uint32_t inTriangle, Vec3d (&outVertices)[3])
+{
+    const Model& model = inState.Tree().GetModel();
+    const Triangle& triangle = model.Triangles()[inTriangle];
+    for (int k = 0; k < 3; ++k)
+        outVertices[k] = model.DeformedPosition(triangle[k], inState.Q());
+}
+
+void QueryTriangles(TreeState& ioState, const Aabb& inBox, const TriangleCallback& inCallback,
+                    QueryStats& ioStats)
+{
+    if (inBox.isEmpty())
+        return;
+    const Pose rest = Pose::Identity();
+    std::vector<std::uint32_t> stack{0};
+    while (!stack.empty())
+    {
+        const std::uint32_t node = stack.back();
+        stack.pop_back();
+        const WorldSphere sphere = detail::NodeSphere(ioState, rest, node);
+        ++ioStats.overlapTests;
+        // The sphere's bounding cube, not the sphere: a triangle inside the sphere has its bounding box
+        // inside the cube, but that box can reach the query box where the sphere does not.
+        const double reach = sphere.radius + detail::Slack(sphere.radius, sphere.center);
+        if (((sphere.center.array() - reach) > inBox.max().array()).any() ||
+            ((sphere.center.array() + reach) < inBox.min().array()).any())
+            continue;
+        const BDTreeNode& info = ioState.Tree().Node(node);
+        if (!info.IsLeaf())
+        {
+            stack.push_back(info.firstChild + 1);
+            stack.push_back(info.firstChild);
+            continue;
+        }
+        for (std::uint32_t t = info.firstTriangle; t < info.firstTriangle + info.triangleCount; ++t)
+        {
+            Vec3d vertices[3];
+            DeformedTriangle(ioState, t, vertices);
+            ++ioStats.triangleTests;
+            if (TriangleBoundsOverlap(vertices, inBox))
+            {
+                ++ioStats.contacts;
+                inCallback(t, vertices);
+            }
+        }
+    }
+}
+
+std::optional<RayHit> RayCast(DeformedBody inA, const Ray& inRay, QueryStats& ioStats)
+{
+    TreeState& state = *inA.state;
+    std::optional<RayHit> best;
+    auto limit = [&] { return best ? best->t : inRay.maxT; };
+    std::vector<RayEntry> stack;
+    double entry = 0.0;
+    ++ioStats.overlapTests;
+    if (!RaySphereEntry(inRay, detail::NodeSphere(state, inA.pose, 0), inRay.maxT, entry))
+        return std::nullopt;
+    stack.push_back({0, entry});
+    while (!stack.empty())
+    {
+        const RayEntry current = stack.back();
+        stack.pop_back();
+        if (current.entry > limit())
+            continue; // a nearer hit was found since this node was pushed
+        const BDTreeNode& node = state.Tree().Node(current.node);
+        if (node.IsLeaf())
+        {
+            RayLeaf(inA, inRay, node, best, ioStats);
+            continue;
+        }
+        RayEntry children[2];
+        int count = 0;
+        for (std::uint32_t c : {node.firstChild, node.firstChild + 1})
+        {
+            ++ioStats.overlapTests;
+            if (RaySphereEntry(inRay, detail::NodeSphere(state, inA.pose, c), limit(), entry))
+                children[count++] = {c, entry};
+        }
+        // Visit the nearer child first: push it last.
+        if (count == 2 && children[0].entry < children[1].entry)
+            std::swap(children[0], children[1]);
+        for (int i = 0; i < count; ++i)
+            stack.push_back(children[i]);
+    }
+    return best;
+}
+
+} // namespace bdt

@@ -1,0 +1,62 @@
+#pragma once
+
+// Shared pieces of the BD-Tree queries (TreeQueries.h), private to plugin/core.
+
+#include <bdt/core/TreeQueries.h>
+#include <cstdint>
+
+namespace bdt::detail
+{
+
+/// Relative slack added to every bounding-sphere test (1e-9 of the radii), plus 1e-13 of the centres'
+/// distance from the world origin for the double rounding of the pose transform. The updated spheres are
+/// conservative in exact arithmetic on their floats; the slack keeps them so after the double arithmetic of
+/// the test, so a sphere that touches its geometry is never rejected. It only ever adds candidates.
+inline constexpr double cRelativeSlack = 1e-9;
+inline constexpr double cPositionSlack = 1e-13;
+
+/// A node's updated sphere mapped to world (or kept in the rest frame for rest-frame queries).
+struct WorldSphere
+{
+    Vec3d center = Vec3d::Zero();
+    double radius = 0.0;
+};
+
+/// The lazily updated sphere of `inNode` (8M flops the first time in a step), its centre mapped by `inPose`.
+inline WorldSphere NodeSphere(TreeState& ioState, const Pose& inPose, std::uint32_t inNode)
+{
+    const UpdatedSphere s = ioState.Sphere(inNode);
+    return {inPose.Apply(Vec3d(s.center[0], s.center[1], s.center[2])), double(s.radius)};
+}
+
+/// Slack for a test involving spheres of total radius `inRadius` centred near `inCenter`.
+inline double Slack(double inRadius, const Vec3d& inCenter)
+{
+    return cRelativeSlack * inRadius + cPositionSlack * inCenter.cwiseAbs().maxCoeff();
+}
+
+/// True when two spheres overlap or touch (with slack).
+inline bool SpheresOverlap(const WorldSphere& inA, const WorldSphere& inB)
+{
+    const double reach = inA.radius + inB.radius;
+    const double slack = cRelativeSlack * reach + cPositionSlack * (inA.center.cwiseAbs().maxCoeff() +
+                                                                    inB.center.cwiseAbs().maxCoeff());
+    return (inA.center - inB.center).squaredNorm() <= (reach + slack) * (reach + slack);
+}
+
+/// The deformed triangle `inTriangle` (tree order) mapped by `inPose`. 18M + 45 flops.
+inline void WorldTriangle(const TreeState& inState, const Pose& inPose, std::uint32_t inTriangle,
+                          Vec3d (&outVertices)[3])
+{
+    DeformedTriangle(inState, inTriangle, outVertices);
+    for (Vec3d& v : outVertices)
+        v = inPose.Apply(v);
+}
+
+/// True when the traversal stops at `inNode`: a leaf for leaf-level queries, a proxy for proxy-level ones.
+inline bool IsTerminal(const TreeState& inState, std::uint32_t inNode, bool inToLeaves)
+{
+    return inToLeaves ? inState.Tree().Node(inNode).IsLeaf() : inState.Proxies().IsProxy(inNode);
+}
+
+} // namespace bdt::detail

@@ -1,0 +1,245 @@
+#include "support/QueryOracles.h"
+#include "support/TestModels.h"
+
+#include <algorithm>
+#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/TreeQueries.h>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace bdt
+{
+namespace
+{
+
+using namespace test;
+
+// Random q and a random pose of B such that its surface crosses A's.
+void Randomise(QueryBody& ioA, QueryBody& ioB, double inAmplitude, std::mt19937& ioRandom)
+{
+    ASSERT_TRUE(ioA.state->SetQ(test::RandomQ(ioA.tree->ModeCount(), inAmplitude * ioA.Size(), ioRandom)));
+    ASSERT_TRUE(ioB.state->SetQ(test::RandomQ(ioB.tree->ModeCount(), inAmplitude * ioB.Size(), ioRandom)));
+    ioA.pose.rotation = RandomRotation(ioRandom);
+    ioA.pose.translation =
+        Vec3d(Uniform(ioRandom, -5, 5), Uniform(ioRandom, -5, 5), Uniform(ioRandom, -5, 5));
+    ioB.pose.rotation = RandomRotation(ioRandom);
+    const Vec3d restCenterB = ioB.tree->GetModel().RestBounds().center().cast<double>();
+    const double distance = Uniform(ioRandom, 0.3, 1.1) * 0.6 * (ioA.Size() + ioB.Size());
+    const Vec3d target = ioA.WorldCenter() + distance * RandomDirection(ioRandom);
+    ioB.pose.translation = target - ioB.pose.rotation * restCenterB;
+}
+
+// ---- Tree vs tree ----
+
+struct PairCase
+{
+    const char* shapeA;
+    std::uint32_t trianglesA;
+    std::uint32_t modesA;
+    const char* shapeB;
+    std::uint32_t trianglesB;
+    std::uint32_t modesB;
+};
+
+const PairCase cPairCases[] = {
+    {"sphere", 600, 4, "torus", 800, 6},
+    {"chair", 1500, 10, "box", 300, 3},
+    {"torus", 1000, 8, "torus", 1000, 8},
+    {"box", 500, 5, "chair", 1200, 7},
+};
+
+const double cAmplitudes[] = {1e-4, 1e-2, 0.1, 0.3, 0.5};
+
+TEST(CollideTriangles, TreeVsTreeFindsExactlyTheBruteForcePairs)
+{
+    std::mt19937 random(21);
+    std::uint64_t pairsChecked = 0, configurations = 0, candidatePairs = 0;
+    for (const PairCase& c : cPairCases)
+    {
+        QueryBody a(test::ShapeTree(c.shapeA, c.trianglesA, c.modesA), 3);
+        QueryBody b(test::ShapeTree(c.shapeB, c.trianglesB, c.modesB), 100);
+        for (double amplitude : cAmplitudes)
+        {
+            for (int trial = 0; trial < 4; ++trial)
+            {
+                a.state->SetBound(trial % 2 == 0 ? EBound::Tight : EBound::Paper);
+                Randomise(a, b, amplitude, random);
+                const auto expected = BruteForcePairs(WorldTriangles(a), WorldTriangles(b));
+                std::vector<TrianglePair> found;
+                QueryStats stats;
+                CollideTriangles(a.Body(), b.Body(), found, stats);
+                std::sort(found.begin(), found.end());
+                ASSERT_EQ(std::adjacent_find(found.begin(), found.end()), found.end()) << "duplicate pair";
+                ASSERT_EQ(found, expected) << c.shapeA << " vs " << c.shapeB << " amplitude " << amplitude;
+                EXPECT_EQ(stats.contacts, found.size());
+                EXPECT_GE(stats.triangleTests, found.size());
+                pairsChecked += expected.size();
+                candidatePairs += a.tree->GetModel().TriangleCount() * b.tree->GetModel().TriangleCount();
+                ++configurations;
+            }
+        }
+    }
+    // Enough intersecting pairs that the comparison means something.
+    EXPECT_GT(pairsChecked, 2000u);
+    std::cout << "[ info ] " << configurations << " configurations, " << pairsChecked
+              << " intersecting pairs, " << candidatePairs << " triangle pairs covered by brute force\n";
+}
+
+TEST(CollideTriangles, LeavesWithSeveralTrianglesAndTemporalCoherence)
+{
+    ShapeMesh mesh = MakeShape(*ShapeFromName("torus"), 900);
+    BDTreeSettings settings;
+    settings.maxLeafTriangles = 4;
+    const auto tree = std::make_shared<const BDTree>(
+        BDTree::Build(test::SmoothModel(std::move(mesh.positions), std::move(mesh.triangles), 6), settings));
+    ASSERT_GT(tree->Node(tree->NodeCount() - 1).triangleCount, 1u);
+    QueryBody a(tree, 4);
+    QueryBody b(test::ShapeTree("sphere", 500, 5), 4);
+    a.state->SetTemporalCoherence(true, 0.05f);
+    std::mt19937 random(22);
+    std::uint64_t pairsChecked = 0;
+    for (double amplitude : cAmplitudes)
+    {
+        Randomise(a, b, amplitude, random);
+        // A small change of q so eq. 11's enlargement is in play for A.
+        std::vector<float> q(a.state->Q().begin(), a.state->Q().end());
+        for (float& value : q)
+            value += static_cast<float>(1e-4 * a.Size());
+        ASSERT_TRUE(a.state->SetQ(q));
+        const auto expected = BruteForcePairs(WorldTriangles(a), WorldTriangles(b));
+        std::vector<TrianglePair> found;
+        QueryStats stats;
+        CollideTriangles(a.Body(), b.Body(), found, stats);
+        std::sort(found.begin(), found.end());
+        ASSERT_EQ(found, expected) << "amplitude " << amplitude;
+        pairsChecked += expected.size();
+    }
+    EXPECT_GT(pairsChecked, 100u);
+}
+
+TEST(CollideTriangles, ExactlyTouchingBodiesAreFoundWithoutMisses)
+{
+    // Two copies of one deformed body at one pose: every triangle touches itself (coplanar) and each of its
+    // neighbours (shared vertices and edges), all with zero clearance. Then two undeformed boxes whose faces
+    // coincide exactly: coplanar overlapping triangles on the common face.
+    std::uint64_t pairsChecked = 0;
+    std::mt19937 random(30);
+    for (const char* shape : {"sphere", "chair"})
+    {
+        const auto tree = test::ShapeTree(shape, 500, 5);
+        QueryBody a(tree, 3);
+        QueryBody b(tree, 6);
+        const auto q = test::RandomQ(5, 0.05 * a.Size(), random);
+        ASSERT_TRUE(a.state->SetQ(q));
+        ASSERT_TRUE(b.state->SetQ(q));
+        a.pose.rotation = b.pose.rotation = RandomRotation(random);
+        a.pose.translation = b.pose.translation = Vec3d(0.3, -1.7, 2.9);
+        const auto expected = BruteForcePairs(WorldTriangles(a), WorldTriangles(b));
+        ASSERT_GE(expected.size(), 4 * tree->GetModel().TriangleCount()); // itself + at least 3 neighbours
+        std::vector<TrianglePair> found;
+        QueryStats stats;
+        CollideTriangles(a.Body(), b.Body(), found, stats);
+        std::sort(found.begin(), found.end());
+        ASSERT_EQ(found, expected) << shape;
+        pairsChecked += expected.size();
+    }
+    const auto box = test::ShapeTree("box", 400, 3);
+    QueryBody a(box, 4);
+    QueryBody b(box, 4);
+    const Eigen::AlignedBox3f bounds = box->GetModel().RestBounds();
+    b.pose.translation = Vec3d(double(bounds.max().x()) - double(bounds.min().x()), 0, 0);
+    const auto expected = BruteForcePairs(WorldTriangles(a), WorldTriangles(b));
+    EXPECT_GT(expected.size(), 50u);
+    std::vector<TrianglePair> found;
+    QueryStats stats;
+    CollideTriangles(a.Body(), b.Body(), found, stats);
+    std::sort(found.begin(), found.end());
+    ASSERT_EQ(found, expected) << "boxes face to face";
+    pairsChecked += expected.size();
+    std::cout << "[ info ] " << pairsChecked << " exactly touching pairs checked\n";
+}
+
+// Checks the proxy contacts of A vs B at the state's current proxy levels against brute force.
+void ExpectProxyContactsComplete(QueryBody& ioA, QueryBody& ioB, const std::vector<TrianglePair>& inPairs,
+                                 const std::string& inContext, std::uint64_t& ioProxyPairs)
+{
+    std::vector<ProxyContact> contacts;
+    QueryStats stats;
+    CollideProxies(ioA.Body(), ioB.Body(), contacts, stats);
+    std::set<std::pair<std::uint32_t, std::uint32_t>> reported;
+    for (const ProxyContact& contact : contacts)
+    {
+        ASSERT_TRUE(ioA.state->Proxies().IsProxy(contact.nodeA)) << inContext;
+        ASSERT_TRUE(ioB.state->Proxies().IsProxy(contact.nodeB)) << inContext;
+        ASSERT_TRUE(reported.insert({contact.nodeA, contact.nodeB}).second) << inContext << ": duplicate";
+        EXPECT_NEAR(contact.normal.norm(), 1.0, 1e-12);
+        EXPECT_GE(contact.depth, 0.0);
+        // Consistent with the spheres: depth = rA + rB − distance, normal from B to A.
+        const Sphere sa = WorldNodeSphere(ioA, contact.nodeA);
+        const Sphere sb = WorldNodeSphere(ioB, contact.nodeB);
+        EXPECT_NEAR(contact.depth, std::max(0.0, sa.radius + sb.radius - (sa.center - sb.center).norm()),
+                    1e-9 * (sa.radius + sb.radius));
+        EXPECT_GE(contact.normal.dot(sa.center - sb.center), -1e-12);
+    }
+    EXPECT_EQ(stats.contacts, contacts.size());
+    // Every intersecting triangle pair lies under a reported proxy pair.
+    for (const TrianglePair& pair : inPairs)
+    {
+        const auto key = std::make_pair(ProxyOf(ioA.state->Proxies(), pair.triangleA),
+                                        ProxyOf(ioB.state->Proxies(), pair.triangleB));
+        ASSERT_TRUE(reported.count(key)) << inContext << ": triangles " << pair.triangleA << ", "
+                                         << pair.triangleB << " under unreported proxies";
+    }
+    // Every pair of overlapping proxy spheres (brute force over all proxy pairs, no slack) is reported.
+    for (std::uint32_t na : ProxyNodes(ioA.state->Proxies()))
+    {
+        const Sphere sa = WorldNodeSphere(ioA, na);
+        for (std::uint32_t nb : ProxyNodes(ioB.state->Proxies()))
+        {
+            const Sphere sb = WorldNodeSphere(ioB, nb);
+            if ((sa.center - sb.center).norm() <= sa.radius + sb.radius)
+            {
+                ASSERT_TRUE(reported.count({na, nb})) << inContext << ": proxies " << na << ", " << nb;
+                ++ioProxyPairs;
+            }
+        }
+    }
+}
+
+TEST(CollideProxies, TreeVsTreeCoversEveryIntersectingPairAndEveryOverlappingProxyPair)
+{
+    std::mt19937 random(23);
+    std::uint64_t proxyPairs = 0, trianglePairs = 0;
+    for (const PairCase& c : cPairCases)
+    {
+        QueryBody a(test::ShapeTree(c.shapeA, c.trianglesA, c.modesA), 2);
+        QueryBody b(test::ShapeTree(c.shapeB, c.trianglesB, c.modesB), 2);
+        for (double amplitude : cAmplitudes)
+        {
+            Randomise(a, b, amplitude, random);
+            const auto pairs = BruteForcePairs(WorldTriangles(a), WorldTriangles(b));
+            trianglePairs += pairs.size();
+            for (std::uint32_t level : {2u, 4u, 6u})
+            {
+                a.SetLevel(level);
+                b.SetLevel(level == 4 ? 6 : level); // also mixed levels
+                const std::string context = std::string(c.shapeA) + " vs " + c.shapeB +
+                                            " L=" + std::to_string(level) + " amplitude " +
+                                            std::to_string(amplitude);
+                ExpectProxyContactsComplete(a, b, pairs, context, proxyPairs);
+            }
+        }
+    }
+    EXPECT_GT(proxyPairs, 500u);
+    EXPECT_GT(trianglePairs, 1000u);
+    std::cout << "[ info ] " << trianglePairs << " triangle pairs and " << proxyPairs
+              << " overlapping proxy pairs checked\n";
+}
+
+} // namespace
+} // namespace bdt
