@@ -5,7 +5,8 @@
 # size field in a hostile file fails with std::bad_alloc (which must still become the one error line) instead
 # of taking the machine's memory. Assimp's invalid/OutOfMemory.off is such a file: it claims 353535235358
 # vertices and Assimp's OFF reader alone would allocate 16 GB for it; `bdt::ImportMesh` now rejects the
-# header first, and the cap keeps the test safe should that check ever regress.
+# header first, and the cap keeps the test safe should that check ever regress. Under AddressSanitizer
+# (-DSANITIZED=ON) the sanitizer's allocation cap plays that role.
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var BAKE INSPECT CHECK WORK MODELS)
@@ -18,7 +19,12 @@ set(failures "")
 set(cases 0)
 
 set(memory_cap_kib 4194304)
-if(UNIX)
+if(SANITIZED)
+  # AddressSanitizer reserves terabytes of shadow address space, so `ulimit -v` cannot be used; its own
+  # allocator cap makes an oversized allocation throw std::bad_alloc instead.
+  set(capped ${CMAKE_COMMAND} -E env
+      "ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=4096:detect_leaks=1")
+elseif(UNIX)
   set(capped sh -c "ulimit -v ${memory_cap_kib} && exec \"$@\"" capped)
 else()
   set(capped "")
