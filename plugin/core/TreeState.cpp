@@ -2,7 +2,9 @@
 #include <bdt/core/SphereUpdate.h>
 #include <bdt/core/TreeState.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace bdt
@@ -13,6 +15,7 @@ TreeState::TreeState(std::shared_ptr<const ProxyLevel> inProxies)
     if (!inProxies)
         throw Error("tree state needs proxies");
     mModes = inProxies->Tree().ModeCount();
+    mKernel = SelectSphereKernel(mBound == EBound::Tight, mModes);
     mQ.assign(mModes, 0.0f);
     mQRef.assign(mModes, 0.0f);
     mQq.assign(4 * std::size_t(mModes), 0.0f);
@@ -37,6 +40,7 @@ void TreeState::SetBound(EBound inBound)
     if (inBound != mBound)
     {
         mBound = inBound;
+        mKernel = SelectSphereKernel(mBound == EBound::Tight, mModes);
         NewEpoch();
     }
 }
@@ -114,11 +118,7 @@ bool TreeState::SetQ(std::span<const float> inQ)
 
 void TreeState::ComputeSphere(std::uint32_t inNode, float* outSphere) const
 {
-    const float* row = mProxies->Row(inNode);
-    if (mBound == EBound::Tight)
-        UpdateSphere<true>(row, mQq.data(), mModes, mQRefNorm, outSphere);
-    else
-        UpdateSphere<false>(row, mQq.data(), mModes, mQRefNorm, outSphere);
+    mKernel(mProxies->Row(inNode), 1, mQq.data(), mModes, mQRefNorm, outSphere);
 }
 
 UpdatedSphere TreeState::Sphere(std::uint32_t inNode)
@@ -155,11 +155,13 @@ void TreeState::UpdateRange(std::uint32_t inBegin, std::uint32_t inEnd)
 {
     if (inEnd > mStamp.size() || inBegin > inEnd)
         throw Error("UpdateRange beyond the cached nodes");
-    for (std::uint32_t i = inBegin; i < inEnd; ++i)
-    {
-        ComputeSphere(i, mSpheres.data() + 4 * std::size_t(i));
-        mStamp[i] = mEpoch;
-    }
+    // Two contiguous runs: the proxy level's enlarged rows, then the tree's own.
+    const std::uint32_t split = std::clamp(mProxies->WrappedCount(), inBegin, inEnd);
+    if (split > inBegin)
+        mKernel(mProxies->Row(inBegin), split - inBegin, mQq.data(), mModes, mQRefNorm, mSpheres.data() + 4 * std::size_t(inBegin));
+    if (inEnd > split)
+        mKernel(mProxies->Row(split), inEnd - split, mQq.data(), mModes, mQRefNorm, mSpheres.data() + 4 * std::size_t(split));
+    std::fill(mStamp.begin() + inBegin, mStamp.begin() + inEnd, mEpoch);
     mSpheresUpdated += inEnd - inBegin;
 }
 

@@ -70,3 +70,16 @@ inline void UpdateSphere(const float* inRow, const float* inQq, std::uint32_t in
 }
 
 } // namespace bdt
+
+namespace bdt
+{
+
+/// Updates `inCount` consecutive rows (stride `NodeRowLayout::RowStride(inModes)`) into `outSpheres`
+/// (4 floats each). One kernel call per batch, so the loop runs over a contiguous range with no branch.
+using SphereBatchKernel = void (*)(const float* inRows, std::uint32_t inCount, const float* inQq,
+                                   std::uint32_t inModes, float inQNorm, float* outSpheres);
+
+/// The batch kernel for a bound and a mode count: specialised (fully unrolled) for M ≤ 16, generic above.
+SphereBatchKernel SelectSphereKernel(bool inTight, std::uint32_t inModes);
+
+} // namespace bdt

@@ -2,6 +2,7 @@
 
 #include <bdt/core/AlignedAllocator.h>
 #include <bdt/core/ProxyLevel.h>
+#include <bdt/core/SphereUpdate.h>
 
 #include <cstdint>
 #include <memory>
@@ -90,6 +91,7 @@ private:
 
     std::shared_ptr<const ProxyLevel> mProxies;
     std::uint32_t mModes = 0;
+    SphereBatchKernel mKernel = nullptr; ///< Chosen by bound and M (`SelectSphereKernel`).
     EBound mBound = EBound::Tight;
     bool mCoherence = false;
     float mRefreshFraction = 0.02f;
