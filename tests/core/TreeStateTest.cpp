@@ -223,3 +223,28 @@ TEST(TreeState, ThousandsOfBodiesShareOneModelWithinTwoGigabytes)
 
 } // namespace
 } // namespace bdt
+
+namespace bdt
+{
+namespace
+{
+
+TEST(TreeState, RigidModelWithNoModesKeepsItsRestSpheres)
+{
+    const auto tree = test::ShapeTree("torus", 400, 0);
+    TreeState state(std::make_shared<const ProxyLevel>(tree, 3));
+    ASSERT_TRUE(state.SetQ(std::span<const float>()));
+    const float one[] = {1.0f};
+    EXPECT_FALSE(state.SetQ(one));
+    for (std::uint32_t i = 0; i < tree->NodeCount(); ++i)
+    {
+        const UpdatedSphere s = state.Sphere(i);
+        const float* row = state.Proxies().Row(i);
+        EXPECT_EQ(s.center[0], row[0]);
+        EXPECT_EQ(s.center[2], row[2]);
+        EXPECT_EQ(s.radius, row[3]);
+    }
+}
+
+} // namespace
+} // namespace bdt
