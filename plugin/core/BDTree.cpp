@@ -20,10 +20,6 @@ float RoundUpToFloat(double inValue)
     return static_cast<double>(f) >= inValue ? f : std::nextafter(f, std::numeric_limits<float>::infinity());
 }
 
-namespace
-{
-
-// Largest singular value of the 3×M matrix whose columns are inColumns[j] (σ_max = ‖·‖₂ of eq. 10).
 double SpectralNorm(std::span<const Vec3d> inColumns)
 {
     Mat3d gram = Mat3d::Zero();
@@ -36,6 +32,9 @@ double SpectralNorm(std::span<const Vec3d> inColumns)
     // exact value.
     return std::sqrt(std::max(0.0, solver.eigenvalues().maxCoeff())) * (1.0 + 1e-9);
 }
+
+namespace
+{
 
 // Breadth-first top-down split (§3.1 stage 1). Fills nodes and the triangle permutation.
 void BuildTopology(const Model& inModel, std::uint32_t inMaxLeaf, std::vector<BDTreeNode>& outNodes,

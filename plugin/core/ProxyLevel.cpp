@@ -1,7 +1,5 @@
 #include <bdt/core/ProxyLevel.h>
 
-#include <Eigen/Eigenvalues>
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -14,19 +12,13 @@ namespace
 
 Vec3d Vec(const float* inValues) { return {inValues[0], inValues[1], inValues[2]}; }
 
-// ‖A‖₂ of the 3×M matrix with columns inA_j − inB_j (rows laid out as in NodeRowLayout).
-double SpectralNormOfDifference(const float* inA, const float* inB, std::uint32_t inModes)
+// Σ_j ‖Ū_j‖² of a row (rows laid out as in NodeRowLayout).
+double MeanDisplacementNorm2(const float* inRow, std::uint32_t inModes)
 {
-    Mat3d gram = Mat3d::Zero();
+    double sum = 0.0;
     for (std::uint32_t j = 0; j < inModes; ++j)
-    {
-        const Vec3d d = Vec(inA + 4 * (j + 1)) - Vec(inB + 4 * (j + 1));
-        gram.noalias() += d * d.transpose();
-    }
-    if (gram.isZero(0.0))
-        return 0.0;
-    Eigen::SelfAdjointEigenSolver<Mat3d> solver(gram, Eigen::EigenvaluesOnly);
-    return std::sqrt(std::max(0.0, solver.eigenvalues().maxCoeff())) * (1.0 + 1e-9);
+        sum += Vec(inRow + 4 * (j + 1)).squaredNorm();
+    return sum;
 }
 
 } // namespace
@@ -44,6 +36,7 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
 
     // Bottom-up: children have larger indices (breadth-first order), so a reverse sweep sees them first.
     std::vector<double> row(stride);
+    std::vector<Vec3d> differences(m); // Ū_ch,j − Ū_n,j, the columns of the tight bound's matrix
     for (std::uint32_t i = mWrappedCount; i-- > 0;)
     {
         const BDTreeNode& node = tree.Node(i);
@@ -53,6 +46,7 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
         for (std::uint32_t k = 0; k < stride; ++k)
             row[k] = parent[k];
         const Vec3d c = Vec(parent);
+        const double parentDisplacementNorm = std::sqrt(MeanDisplacementNorm2(parent, m));
         for (std::uint32_t childIndex : {node.firstChild, node.firstChild + 1})
         {
             const float* child = Row(childIndex);
@@ -64,19 +58,15 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
             {
                 const Vec3d uc = Vec(child + 4 * (j + 1));
                 const Vec3d up = Vec(parent + 4 * (j + 1));
-                const double growth = (uc - up).norm() + child[4 * (j + 1) + 3];
+                differences[j] = uc - up;
+                const double growth = differences[j].norm() + child[4 * (j + 1) + 3];
                 row[4 * (j + 1) + 3] =
                     std::max(row[4 * (j + 1) + 3], growth + gamma * (uc.norm() + up.norm() + child[4 * (j + 1) + 3]));
             }
-            double ucNorm2 = 0.0;
-            double upNorm2 = 0.0;
-            for (std::uint32_t j = 0; j < m; ++j)
-            {
-                ucNorm2 += Vec(child + 4 * (j + 1)).squaredNorm();
-                upNorm2 += Vec(parent + 4 * (j + 1)).squaredNorm();
-            }
-            const double tightGrowth = SpectralNormOfDifference(child, parent, m) + child[tight];
-            row[tight] = std::max(row[tight], tightGrowth + gamma * (std::sqrt(ucNorm2) + std::sqrt(upNorm2) + child[tight]));
+            const double tightGrowth = SpectralNorm(differences) + child[tight];
+            const double rounding =
+                gamma * (std::sqrt(MeanDisplacementNorm2(child, m)) + parentDisplacementNorm + child[tight]);
+            row[tight] = std::max(row[tight], tightGrowth + rounding);
             row[tight + 1] = std::max(row[tight + 1], double(child[tight + 1]));
         }
         for (std::uint32_t j = 0; j <= m; ++j)

@@ -39,8 +39,7 @@ inline double Slack(double inRadius, const Vec3d& inCenter)
 inline bool SpheresOverlap(const WorldSphere& inA, const WorldSphere& inB)
 {
     const double reach = inA.radius + inB.radius;
-    const double slack = cRelativeSlack * reach + cPositionSlack * (inA.center.cwiseAbs().maxCoeff() +
-                                                                    inB.center.cwiseAbs().maxCoeff());
+    const double slack = Slack(reach, inA.center) + cPositionSlack * inB.center.cwiseAbs().maxCoeff();
     return (inA.center - inB.center).squaredNorm() <= (reach + slack) * (reach + slack);
 }
 

@@ -124,4 +124,8 @@ double FloatUpdateSlack(std::uint32_t inModes);
 /// `inValue` converted to float and rounded towards +∞ (never smaller than the double).
 float RoundUpToFloat(double inValue);
 
+/// ‖A‖₂, the largest singular value of the 3×M matrix A whose columns are `inColumns`, from the eigenvalues
+/// of A·Aᵀ, raised by 1e-9 relative so it is never below the exact value. Used for δR_tight and δR (eq. 10–11).
+double SpectralNorm(std::span<const Vec3d> inColumns);
+
 } // namespace bdt
