@@ -120,12 +120,8 @@ volatile float gSink;
 nlohmann::json RunOneModeCount(const UpdateOptions& inOptions, std::uint32_t inModes, std::mt19937& ioRandom)
 {
     ShapeMesh mesh = MakeShape(EShape::Chair, inOptions.triangles);
-    ModelData data;
-    data.basis = MakeSmoothBasis(mesh.positions, inModes);
-    data.positions = std::move(mesh.positions);
-    data.triangles = std::move(mesh.triangles);
-    data.modeCount = inModes;
-    const auto tree = std::make_shared<const BDTree>(BDTree::Build(Model::Create(std::move(data))));
+    const auto tree = std::make_shared<const BDTree>(
+        BDTree::Build(MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inModes)));
     const auto all = std::make_shared<const ProxyLevel>(tree, tree->LevelCount() - 1);
     const double size = 0.5 * double(tree->GetModel().RestBounds().diagonal().norm());
     std::uniform_real_distribution<float> uniform(-0.1f * float(size), 0.1f * float(size));

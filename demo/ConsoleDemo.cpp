@@ -31,12 +31,8 @@ std::shared_ptr<const bdt::BDTree> Bake(const DemoOptions& inOptions)
         throw bdt::Error("unknown shape '" + inOptions.shape + "'");
     const auto start = std::chrono::steady_clock::now();
     bdt::ShapeMesh mesh = bdt::MakeShape(*shape, inOptions.triangles);
-    bdt::ModelData data;
-    data.basis = bdt::MakeSmoothBasis(mesh.positions, inOptions.modes);
-    data.positions = std::move(mesh.positions);
-    data.triangles = std::move(mesh.triangles);
-    data.modeCount = inOptions.modes;
-    auto tree = std::make_shared<const bdt::BDTree>(bdt::BDTree::Build(bdt::Model::Create(std::move(data))));
+    auto tree = std::make_shared<const bdt::BDTree>(bdt::BDTree::Build(
+        bdt::MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inOptions.modes)));
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::printf("baked %s: %zu vertices, %zu triangles, M = %u, %u nodes in %u levels, %.1f MB, %.0f ms\n",
                 inOptions.shape.c_str(), tree->GetModel().VertexCount(), tree->GetModel().TriangleCount(),

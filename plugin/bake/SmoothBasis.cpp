@@ -384,4 +384,15 @@ std::vector<float> MakeNormalBasis(std::span<const Vec3f> inPositions, std::span
     return normals;
 }
 
+Model MakeSmoothModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles, std::uint32_t inModes)
+{
+    ModelData data;
+    data.modeCount = inModes;
+    data.basis = MakeSmoothBasis(inPositions, inModes);
+    data.normalBasis = MakeNormalBasis(inPositions, inTriangles, data.basis, inModes);
+    data.positions = std::move(inPositions);
+    data.triangles = std::move(inTriangles);
+    return Model::Create(std::move(data));
+}
+
 } // namespace bdt

@@ -289,3 +289,24 @@ TEST(SmoothBasisTest, NormalBasisRejectsWrongSizes)
 
 } // namespace
 } // namespace bdt
+
+namespace bdt
+{
+namespace
+{
+
+TEST(SmoothBasis, SmoothModelCarriesTheBasisAndItsNormalBasis)
+{
+    ShapeMesh mesh = MakeShape(EShape::Torus, 400);
+    const std::vector<float> basis = MakeSmoothBasis(mesh.positions, 5);
+    const std::vector<float> normals = MakeNormalBasis(mesh.positions, mesh.triangles, basis, 5);
+    const Model model = MakeSmoothModel(mesh.positions, mesh.triangles, 5);
+    EXPECT_EQ(model.ModeCount(), 5u);
+    EXPECT_EQ(std::vector<float>(model.Basis().begin(), model.Basis().end()), basis);
+    EXPECT_EQ(std::vector<float>(model.NormalBasis().begin(), model.NormalBasis().end()), normals);
+    EXPECT_EQ(model.VertexCount(), mesh.positions.size());
+    EXPECT_THROW(MakeSmoothModel({}, {}, 3), Error);
+}
+
+} // namespace
+} // namespace bdt

@@ -21,12 +21,7 @@ std::vector<float> RandomQ(std::uint32_t inModes, double inAmplitude, std::mt199
 
 Model SmoothModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles, std::uint32_t inModes)
 {
-    ModelData data;
-    data.basis = MakeSmoothBasis(inPositions, inModes);
-    data.positions = std::move(inPositions);
-    data.triangles = std::move(inTriangles);
-    data.modeCount = inModes;
-    return Model::Create(std::move(data));
+    return MakeSmoothModel(std::move(inPositions), std::move(inTriangles), inModes);
 }
 
 std::shared_ptr<const BDTree> ShapeTree(const char* inShape, std::uint32_t inTriangles, std::uint32_t inModes)

@@ -173,13 +173,7 @@ Model MakeModel(Geometry& ioGeometry, std::uint32_t inModes, const std::string& 
 {
     try
     {
-        ModelData data;
-        data.modeCount = inModes;
-        data.basis = MakeSmoothBasis(ioGeometry.positions, inModes);
-        data.normalBasis = MakeNormalBasis(ioGeometry.positions, ioGeometry.triangles, data.basis, inModes);
-        data.positions = std::move(ioGeometry.positions);
-        data.triangles = std::move(ioGeometry.triangles);
-        return Model::Create(std::move(data));
+        return MakeSmoothModel(std::move(ioGeometry.positions), std::move(ioGeometry.triangles), inModes);
     }
     catch (const Error& error)
     {

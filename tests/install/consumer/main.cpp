@@ -9,12 +9,8 @@
 int main()
 {
     bdt::ShapeMesh mesh = bdt::MakeShape(bdt::EShape::Box, 500);
-    bdt::ModelData data;
-    data.basis = bdt::MakeSmoothBasis(mesh.positions, 4);
-    data.positions = std::move(mesh.positions);
-    data.triangles = std::move(mesh.triangles);
-    data.modeCount = 4;
-    auto tree = std::make_shared<const bdt::BDTree>(bdt::BDTree::Build(bdt::Model::Create(std::move(data))));
+    auto tree = std::make_shared<const bdt::BDTree>(
+        bdt::BDTree::Build(bdt::MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), 4)));
     bdt::TreeState body(std::make_shared<const bdt::ProxyLevel>(tree, 6));
     const float q[] = {0.05f, 0.0f, -0.02f, 0.01f};
     if (!body.SetQ(q))

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bdt/core/Math.h>
+#include <bdt/core/Model.h>
 
 #include <cstdint>
 #include <span>
@@ -37,5 +38,10 @@ std::vector<float> MakeSmoothBasis(std::span<const Vec3f> inPositions, std::uint
 /// range.
 std::vector<float> MakeNormalBasis(std::span<const Vec3f> inPositions, std::span<const Triangle> inTriangles,
                                    std::span<const float> inBasis, std::uint32_t inModes);
+
+/// A model of the mesh `inPositions`/`inTriangles` (moved in) with M smooth fields (`MakeSmoothBasis`) and
+/// their normal basis (`MakeNormalBasis`): what `bdt-bake --basis smooth`, the demo, the benchmarks and the
+/// tests build. Throws `bdt::Error` as those functions and `Model::Create` do. Cost O(N·M + T·M).
+Model MakeSmoothModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles, std::uint32_t inModes);
 
 } // namespace bdt
