@@ -154,6 +154,20 @@ struct CapsuleAdapter
     }
 };
 
+// Overlap only (no contact): a sphere against a closed axis-aligned box, by the squared distance from its
+// centre to the box.
+struct AabbOverlap
+{
+    const Aabb& mBox;
+
+    bool Overlaps(const WorldSphere& inNode) const
+    {
+        const Vec3d nearest = inNode.center.cwiseMax(mBox.min()).cwiseMin(mBox.max());
+        const double reach = inNode.radius + detail::Slack(inNode.radius, inNode.center);
+        return (inNode.center - nearest).squaredNorm() <= reach * reach;
+    }
+};
+
 // Descends the body's tree against a primitive with an explicit stack; a node's children are updated only
 // after its sphere overlapped. Calls inOnTerminal(node, sphere) for each overlapping terminal node.
 template <class Adapter, class OnTerminal>
@@ -168,7 +182,7 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
     {
         const std::uint32_t node = stack.back();
         stack.pop_back();
-        const WorldSphere sphere = detail::NodeSphere(state, inA.pose, node);
+        const WorldSphere sphere = detail::NodeSphere(inA, node);
         ++ioStats.overlapTests;
         if (!inPrimitive.Overlaps(sphere))
             continue;
@@ -210,7 +224,7 @@ void CollideTrianglesWith(const DeformedBody& inA, const Adapter& inPrimitive,
                               t < leaf.firstTriangle + leaf.triangleCount; ++t)
                          {
                              Vec3d vertices[3];
-                             detail::WorldTriangle(*inA.state, inA.pose, t, vertices);
+                             detail::WorldTriangle(inA, t, vertices);
                              ++ioStats.triangleTests;
                              if (std::optional<TriangleContact> contact = inPrimitive.Triangle(vertices))
                              {
@@ -223,6 +237,18 @@ void CollideTrianglesWith(const DeformedBody& inA, const Adapter& inPrimitive,
 }
 
 } // namespace
+
+void CollectProxies(DeformedBody inA, const Aabb& inBox, std::vector<ProxySphere>& outProxies, QueryStats& ioStats)
+{
+    if (inBox.isEmpty())
+        return;
+    DescendPrimitive(inA, AabbOverlap{inBox}, false, ioStats,
+                     [&](std::uint32_t inNode, const WorldSphere& inSphere)
+                     {
+                         outProxies.push_back({inSphere.center, inSphere.radius, inNode});
+                         ++ioStats.contacts;
+                     });
+}
 
 void CollideProxies(DeformedBody inA, const Sphere& inSphere, std::vector<ProxyContact>& outContacts,
                     QueryStats& ioStats)

@@ -53,7 +53,7 @@ void RayLeaf(const DeformedBody& inA, const Ray& inRay, const BDTreeNode& inLeaf
     for (std::uint32_t t = inLeaf.firstTriangle; t < inLeaf.firstTriangle + inLeaf.triangleCount; ++t)
     {
         Vec3d vertices[3];
-        detail::WorldTriangle(*inA.state, inA.pose, t, vertices);
+        detail::WorldTriangle(inA, t, vertices);
         Ray bounded = inRay;
         bounded.maxT = ioBest ? ioBest->t : inRay.maxT;
         ++ioStats.triangleTests;
@@ -131,7 +131,7 @@ std::optional<RayHit> RayCast(DeformedBody inA, const Ray& inRay, QueryStats& io
     std::vector<RayEntry> stack;
     double entry = 0.0;
     ++ioStats.overlapTests;
-    if (!RaySphereEntry(inRay, detail::NodeSphere(state, inA.pose, 0), inRay.maxT, entry))
+    if (!RaySphereEntry(inRay, detail::NodeSphere(inA, 0), inRay.maxT, entry))
         return std::nullopt;
     stack.push_back({0, entry});
     while (!stack.empty())
@@ -151,7 +151,7 @@ std::optional<RayHit> RayCast(DeformedBody inA, const Ray& inRay, QueryStats& io
         for (std::uint32_t c : {node.firstChild, node.firstChild + 1})
         {
             ++ioStats.overlapTests;
-            if (RaySphereEntry(inRay, detail::NodeSphere(state, inA.pose, c), limit(), entry))
+            if (RaySphereEntry(inRay, detail::NodeSphere(inA, c), limit(), entry))
                 children[count++] = {c, entry};
         }
         // Visit the nearer child first: push it last.

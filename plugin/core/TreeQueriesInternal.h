@@ -22,11 +22,20 @@ struct WorldSphere
     double radius = 0.0;
 };
 
-/// The lazily updated sphere of `inNode` (8M flops the first time in a step), its centre mapped by `inPose`.
-inline WorldSphere NodeSphere(TreeState& ioState, const Pose& inPose, std::uint32_t inNode)
+/// The lazily updated sphere of `inNode` (8M flops the first time in a step), scaled, its centre mapped by
+/// `inPose`, its radius grown by `inInflate`.
+inline WorldSphere NodeSphere(TreeState& ioState, const Pose& inPose, std::uint32_t inNode, double inScale = 1.0,
+                              double inInflate = 0.0)
 {
     const UpdatedSphere s = ioState.Sphere(inNode);
-    return {inPose.Apply(Vec3d(s.center[0], s.center[1], s.center[2])), double(s.radius)};
+    return {inPose.Apply(inScale * Vec3d(s.center[0], s.center[1], s.center[2])),
+            inScale * double(s.radius) + inInflate};
+}
+
+/// The world sphere of `inNode` of a body (scale and inflate applied).
+inline WorldSphere NodeSphere(const DeformedBody& inBody, std::uint32_t inNode)
+{
+    return NodeSphere(*inBody.state, inBody.pose, inNode, inBody.scale, inBody.inflate);
 }
 
 /// Slack for a test involving spheres of total radius `inRadius` centred near `inCenter`.
@@ -43,13 +52,12 @@ inline bool SpheresOverlap(const WorldSphere& inA, const WorldSphere& inB)
     return (inA.center - inB.center).squaredNorm() <= (reach + slack) * (reach + slack);
 }
 
-/// The deformed triangle `inTriangle` (tree order) mapped by `inPose`. 18M + 45 flops.
-inline void WorldTriangle(const TreeState& inState, const Pose& inPose, std::uint32_t inTriangle,
-                          Vec3d (&outVertices)[3])
+/// The deformed triangle `inTriangle` (tree order) of a body, scaled and posed. 18M + 45 flops.
+inline void WorldTriangle(const DeformedBody& inBody, std::uint32_t inTriangle, Vec3d (&outVertices)[3])
 {
-    DeformedTriangle(inState, inTriangle, outVertices);
+    DeformedTriangle(*inBody.state, inTriangle, outVertices);
     for (Vec3d& v : outVertices)
-        v = inPose.Apply(v);
+        v = inBody.pose.Apply(inBody.scale * v);
 }
 
 /// True when the traversal stops at `inNode`: a leaf for leaf-level queries, a proxy for proxy-level ones.

@@ -35,7 +35,7 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB, bool inToLea
     TreeState& b = *inB.state;
     std::vector<PairEntry> stack;
     stack.reserve(64);
-    stack.push_back({0, 0, detail::NodeSphere(a, inA.pose, 0), detail::NodeSphere(b, inB.pose, 0)});
+    stack.push_back({0, 0, detail::NodeSphere(inA, 0), detail::NodeSphere(inB, 0)});
     while (!stack.empty())
     {
         const PairEntry entry = stack.back();
@@ -56,13 +56,13 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB, bool inToLea
         {
             const std::uint32_t child = a.Tree().Node(entry.nodeA).firstChild;
             for (std::uint32_t c : {child + 1, child})
-                stack.push_back({c, entry.nodeB, detail::NodeSphere(a, inA.pose, c), entry.sphereB});
+                stack.push_back({c, entry.nodeB, detail::NodeSphere(inA, c), entry.sphereB});
         }
         else
         {
             const std::uint32_t child = b.Tree().Node(entry.nodeB).firstChild;
             for (std::uint32_t c : {child + 1, child})
-                stack.push_back({entry.nodeA, c, entry.sphereA, detail::NodeSphere(b, inB.pose, c)});
+                stack.push_back({entry.nodeA, c, entry.sphereA, detail::NodeSphere(inB, c)});
         }
     }
 }
@@ -99,13 +99,13 @@ void TestLeafTriangles(const DeformedBody& inA, const DeformedBody& inB, std::ui
     for (std::uint32_t k = 0; k < leafB.triangleCount; ++k)
     {
         Vec3d vertices[3];
-        detail::WorldTriangle(*inB.state, inB.pose, leafB.firstTriangle + k, vertices);
+        detail::WorldTriangle(inB, leafB.firstTriangle + k, vertices);
         ioScratch[k] = {vertices[0], vertices[1], vertices[2]};
     }
     for (std::uint32_t ta = leafA.firstTriangle; ta < leafA.firstTriangle + leafA.triangleCount; ++ta)
     {
         Vec3d vertices[3];
-        detail::WorldTriangle(*inA.state, inA.pose, ta, vertices);
+        detail::WorldTriangle(inA, ta, vertices);
         for (std::uint32_t k = 0; k < leafB.triangleCount; ++k)
         {
             const Vec3d other[3] = {ioScratch[k][0], ioScratch[k][1], ioScratch[k][2]};

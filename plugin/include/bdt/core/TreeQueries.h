@@ -11,13 +11,27 @@
 namespace bdt
 {
 
-/// A deformable body as the queries see it: its tree state (q, cached spheres, proxy level) and its rigid
-/// pose (body to world). The state's spheres are updated lazily as the traversal visits them, so the state is
-/// written to (not thread-safe per state). `state` must not be null. The state is not owned.
+/// A deformable body as the queries see it: its tree state (q, cached spheres, proxy level), its rigid
+/// pose and a uniform scale: a rest-frame point x is at `pose.Apply(scale * x)` in world. The state's
+/// spheres are updated lazily as the traversal visits them, so the state is written to (not thread-safe per
+/// state). `state` must not be null. The state is not owned.
 struct DeformedBody
 {
     TreeState* state = nullptr;
     Pose pose;
+    double scale = 1.0;   ///< Uniform scale of the rest frame (> 0), e.g. Bullet's local scaling.
+    /// World distance added to the radius of every sphere the sphere-level queries test (proxy queries,
+    /// `CollectProxies`, ray pruning). Bullet's collision margin and contact threshold: spheres within
+    /// `inflate` of the other side count as overlapping. The exact leaf tests ignore it. Default 0.
+    double inflate = 0.0;
+};
+
+/// A node sphere in world: the updated sphere of a proxy, scaled, posed and inflated.
+struct ProxySphere
+{
+    Vec3d center = Vec3d::Zero();
+    double radius = 0.0;
+    std::uint32_t node = cNoIndex;
 };
 
 // All queries append to their output vector (they do not clear it) and add to `ioStats`. Work is
@@ -30,6 +44,7 @@ struct DeformedBody
 // Sphere tests are inflated by 1e-9 of the radii (plus 1e-13 of the coordinates' magnitude) against the
 // rounding of the double tests on float spheres: they never miss a touching contact and may, rarely, let
 // through a pair that is apart by less than that slack (the exact leaf tests then reject it).
+// Proxy-level depths and points are those of the inflated spheres (`DeformedBody::inflate`).
 // Traversals use an explicit stack (no recursion); tree vs tree descends the larger sphere of a pair (or the
 // one that is not yet a proxy / leaf).
 
@@ -51,6 +66,11 @@ void CollideProxies(DeformedBody inA, const Sphere& inSphere, std::vector<ProxyC
 void CollideProxies(DeformedBody inA, const Plane& inPlane, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 void CollideProxies(DeformedBody inA, const OrientedBox& inBox, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 void CollideProxies(DeformedBody inA, const Capsule& inCapsule, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
+
+/// Every proxy (§3.4) whose world sphere (with `inflate`) overlaps the world box `inBox`, each once, with that
+/// sphere. The culling step of the narrowphase against shapes the tree has no exact test for (convex hulls,
+/// triangle meshes): the caller runs its exact test on the proxies only. Appends to `outProxies`.
+void CollectProxies(DeformedBody inA, const Aabb& inBox, std::vector<ProxySphere>& outProxies, QueryStats& ioStats);
 
 /// Deformed triangles intersecting (or touching) a world-frame solid primitive, with their deepest point:
 /// the contact of `TriangleSphereContact` / `TrianglePlaneContact` / `TriangleBoxContact` /

@@ -1,0 +1,46 @@
+#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/Error.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace bdt
+{
+
+std::shared_ptr<const DeformableAsset> DeformableAsset::Create(std::shared_ptr<const BDTree> inTree)
+{
+    if (!inTree)
+        throw Error("deformable asset needs a tree");
+    // The constructor is private, so no std::make_shared.
+    std::shared_ptr<DeformableAsset> asset(new DeformableAsset());
+    const Model& model = inTree->GetModel();
+    asset->mMass = ComputeMassProperties(model); // throws for a model with no area
+    asset->mModal = ComputeModalProperties(model, asset->mMass.centerOfMass);
+    asset->mBoundingRadius = double(inTree->Row(0)[3]); // the root's rest radius (eq. 2)
+    asset->mProxies.resize(inTree->LevelCount());
+    asset->mTree = std::move(inTree);
+    return asset;
+}
+
+std::shared_ptr<const ProxyLevel> DeformableAsset::Proxies(std::uint32_t inLevel) const
+{
+    const std::uint32_t level = std::min(inLevel, mTree->LevelCount() - 1);
+    const std::lock_guard<std::mutex> lock(mMutex);
+    std::shared_ptr<const ProxyLevel>& proxies = mProxies[level];
+    // Built under the lock: O(nodes above the level), once per level for the asset's lifetime.
+    if (!proxies)
+        proxies = std::make_shared<const ProxyLevel>(mTree, level);
+    return proxies;
+}
+
+std::size_t DeformableAsset::MemoryBytes() const
+{
+    std::size_t bytes = mTree->MemoryBytes();
+    const std::lock_guard<std::mutex> lock(mMutex);
+    for (const std::shared_ptr<const ProxyLevel>& proxies : mProxies)
+        if (proxies)
+            bytes += proxies->MemoryBytes();
+    return bytes;
+}
+
+} // namespace bdt

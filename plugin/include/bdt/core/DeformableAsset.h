@@ -1,0 +1,58 @@
+#pragma once
+
+#include <bdt/core/BDTree.h>
+#include <bdt/core/MassProperties.h>
+#include <bdt/core/ModalProperties.h>
+#include <bdt/core/ProxyLevel.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace bdt
+{
+
+/// Everything the bodies of one model share, immutable once made: the BD-Tree (and through it the model),
+/// the rest shape's mass properties, the modal integrals, and the proxy levels (§3.4) built so far.
+/// Thousands of bodies hold one `std::shared_ptr<const DeformableAsset>`; per-body state lives elsewhere
+/// (`TreeState`, `ModalDynamics`).
+class DeformableAsset
+{
+public:
+    /// Computes the mass and modal properties of `inTree`'s model (O(N·M + T)). Throws `bdt::Error` if
+    /// `inTree` is null or the model has no area.
+    static std::shared_ptr<const DeformableAsset> Create(std::shared_ptr<const BDTree> inTree);
+
+    /// The shared tree (never null), and through it the model with triangles in tree order.
+    const BDTree& Tree() const { return *mTree; }
+    const std::shared_ptr<const BDTree>& TreePtr() const { return mTree; }
+    const Model& GetModel() const { return mTree->GetModel(); }
+    /// Rest-shape mass properties per unit mass (`ComputeMassProperties` of the model).
+    const MassProperties& Mass() const { return mMass; }
+    /// Modal integrals about `Mass().centerOfMass` (`ComputeModalProperties`).
+    const ModalProperties& Modal() const { return mModal; }
+    /// Rest radius of the root sphere (model units): the model's size for strain limits and thresholds.
+    double BoundingRadius() const { return mBoundingRadius; }
+
+    /// The contact proxies at level `inLevel` (clamped to the tree's depth), built on first request in
+    /// O(nodes above the level) and kept: later requests for the same level return the same object.
+    /// Thread-safe (a mutex guards the cache).
+    std::shared_ptr<const ProxyLevel> Proxies(std::uint32_t inLevel) const;
+
+    /// Bytes held by the tree, the model and the proxy levels built so far (takes the cache's mutex).
+    std::size_t MemoryBytes() const;
+
+private:
+    DeformableAsset() = default;
+
+    std::shared_ptr<const BDTree> mTree;
+    MassProperties mMass;
+    ModalProperties mModal;
+    double mBoundingRadius = 0.0;
+    mutable std::mutex mMutex;
+    mutable std::vector<std::shared_ptr<const ProxyLevel>> mProxies; // index: level
+};
+
+} // namespace bdt

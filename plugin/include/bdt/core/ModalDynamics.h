@@ -1,0 +1,107 @@
+#pragma once
+
+#include <bdt/core/ModalProperties.h>
+#include <bdt/core/Model.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bdt
+{
+
+/// Settings of a body's modal vibration. Defaults suit a stiff plastic object of about a metre.
+struct ModalSettings
+{
+    float stiffnessScale = 1.0f; ///< Multiplies every ω_j² (so ω_j by its square root). > 0.
+    float dampingScale = 1.0f;   ///< Multiplies every damping ratio ζ_j. ≥ 0.
+    /// Frequency (rad/s) of mode 0 for bases without physical modes (`ModeInfo::frequency` 0, e.g. smooth
+    /// procedural fields): mode j then vibrates at fallbackFrequency·√(1 + j). > 0.
+    float fallbackFrequency = 40.0f;
+    float fallbackDamping = 0.05f; ///< ζ_j for modes whose damping is 0 in the model. ≥ 0.
+    /// Strain limiting: |q_j| is kept at most strainLimit·(bounding radius)/max_i|U_ij|, so no mode moves a
+    /// vertex by more than this fraction of the model's size. > 0.
+    float strainLimit = 0.05f;
+};
+
+/// Counters of what the guards did (since construction).
+struct ModalGuardStats
+{
+    std::uint64_t clamped = 0;          ///< Times a |q_j| was brought back to its strain limit.
+    std::uint64_t rejectedImpulses = 0; ///< Generalised impulses or forces ignored for a non-finite entry.
+    std::uint64_t resets = 0;           ///< Times q and q̇ were reset to 0 after becoming non-finite.
+};
+
+/// The reduced coordinates of one body as M decoupled damped oscillators (modal analysis, mass-orthogonal
+/// modes): μ_j(q̈_j + 2ζ_jω_j q̇_j + ω_j² q_j) = f_j, μ_j = m·s²·modalMass_j.
+///
+/// `Step` integrates exactly over h for a force held constant over the step (the matrix exponential of the
+/// 2×2 oscillator, in its under-, critically and over-damped forms), so it is stable for any h and any
+/// stiffness: the free energy never grows. Contact impulses enter as jumps of q̇ (`ApplyImpulse`).
+/// State in double; `Q()` gives it rounded to float for `TreeState::SetQ`.
+class ModalDynamics
+{
+public:
+    /// Dynamics of a body of `inMass` kg and uniform scale `inScale` using `inModel`'s basis and modes.
+    /// `inBoundingRadius` (model units) sets the strain limits. Throws `bdt::Error` for a non-positive or
+    /// non-finite mass, scale or radius, settings out of range, or properties not matching M.
+    ModalDynamics(const Model& inModel, const ModalProperties& inProperties, double inBoundingRadius,
+                  double inMass, double inScale, const ModalSettings& inSettings = {});
+
+    std::uint32_t ModeCount() const { return static_cast<std::uint32_t>(mQ.size()); }
+
+    /// Changes the settings (stiffness, damping, limits) keeping q and q̇. Throws as the constructor.
+    void SetSettings(const ModalSettings& inSettings);
+    const ModalSettings& Settings() const { return mSettings; }
+
+    /// q̇_j += g_j/μ_j for a generalised impulse g (M entries, N·s·model unit). Ignored as a whole, and
+    /// counted, if it has the wrong size, a non-finite entry, or would make a velocity overflow.
+    void ApplyImpulse(std::span<const double> inGeneralizedImpulse);
+
+    /// Advances q, q̇ by `inTimeStep` seconds (> 0) under a constant generalised force (M entries, or empty
+    /// for none), then applies the strain limit (a clamped mode also loses its outward velocity). A
+    /// non-finite force is ignored and counted; a non-finite state is reset to rest and counted.
+    void Step(double inTimeStep, std::span<const double> inGeneralizedForce = {});
+
+    /// Current q (model units), rounded to float, M entries.
+    std::span<const float> Q() const { return mQFloat; }
+    std::span<const double> QDouble() const { return mQ; }
+    std::span<const double> QDot() const { return mQDot; }
+    /// Sets q and q̇ (M entries each, finite; q within the strain limits after clamping). Returns false and
+    /// changes nothing on wrong sizes or non-finite values.
+    [[nodiscard]] bool SetState(std::span<const double> inQ, std::span<const double> inQDot);
+    /// Back to rest (q = q̇ = 0).
+    void Reset();
+
+    /// Angular frequency ω_j (rad/s) and damping ratio ζ_j in use, after scales and fallbacks.
+    double Frequency(std::uint32_t inMode) const { return mOmega[inMode]; }
+    double Damping(std::uint32_t inMode) const { return mZeta[inMode]; }
+    /// μ_j (kg·(world/model unit)²).
+    double ModalMass(std::uint32_t inMode) const { return mMu[inMode]; }
+    /// Largest |q_j| allowed.
+    double StrainLimit(std::uint32_t inMode) const { return mLimit[inMode]; }
+
+    /// Vibration energy Σ ½μ_j(q̇_j² + ω_j² q_j²) in joules.
+    double Energy() const;
+
+    const ModalGuardStats& GuardStats() const { return mGuard; }
+
+private:
+    void Configure();
+
+    std::vector<ModeInfo> mModes;  // the model's modes (copied; O(M))
+    ModalProperties mProperties;   // copied once (small: O(M))
+    double mBoundingRadius = 0.0;
+    double mMass = 0.0;
+    double mScale = 1.0;
+    ModalSettings mSettings;
+
+    std::vector<double> mQ, mQDot, mOmega, mZeta, mMu, mLimit;
+    std::vector<float> mQFloat;
+    // Transition matrices of the last time step, per mode: [φ00 φ01 φ10 φ11], recomputed when h changes.
+    double mCachedStep = -1.0;
+    std::vector<double> mPhi;
+    ModalGuardStats mGuard;
+};
+
+} // namespace bdt
