@@ -16,8 +16,11 @@ struct ModalSettings
     float stiffnessScale = 1.0f; ///< Multiplies every ω_j² (so ω_j by its square root). > 0.
     float dampingScale = 1.0f;   ///< Multiplies every damping ratio ζ_j. ≥ 0.
     /// Frequency (rad/s) of mode 0 for bases without physical modes (`ModeInfo::frequency` 0, e.g. smooth
-    /// procedural fields): mode j then vibrates at fallbackFrequency·√(1 + j). > 0.
-    float fallbackFrequency = 40.0f;
+    /// procedural fields): mode j then vibrates at fallbackFrequency·√(1 + j). > 0. The default, 250 rad/s
+    /// (40 Hz), is a stiff plastic object of about a metre. Much softer, lightly damped bodies stepped at
+    /// 60 Hz can gain energy through the explicit contact coupling (the solver does not see the surface's
+    /// modal velocity); give them more damping or smaller steps.
+    float fallbackFrequency = 250.0f;
     float fallbackDamping = 0.05f; ///< ζ_j for modes whose damping is 0 in the model. ≥ 0.
     /// Strain limiting: |q_j| is kept at most strainLimit·(bounding radius)/max_i|U_ij|, so no mode moves a
     /// vertex by more than this fraction of the model's size. > 0.

@@ -1,0 +1,201 @@
+// `bdt-bench chairs`: the BD-Tree paper's Figure 1 scene. N procedural chairs (about 18k triangles like the
+// paper's Table 1 chair, M = 10 modes, contact proxies at level 10) dropped into a pile on the ground, as
+// deformable bodies and as rigid ones (q forced to 0, no sphere updates), stepped alternately in one run so
+// both see the same machine load. Reports per-step time (median, p95), Bullet's collision time, contacts,
+// sphere updates, memory, and the deformable / rigid ratio.
+#include "Scenario.h"
+
+#include <bdt/adapter/Scenes.h>
+#include <bdt/bake/SmoothBasis.h>
+#include <bdt/core/ProceduralShapes.h>
+
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace bdt::bench
+{
+namespace
+{
+
+struct ChairsOptions
+{
+    std::string json;
+    std::uint32_t count = 100;
+    int steps = 300;
+    std::uint32_t triangles = 18000;
+    std::uint32_t modes = 10;
+    std::uint32_t level = 10;
+    std::uint32_t layers = 4;
+    double timeStep = 1.0 / 60.0;
+    std::string scenes = "both";
+};
+
+using Clock = std::chrono::steady_clock;
+
+// Resident set size now, in bytes (Linux /proc/self/statm).
+double ResidentBytes()
+{
+    std::ifstream statm("/proc/self/statm");
+    double pages = 0.0, resident = 0.0;
+    statm >> pages >> resident;
+    return resident * double(sysconf(_SC_PAGESIZE));
+}
+
+double PeakResidentBytes()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_maxrss) * 1024.0;
+}
+
+// One scene being measured: its world and the per-step figures.
+struct Run
+{
+    const char* name = "";
+    std::unique_ptr<SampleWorld> world;
+    double memoryBytes = 0.0; // resident growth when the scene was built
+    std::vector<double> stepMs, collisionMs, contacts, spheres, tests;
+    std::uint64_t finalClamped = 0;
+    double lowestHeight = 0.0;
+
+    void Step(double inTimeStep)
+    {
+        const Clock::time_point start = Clock::now();
+        world->Step(1, inTimeStep);
+        stepMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        const StepStats& stats = world->Deformables().Stats();
+        collisionMs.push_back(stats.collisionMs);
+        contacts.push_back(double(stats.contacts));
+        spheres.push_back(double(stats.spheresUpdated));
+        tests.push_back(double(stats.overlapTests));
+    }
+
+    nlohmann::json Report() const
+    {
+        return {{"scene", name},
+                {"step_ms_median", Median(stepMs)},
+                {"step_ms_p95", Percentile(stepMs, 95.0)},
+                {"collision_ms_median", Median(collisionMs)},
+                {"collision_ms_p95", Percentile(collisionMs, 95.0)},
+                {"contacts_per_step_median", Median(contacts)},
+                {"spheres_updated_per_step_median", Median(spheres)},
+                {"overlap_tests_per_step_median", Median(tests)},
+                {"memory_mb", memoryBytes / 1e6},
+                {"strain_clamps", finalClamped},
+                {"lowest_body_height_m", lowestHeight}};
+    }
+};
+
+std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions, const std::shared_ptr<const DeformableAsset>& inAsset,
+                                        bool inRigid)
+{
+    auto world = std::make_unique<SampleWorld>();
+    world->AddGroundPlane();
+    world->Deformables().SetRigid(inRigid);
+    PileSettings pile;
+    pile.count = inOptions.count;
+    pile.layers = inOptions.layers;
+    pile.body.mass = 4.0;
+    pile.body.proxyLevel = inOptions.level;
+    AddPile(*world, inAsset, pile);
+    return world;
+}
+
+int RunChairs(const ChairsOptions& inOptions)
+{
+    const Clock::time_point bakeStart = Clock::now();
+    ShapeMesh mesh = MakeShape(EShape::Chair, inOptions.triangles);
+    auto tree = std::make_shared<const BDTree>(
+        BDTree::Build(MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inOptions.modes)));
+    const auto asset = DeformableAsset::Create(tree);
+    asset->Proxies(inOptions.level);
+    const double bakeMs = std::chrono::duration<double, std::milli>(Clock::now() - bakeStart).count();
+    std::printf("chair: %zu triangles, M = %u, %u nodes, level %u; baked in %.0f ms; %u chairs, %d steps\n",
+                tree->GetModel().TriangleCount(), tree->ModeCount(), tree->NodeCount(), inOptions.level, bakeMs,
+                inOptions.count, inOptions.steps);
+
+    std::vector<Run> runs;
+    for (const char* scene : {"deformable", "rigid"})
+    {
+        if (inOptions.scenes != "both" && inOptions.scenes != scene)
+            continue;
+        Run run;
+        run.name = scene;
+        const double before = ResidentBytes();
+        run.world = BuildScene(inOptions, asset, std::string(scene) == "rigid");
+        run.memoryBytes = ResidentBytes() - before;
+        runs.push_back(std::move(run));
+    }
+    // Alternate the scenes step by step: both see the same machine load.
+    for (int step = 0; step < inOptions.steps; ++step)
+        for (Run& run : runs)
+            run.Step(inOptions.timeStep);
+
+    nlohmann::json report = {{"scenario", "chairs"},
+                             {"count", inOptions.count},
+                             {"steps", inOptions.steps},
+                             {"time_step_s", inOptions.timeStep},
+                             {"triangles", tree->GetModel().TriangleCount()},
+                             {"modes", tree->ModeCount()},
+                             {"level", inOptions.level},
+                             {"asset_mb", double(asset->MemoryBytes()) / 1e6},
+                             {"peak_resident_mb", PeakResidentBytes() / 1e6}};
+    nlohmann::json scenes = nlohmann::json::array();
+    for (Run& run : runs)
+    {
+        double lowest = 1e30;
+        for (btRigidBody* body : run.world->Deformables().Bodies())
+            lowest = std::min(lowest, double(body->getWorldTransform().getOrigin().y()));
+        run.lowestHeight = lowest;
+        run.finalClamped = run.world->Deformables().Stats().clamped;
+        scenes.push_back(run.Report());
+        std::printf("%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, %.0f contacts, %.0f spheres updated, "
+                    "%.0f tests, %.1f MB\n",
+                    run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
+                    Median(run.contacts), Median(run.spheres), Median(run.tests), run.memoryBytes / 1e6);
+    }
+    report["scenes"] = scenes;
+    if (runs.size() == 2)
+    {
+        std::vector<double> ratios;
+        for (std::size_t i = 0; i < runs[0].stepMs.size(); ++i)
+            ratios.push_back(runs[0].stepMs[i] / runs[1].stepMs[i]);
+        const double ratio = Median(runs[0].stepMs) / Median(runs[1].stepMs);
+        report["deformable_over_rigid_step_ratio"] = ratio;
+        report["deformable_over_rigid_step_ratio_paired_median"] = Median(ratios);
+        std::printf("deformable / rigid: %.3f (ratio of medians), %.3f (median of per-step ratios)\n", ratio,
+                    Median(ratios));
+    }
+    std::printf("peak resident %.0f MB\n", PeakResidentBytes() / 1e6);
+    if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
+        return 1;
+    return 0;
+}
+
+const bool sRegistered = RegisterScenario(
+    "chairs", "the paper's Figure 1 pile: N deformable chairs vs the same rigid, ms per step and ratio",
+    [](CLI::App& ioCommand) -> ScenarioRun
+    {
+        auto options = std::make_shared<ChairsOptions>();
+        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
+        ioCommand.add_option("--count", options->count, "Number of chairs")->check(CLI::Range(1u, 100000u));
+        ioCommand.add_option("--steps", options->steps, "Steps to run")->check(CLI::Range(1, 1000000));
+        ioCommand.add_option("--triangles", options->triangles, "Chair triangle count")->check(CLI::Range(100u, 5000000u));
+        ioCommand.add_option("--modes", options->modes, "Modes per chair")->check(CLI::Range(0u, 200u));
+        ioCommand.add_option("--level", options->level, "Contact proxy level L")->check(CLI::Range(0u, 60u));
+        ioCommand.add_option("--layers", options->layers, "Layers of the dropped block")->check(CLI::Range(1u, 1000u));
+        ioCommand.add_option("--dt", options->timeStep, "Time step, s")->check(CLI::Range(1e-5, 1.0));
+        ioCommand.add_option("--scenes", options->scenes, "both, deformable or rigid")
+            ->check(CLI::IsMember({"both", "deformable", "rigid"}));
+        return [options] { return RunChairs(*options); };
+    });
+
+} // namespace
+} // namespace bdt::bench

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <bdt/adapter/World.h>
+
+#include <memory>
+#include <vector>
+
+class btBroadphaseInterface;
+class btCollisionDispatcher;
+class btCollisionShape;
+class btDiscreteDynamicsWorld;
+class btRigidBody;
+class btSequentialImpulseConstraintSolver;
+
+namespace bdt
+{
+
+class CollisionConfiguration;
+
+/// Settings of a `SampleWorld`.
+struct SampleWorldSettings
+{
+    btVector3 gravity{0, -9.81f, 0}; ///< m/s².
+    int solverIterations = 10;       ///< Bullet's sequential-impulse iterations.
+    WorldSettings deformables;       ///< Settings of the attached `bdt::World`.
+};
+
+/// A complete Bullet dynamics world with the BD-Tree plugin attached, owning everything: the collision
+/// configuration (`bdt::CollisionConfiguration`), dispatcher, broadphase (btDbvtBroadphase), solver,
+/// the `btDiscreteDynamicsWorld`, the `bdt::World`, and any static bodies added through it. What the
+/// tests, the benchmarks and the demo build their scenes on; a Bullet project that has its own world
+/// needs only `bdt::World`.
+class SampleWorld
+{
+public:
+    explicit SampleWorld(const SampleWorldSettings& inSettings = {});
+    ~SampleWorld();
+    SampleWorld(const SampleWorld&) = delete;
+    SampleWorld& operator=(const SampleWorld&) = delete;
+
+    btDiscreteDynamicsWorld& Dynamics() { return *mDynamics; }
+    World& Deformables() { return *mDeformables; }
+
+    /// A static body of `inShape` (owned from now on) at `inTransform`, friction `inFriction`.
+    btRigidBody* AddStatic(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform,
+                           float inFriction = 0.8f);
+    /// A rigid body of `inShape` (owned) with `inMass` kg at `inTransform`.
+    btRigidBody* AddRigid(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform, double inMass,
+                          float inFriction = 0.6f);
+    /// The ground: a static plane y = `inHeight`, normal +Y.
+    btRigidBody* AddGroundPlane(double inHeight = 0.0, float inFriction = 0.8f);
+
+    /// `inSteps` internal steps of exactly `inTimeStep` seconds each (Bullet's stepSimulation with no
+    /// substepping, so the count never depends on float accumulation).
+    void Step(int inSteps = 1, double inTimeStep = 1.0 / 60.0);
+
+private:
+    std::unique_ptr<CollisionConfiguration> mConfiguration;
+    std::unique_ptr<btCollisionDispatcher> mDispatcher;
+    std::unique_ptr<btBroadphaseInterface> mBroadphase;
+    std::unique_ptr<btSequentialImpulseConstraintSolver> mSolver;
+    std::unique_ptr<btDiscreteDynamicsWorld> mDynamics;
+    std::unique_ptr<World> mDeformables;
+    std::vector<std::unique_ptr<btCollisionShape>> mShapes;
+    std::vector<std::unique_ptr<btRigidBody>> mBodies;
+};
+
+} // namespace bdt

@@ -1,0 +1,154 @@
+#pragma once
+
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/DeformableAsset.h>
+
+#include <LinearMath/btTransform.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+class btDiscreteDynamicsWorld;
+class btDynamicsWorld;
+class btIDebugDraw;
+class btRigidBody;
+
+namespace bdt
+{
+
+/// Surface and vibration of a body made by `World::CreateBody`.
+struct BodyMaterial
+{
+    float friction = 0.6f;        ///< Coulomb friction coefficient (Bullet multiplies the two bodies').
+    float restitution = 0.0f;     ///< Bounciness in [0, 1] (Bullet multiplies the two bodies').
+    float rollingFriction = 0.0f; ///< Bullet's rolling friction.
+    float margin = 0.0f;          ///< Collision skin around the proxy spheres, world units (m).
+    ModalSettings modal;          ///< Stiffness and damping scales, strain limit.
+};
+
+/// How a body is made by `World::CreateBody`.
+struct BodyDesc
+{
+    /// World placement of the body's local frame (centre of mass, principal axes; see `DeformableShape`).
+    btTransform transform = btTransform::getIdentity();
+    /// kg. 0 makes a static body: it collides and can be deformed by `DeformableShape::SetQ`, but its modes
+    /// are not integrated.
+    double mass = 1.0;
+    double scale = 1.0;             ///< Uniform scale of the model (model units to metres).
+    std::uint32_t proxyLevel = 10;  ///< Contact proxy level L.
+    BodyMaterial material;
+};
+
+/// Options of `World`.
+struct WorldSettings
+{
+    /// Drive the modes by the frame's acceleration and gravity (`InertialForce`), besides contact impulses.
+    bool inertialForcing = true;
+    /// While a body's vibration energy per kg is above this (J/kg), it is kept awake.
+    double wakeEnergyPerKg = 1e-4;
+};
+
+/// What the last simulation step did, summed over the attached bodies.
+struct StepStats
+{
+    std::uint64_t steps = 0;           ///< Internal steps since attaching.
+    std::uint64_t spheresUpdated = 0;  ///< BD-Tree sphere updates (8M flops each) in the last step.
+    std::uint64_t overlapTests = 0;    ///< Sphere overlap tests of the narrowphase in the last step.
+    std::uint64_t contacts = 0;        ///< Contact points in manifolds of deformable bodies after the solve.
+    std::uint64_t manifolds = 0;       ///< Those manifolds.
+    double vibrationEnergy = 0.0;      ///< Σ modal energy (J) after the step.
+    /// Guards (totals since attaching): strain-limit clamps, ignored non-finite impulses or forces, modal
+    /// resets, and rigid transforms or velocities restored after becoming non-finite.
+    std::uint64_t clamped = 0, rejected = 0, modalResets = 0, transformResets = 0;
+    /// Milliseconds in the last step: the modal pre-tick, Bullet's collision detection (broadphase and
+    /// narrowphase), its solver, and the post-solve impulse read-back. Bullet's phases are timed through
+    /// its profile-zone hooks, so they read 0 if another profiler replaced the hooks.
+    double preTickMs = 0.0, collisionMs = 0.0, solverMs = 0.0, postSolveMs = 0.0;
+};
+
+/// What `World::DebugDraw` draws.
+struct DebugDrawOptions
+{
+    bool spheres = false;        ///< Updated spheres of the tree level `sphereLevel`.
+    std::uint32_t sphereLevel = 3;
+    bool proxies = true;         ///< The contact proxies touched this step (spheres at level L in contact).
+    bool contacts = true;        ///< Contact points and normals of deformable bodies.
+};
+
+/// Attaches reduced deformable bodies to an existing `btDiscreteDynamicsWorld`, which it does not own.
+///
+/// Per internal step of the host world (through its internal tick callbacks, chained with any the host had
+/// set — the world user info is left untouched):
+/// - pre-tick: each awake body's modes advance by the step (`ModalDynamics::Step`, exact), driven by the
+///   last solve's contact impulses held as a constant force over the step and by the inertial force of the
+///   frame's acceleration; then `DeformableShape::BeginStep` stamps the new q;
+/// - Bullet: broadphase on the root spheres, our narrowphase to the proxies, the solver;
+/// - post-tick: every contact impulse (normal and friction) on a deformable body is projected on its proxy
+///   (Ūᵀ Rᵀ J) and accumulated for the next modal step; non-finite transforms are restored and counted.
+///
+/// The dispatcher must have the BD-Tree algorithms (`registerCollisionAlgorithms` or
+/// `bdt::CollisionConfiguration`); the constructor throws `bdt::Error` if it has not.
+/// Not thread-safe, as Bullet: call it from the thread that steps the world.
+class World
+{
+public:
+    explicit World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings = {});
+    /// Removes and deletes the bodies it created, and restores the host's tick callbacks.
+    ~World();
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+
+    /// A body of `inAsset` added to the world; owned by this World (remove it with `DestroyBody`).
+    /// Throws `bdt::Error` on a null asset or a description out of range.
+    btRigidBody* CreateBody(std::shared_ptr<const DeformableAsset> inAsset, const BodyDesc& inDesc);
+    /// The same from a `.bdt` file; assets loaded from one path are shared. Throws `bdt::Error` naming the
+    /// file if it cannot be loaded.
+    btRigidBody* CreateBody(const std::string& inAssetPath, const BodyDesc& inDesc);
+    /// Removes a body made by `CreateBody` from the world and deletes it. False if it is not one of ours.
+    bool DestroyBody(btRigidBody* inBody);
+    /// Bodies made by `CreateBody`, in creation order.
+    std::span<btRigidBody* const> Bodies() const { return mBodyPointers; }
+
+    /// The deformable shape of a body (null if it has none).
+    static DeformableShape* Shape(btRigidBody* inBody);
+
+    /// Forces q = 0 and skips the modal step for every body: the rigid reference of the benchmarks.
+    void SetRigid(bool inRigid) { mRigid = inRigid; }
+    bool Rigid() const { return mRigid; }
+
+    const WorldSettings& Settings() const { return mSettings; }
+    void SetSettings(const WorldSettings& inSettings) { mSettings = inSettings; }
+    const StepStats& Stats() const { return mStats; }
+    btDiscreteDynamicsWorld& DynamicsWorld() { return mWorld; }
+
+    /// Draws through `ioDrawer` (Bullet's debug-draw interface).
+    void DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions = {}) const;
+
+    /// Bytes held by the bodies' per-body state (q, caches, shapes), not counting shared assets or Bullet.
+    std::size_t BodyMemoryBytes() const;
+
+private:
+    struct Body;
+    static void PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
+    static void PostTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
+    void OnPreTick(double inTimeStep);
+    void OnPostTick(double inTimeStep);
+    void ReadImpulses();
+
+    btDiscreteDynamicsWorld& mWorld;
+    WorldSettings mSettings;
+    bool mRigid = false;
+    std::vector<std::unique_ptr<Body>> mBodies;
+    std::vector<btRigidBody*> mBodyPointers;
+    std::vector<std::pair<std::string, std::shared_ptr<const DeformableAsset>>> mAssetsByPath;
+    StepStats mStats;
+    // The host's callbacks, chained.
+    void (*mHostPreTick)(btDynamicsWorld*, btScalar) = nullptr;
+    void (*mHostPostTick)(btDynamicsWorld*, btScalar) = nullptr;
+    std::vector<double> mForce, mInertial; // scratch: generalised forces of one body
+};
+
+} // namespace bdt

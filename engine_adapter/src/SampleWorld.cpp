@@ -1,0 +1,71 @@
+#include <bdt/adapter/SampleWorld.h>
+#include <bdt/bullet/CollisionConfiguration.h>
+
+#include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
+#include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
+#include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
+#include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+
+
+namespace bdt
+{
+
+SampleWorld::SampleWorld(const SampleWorldSettings& inSettings)
+{
+    mConfiguration = std::make_unique<CollisionConfiguration>();
+    mDispatcher = std::make_unique<btCollisionDispatcher>(mConfiguration.get());
+    mBroadphase = std::make_unique<btDbvtBroadphase>();
+    mSolver = std::make_unique<btSequentialImpulseConstraintSolver>();
+    mDynamics = std::make_unique<btDiscreteDynamicsWorld>(mDispatcher.get(), mBroadphase.get(), mSolver.get(),
+                                                          mConfiguration.get());
+    mDynamics->setGravity(inSettings.gravity);
+    mDynamics->getSolverInfo().m_numIterations = inSettings.solverIterations;
+    mDeformables = std::make_unique<World>(*mDynamics, inSettings.deformables);
+}
+
+SampleWorld::~SampleWorld()
+{
+    mDeformables.reset(); // removes its bodies while the Bullet world is alive
+    for (std::unique_ptr<btRigidBody>& body : mBodies)
+        mDynamics->removeRigidBody(body.get());
+    mBodies.clear();
+    mDynamics.reset();
+}
+
+btRigidBody* SampleWorld::AddStatic(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform,
+                                    float inFriction)
+{
+    return AddRigid(std::move(inShape), inTransform, 0.0, inFriction);
+}
+
+btRigidBody* SampleWorld::AddRigid(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform,
+                                   double inMass, float inFriction)
+{
+    btVector3 inertia(0, 0, 0);
+    if (inMass > 0.0)
+        inShape->calculateLocalInertia(btScalar(inMass), inertia);
+    btRigidBody::btRigidBodyConstructionInfo info(btScalar(inMass), nullptr, inShape.get(), inertia);
+    info.m_startWorldTransform = inTransform;
+    info.m_friction = inFriction;
+    auto body = std::make_unique<btRigidBody>(info);
+    mDynamics->addRigidBody(body.get());
+    mShapes.push_back(std::move(inShape));
+    mBodies.push_back(std::move(body));
+    return mBodies.back().get();
+}
+
+btRigidBody* SampleWorld::AddGroundPlane(double inHeight, float inFriction)
+{
+    return AddStatic(std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), btScalar(inHeight)),
+                     btTransform::getIdentity(), inFriction);
+}
+
+void SampleWorld::Step(int inSteps, double inTimeStep)
+{
+    for (int i = 0; i < inSteps; ++i)
+        mDynamics->stepSimulation(btScalar(inTimeStep), 0, btScalar(inTimeStep));
+}
+
+} // namespace bdt

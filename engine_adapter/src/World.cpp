@@ -1,0 +1,455 @@
+// bdt::World: the BD-Tree bodies' part of a host Bullet step (pre-tick modal step, post-solve read-back).
+
+#include "PhaseTimer.h"
+
+#include <bdt/adapter/World.h>
+#include <bdt/core/AssetFile.h>
+#include <bdt/core/Error.h>
+#include <bdt/core/ModalProperties.h>
+
+#include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <LinearMath/btDefaultMotionState.h>
+#include <LinearMath/btIDebugDraw.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+namespace bdt
+{
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+double Milliseconds(Clock::time_point inStart)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - inStart).count();
+}
+
+Vec3d ToVec(const btVector3& inV) { return {double(inV.x()), double(inV.y()), double(inV.z())}; }
+
+Mat3d ToMat(const btMatrix3x3& inM)
+{
+    Mat3d m;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            m(r, c) = double(inM[r][c]);
+    return m;
+}
+
+bool IsFinite(const btVector3& inV)
+{
+    return std::isfinite(double(inV.x())) && std::isfinite(double(inV.y())) && std::isfinite(double(inV.z()));
+}
+
+bool IsFinite(const btTransform& inT)
+{
+    const btMatrix3x3& r = inT.getBasis();
+    return IsFinite(inT.getOrigin()) && IsFinite(r[0]) && IsFinite(r[1]) && IsFinite(r[2]);
+}
+
+// The host's internal tick callbacks are protected members of btDynamicsWorld without getters; a
+// pointer to member taken in a derived class's scope reads them without any cast of the world object.
+struct TickCallbackAccess : btDynamicsWorld
+{
+    static btInternalTickCallback& Pre(btDynamicsWorld& inWorld)
+    {
+        return inWorld.*(&TickCallbackAccess::m_internalPreTickCallback);
+    }
+    static btInternalTickCallback& Post(btDynamicsWorld& inWorld)
+    {
+        return inWorld.*(&TickCallbackAccess::m_internalTickCallback);
+    }
+};
+
+// Which World serves which Bullet world: the tick callbacks get only the btDynamicsWorld, and its user info
+// belongs to the host. A handful of entries; looked up twice a step.
+std::vector<std::pair<btDynamicsWorld*, World*>>& Registry()
+{
+    static std::vector<std::pair<btDynamicsWorld*, World*>> registry;
+    return registry;
+}
+
+World* Find(btDynamicsWorld* inWorld)
+{
+    for (const auto& [world, adapter] : Registry())
+        if (world == inWorld)
+            return adapter;
+    return nullptr;
+}
+
+void ValidateDesc(const BodyDesc& inDesc)
+{
+    if (!std::isfinite(inDesc.mass) || inDesc.mass < 0.0)
+        throw Error("body: mass must be finite and >= 0");
+    if (!std::isfinite(inDesc.scale) || inDesc.scale <= 0.0)
+        throw Error("body: scale must be finite and > 0");
+    if (!IsFinite(inDesc.transform))
+        throw Error("body: transform is not finite");
+    const BodyMaterial& m = inDesc.material;
+    if (!std::isfinite(m.friction) || m.friction < 0.0f || !std::isfinite(m.restitution) || m.restitution < 0.0f ||
+        !std::isfinite(m.rollingFriction) || m.rollingFriction < 0.0f)
+        throw Error("body: friction, restitution and rolling friction must be finite and >= 0");
+    if (!std::isfinite(m.margin) || m.margin < 0.0f)
+        throw Error("body: margin must be finite and >= 0");
+}
+
+} // namespace
+
+/// One attached body: the Bullet objects (owned) and what the step needs to remember about its frame.
+struct World::Body
+{
+    std::unique_ptr<DeformableShape> shape;
+    std::unique_ptr<btDefaultMotionState> motionState;
+    std::unique_ptr<btRigidBody> rigidBody;
+    btVector3 previousLinearVelocity{0, 0, 0};  ///< For the frame's acceleration (inertial forcing).
+    btVector3 previousAngularVelocity{0, 0, 0};
+    bool hasPreviousVelocity = false;          ///< False until the first modal step.
+    btTransform lastGoodTransform = btTransform::getIdentity(); ///< Restored if the transform goes non-finite.
+};
+
+World::World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings) : mWorld(ioWorld), mSettings(inSettings)
+{
+    if (Find(&ioWorld) != nullptr)
+        throw Error("world: a bdt::World is already attached to this btDiscreteDynamicsWorld");
+    mHostPreTick = TickCallbackAccess::Pre(ioWorld);
+    mHostPostTick = TickCallbackAccess::Post(ioWorld);
+    void* userInfo = ioWorld.getWorldUserInfo();
+    ioWorld.setInternalTickCallback(&World::PreTick, userInfo, true);
+    ioWorld.setInternalTickCallback(&World::PostTick, userInfo, false);
+    Registry().emplace_back(&ioWorld, this);
+    detail::AcquirePhaseTimer();
+}
+
+World::~World()
+{
+    for (std::unique_ptr<Body>& body : mBodies)
+        mWorld.removeRigidBody(body->rigidBody.get());
+    mBodies.clear();
+    void* userInfo = mWorld.getWorldUserInfo();
+    mWorld.setInternalTickCallback(mHostPreTick, userInfo, true);
+    mWorld.setInternalTickCallback(mHostPostTick, userInfo, false);
+    auto& registry = Registry();
+    registry.erase(std::remove_if(registry.begin(), registry.end(),
+                                  [this](const auto& inEntry) { return inEntry.second == this; }),
+                   registry.end());
+    detail::ReleasePhaseTimer();
+}
+
+btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, const BodyDesc& inDesc)
+{
+    if (!inAsset)
+        throw Error("body: the asset is null");
+    ValidateDesc(inDesc);
+    DeformableShapeSettings settings;
+    settings.proxyLevel = inDesc.proxyLevel;
+    settings.mass = inDesc.mass > 0.0 ? inDesc.mass : 1.0;
+    settings.modal = inDesc.material.modal;
+
+    auto body = std::make_unique<Body>();
+    body->shape = std::make_unique<DeformableShape>(std::move(inAsset), settings);
+    const btScalar scale = btScalar(inDesc.scale);
+    body->shape->setLocalScaling(btVector3(scale, scale, scale));
+    body->shape->setMargin(btScalar(inDesc.material.margin));
+
+    btVector3 inertia(0, 0, 0);
+    if (inDesc.mass > 0.0)
+        body->shape->calculateLocalInertia(btScalar(inDesc.mass), inertia);
+    body->motionState = std::make_unique<btDefaultMotionState>(inDesc.transform);
+    btRigidBody::btRigidBodyConstructionInfo info(btScalar(inDesc.mass), body->motionState.get(), body->shape.get(),
+                                                  inertia);
+    info.m_friction = inDesc.material.friction;
+    info.m_restitution = inDesc.material.restitution;
+    info.m_rollingFriction = inDesc.material.rollingFriction;
+    body->rigidBody = std::make_unique<btRigidBody>(info);
+    body->lastGoodTransform = inDesc.transform;
+    body->shape->BeginStep();
+
+    mWorld.addRigidBody(body->rigidBody.get());
+    btRigidBody* pointer = body->rigidBody.get();
+    mBodies.push_back(std::move(body));
+    mBodyPointers.push_back(pointer);
+    return pointer;
+}
+
+btRigidBody* World::CreateBody(const std::string& inAssetPath, const BodyDesc& inDesc)
+{
+    std::shared_ptr<const DeformableAsset> asset;
+    for (const auto& [path, loaded] : mAssetsByPath)
+        if (path == inAssetPath)
+            asset = loaded;
+    if (!asset)
+    {
+        try
+        {
+            asset = DeformableAsset::Create(LoadAsset(inAssetPath));
+        }
+        catch (const Error& error)
+        {
+            throw Error(inAssetPath + ": " + error.what());
+        }
+        mAssetsByPath.emplace_back(inAssetPath, asset);
+    }
+    return CreateBody(std::move(asset), inDesc);
+}
+
+bool World::DestroyBody(btRigidBody* inBody)
+{
+    for (std::size_t i = 0; i < mBodies.size(); ++i)
+    {
+        if (mBodies[i]->rigidBody.get() != inBody)
+            continue;
+        mWorld.removeRigidBody(inBody);
+        mBodies.erase(mBodies.begin() + std::ptrdiff_t(i));
+        mBodyPointers.erase(mBodyPointers.begin() + std::ptrdiff_t(i));
+        return true;
+    }
+    return false;
+}
+
+DeformableShape* World::Shape(btRigidBody* inBody)
+{
+    return inBody != nullptr ? AsDeformable(inBody->getCollisionShape()) : nullptr;
+}
+
+void World::PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep)
+{
+    if (World* world = Find(inWorld))
+    {
+        world->OnPreTick(double(inTimeStep));
+        if (world->mHostPreTick != nullptr)
+            world->mHostPreTick(inWorld, inTimeStep);
+    }
+}
+
+void World::PostTick(btDynamicsWorld* inWorld, btScalar inTimeStep)
+{
+    if (World* world = Find(inWorld))
+    {
+        world->OnPostTick(double(inTimeStep));
+        if (world->mHostPostTick != nullptr)
+            world->mHostPostTick(inWorld, inTimeStep);
+    }
+}
+
+void World::OnPreTick(double inTimeStep)
+{
+    const Clock::time_point start = Clock::now();
+    detail::TakePhaseTimes(); // drop whatever was timed outside our steps
+    for (std::unique_ptr<Body>& body : mBodies)
+    {
+        DeformableShape& shape = *body->shape;
+        btRigidBody& rigid = *body->rigidBody;
+        ModalDynamics& dynamics = shape.Dynamics();
+        if (mRigid)
+        {
+            // The rigid reference: q stays 0 and, once it is, no new update stamp, so no sphere is updated.
+            const std::span<const float> q = shape.State().Q();
+            if (std::any_of(q.begin(), q.end(), [](float v) { return v != 0.0f; }))
+            {
+                dynamics.Reset();
+                shape.BeginStep();
+            }
+            shape.ClearImpulses();
+            shape.State().ResetCounters();
+            shape.Stats() = {};
+            continue;
+        }
+        if (rigid.getInvMass() > 0 && rigid.isActive() && dynamics.ModeCount() > 0)
+        {
+            // The generalised force over this step: the contact impulses of the last solve spread over the
+            // step (a zero-order hold, so a steady load gives a steady deflection), plus, optionally, the
+            // inertial force of the frame's motion over the last step (finite differences of Bullet's
+            // velocities). Then the exact modal step.
+            mForce.assign(dynamics.ModeCount(), 0.0);
+            const std::span<const double> impulse = shape.PendingImpulse();
+            for (std::size_t j = 0; j < mForce.size(); ++j)
+                mForce[j] = impulse[j] / inTimeStep;
+            if (mSettings.inertialForcing && body->hasPreviousVelocity)
+            {
+                const btVector3 linear = rigid.getLinearVelocity();
+                const btVector3 angular = rigid.getAngularVelocity();
+                const Vec3d acceleration = ToVec(linear - body->previousLinearVelocity) / inTimeStep;
+                const Vec3d angularAcceleration = ToVec(angular - body->previousAngularVelocity) / inTimeStep;
+                const Mat3d restToWorld = ToMat(rigid.getWorldTransform().getBasis()) *
+                                          shape.Asset().Mass().principalAxes.transpose();
+                mInertial.assign(dynamics.ModeCount(), 0.0);
+                InertialForce(shape.Asset().Modal(), shape.Settings().mass, double(shape.getLocalScaling().x()),
+                              restToWorld, acceleration, ToVec(rigid.getGravity()), ToVec(angular),
+                              angularAcceleration, mInertial);
+                for (std::size_t j = 0; j < mForce.size(); ++j)
+                    mForce[j] += mInertial[j];
+            }
+            body->previousLinearVelocity = rigid.getLinearVelocity();
+            body->previousAngularVelocity = rigid.getAngularVelocity();
+            body->hasPreviousVelocity = true;
+            dynamics.Step(inTimeStep, mForce);
+            // Vibrating bodies stay awake: Bullet judges sleep by the frame's velocities only.
+            if (dynamics.Energy() > mSettings.wakeEnergyPerKg * shape.Settings().mass)
+                rigid.activate(true);
+        }
+        shape.ClearImpulses();
+        if (!shape.BeginStep())
+            ++mStats.modalResets;
+        shape.State().ResetCounters();
+        shape.Stats() = {};
+    }
+    mStats.preTickMs = Milliseconds(start);
+}
+
+void World::OnPostTick(double /*inTimeStep*/)
+{
+    const Clock::time_point start = Clock::now();
+    const detail::PhaseTimes phases = detail::TakePhaseTimes();
+    mStats.collisionMs = phases.collision;
+    mStats.solverMs = phases.solver;
+    ++mStats.steps;
+    ReadImpulses();
+
+    mStats.spheresUpdated = 0;
+    mStats.overlapTests = 0;
+    mStats.vibrationEnergy = 0.0;
+    std::uint64_t clamped = 0, rejected = 0, resets = 0;
+    for (std::unique_ptr<Body>& body : mBodies)
+    {
+        DeformableShape& shape = *body->shape;
+        btRigidBody& rigid = *body->rigidBody;
+        mStats.spheresUpdated += shape.State().SpheresUpdated();
+        mStats.overlapTests += shape.Stats().overlapTests;
+        mStats.vibrationEnergy += shape.Dynamics().Energy();
+        const ModalGuardStats& guard = shape.Dynamics().GuardStats();
+        clamped += guard.clamped;
+        rejected += guard.rejectedImpulses;
+        resets += guard.resets;
+        // A non-finite frame never spreads: back to the last good transform, at rest.
+        const btTransform& transform = rigid.getWorldTransform();
+        if (IsFinite(transform) && IsFinite(rigid.getLinearVelocity()) && IsFinite(rigid.getAngularVelocity()))
+        {
+            body->lastGoodTransform = transform;
+        }
+        else
+        {
+            rigid.setWorldTransform(body->lastGoodTransform);
+            rigid.setInterpolationWorldTransform(body->lastGoodTransform);
+            if (rigid.getMotionState() != nullptr)
+                rigid.getMotionState()->setWorldTransform(body->lastGoodTransform);
+            rigid.setLinearVelocity(btVector3(0, 0, 0));
+            rigid.setAngularVelocity(btVector3(0, 0, 0));
+            rigid.clearForces();
+            shape.Dynamics().Reset();
+            ++mStats.transformResets;
+        }
+    }
+    mStats.clamped = clamped;
+    mStats.rejected = rejected;
+    mStats.modalResets = resets;
+    mStats.postSolveMs = Milliseconds(start);
+}
+
+void World::ReadImpulses()
+{
+    // Every manifold that touches a deformable body: its points' impulses (normal and both friction
+    // directions, as the solver left them) are applied at the proxies they came from. The narrowphase
+    // stores the proxy of body0 in m_index0 and, when body1 is deformable too, its proxy in m_index1.
+    btDispatcher& dispatcher = *mWorld.getDispatcher();
+    std::uint64_t contacts = 0, manifolds = 0;
+    const int count = dispatcher.getNumManifolds();
+    for (int m = 0; m < count; ++m)
+    {
+        const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
+        const btCollisionObject* object0 = manifold->getBody0();
+        const btCollisionObject* object1 = manifold->getBody1();
+        DeformableShape* shape0 = AsDeformable(const_cast<btCollisionShape*>(object0->getCollisionShape()));
+        DeformableShape* shape1 = AsDeformable(const_cast<btCollisionShape*>(object1->getCollisionShape()));
+        if (shape0 == nullptr && shape1 == nullptr)
+            continue;
+        ++manifolds;
+        for (int p = 0; p < manifold->getNumContacts(); ++p)
+        {
+            const btManifoldPoint& point = manifold->getContactPoint(p);
+            ++contacts;
+            const btVector3 impulse = point.m_normalWorldOnB * point.m_appliedImpulse +
+                                      point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
+                                      point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
+            if (mRigid)
+                continue;
+            if (shape0 != nullptr && point.m_index0 >= 0)
+                shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, object0->getWorldTransform());
+            if (shape1 != nullptr && point.m_index1 >= 0)
+                shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse, object1->getWorldTransform());
+        }
+    }
+    mStats.contacts = contacts;
+    mStats.manifolds = manifolds;
+}
+
+void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions) const
+{
+    const btVector3 sphereColor(0.3f, 0.6f, 1.0f), proxyColor(1.0f, 0.2f, 0.2f), contactColor(1.0f, 1.0f, 0.0f);
+    for (const std::unique_ptr<Body>& body : mBodies)
+    {
+        const DeformableShape& shape = *body->shape;
+        const DeformedBody view = shape.Body(body->rigidBody->getWorldTransform());
+        if (inOptions.spheres)
+        {
+            const BDTree& tree = shape.Asset().Tree();
+            const std::uint32_t level = std::min(inOptions.sphereLevel, shape.State().Proxies().Level());
+            for (std::uint32_t node = tree.LevelBegin(level); node < tree.LevelEnd(level); ++node)
+            {
+                const UpdatedSphere s = shape.State().Sphere(node);
+                const Vec3d center = view.pose.Apply(view.scale * Vec3d(s.center[0], s.center[1], s.center[2]));
+                ioDrawer.drawSphere(btVector3(btScalar(center.x()), btScalar(center.y()), btScalar(center.z())),
+                                    btScalar(view.scale * s.radius), sphereColor);
+            }
+        }
+    }
+    if (!inOptions.proxies && !inOptions.contacts)
+        return;
+    const btDispatcher& dispatcher = *mWorld.getDispatcher();
+    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+    {
+        const btPersistentManifold* manifold = const_cast<btDispatcher&>(dispatcher).getManifoldByIndexInternal(m);
+        const btCollisionObject* objects[2] = {manifold->getBody0(), manifold->getBody1()};
+        const DeformableShape* shapes[2] = {AsDeformable(objects[0]->getCollisionShape()),
+                                            AsDeformable(objects[1]->getCollisionShape())};
+        if (shapes[0] == nullptr && shapes[1] == nullptr)
+            continue;
+        for (int p = 0; p < manifold->getNumContacts(); ++p)
+        {
+            const btManifoldPoint& point = manifold->getContactPoint(p);
+            if (inOptions.contacts)
+                ioDrawer.drawContactPoint(point.getPositionWorldOnB(), point.m_normalWorldOnB, point.getDistance(),
+                                          0, contactColor);
+            if (!inOptions.proxies)
+                continue;
+            const int nodes[2] = {point.m_index0, point.m_index1};
+            for (int side = 0; side < 2; ++side)
+            {
+                if (shapes[side] == nullptr || nodes[side] < 0)
+                    continue;
+                const DeformedBody view = shapes[side]->Body(objects[side]->getWorldTransform());
+                const UpdatedSphere s = shapes[side]->State().Sphere(std::uint32_t(nodes[side]));
+                const Vec3d center = view.pose.Apply(view.scale * Vec3d(s.center[0], s.center[1], s.center[2]));
+                ioDrawer.drawSphere(btVector3(btScalar(center.x()), btScalar(center.y()), btScalar(center.z())),
+                                    btScalar(view.scale * s.radius), proxyColor);
+            }
+        }
+    }
+}
+
+std::size_t World::BodyMemoryBytes() const
+{
+    std::size_t bytes = 0;
+    for (const std::unique_ptr<Body>& body : mBodies)
+        bytes += sizeof(Body) + sizeof(DeformableShape) + sizeof(btRigidBody) + sizeof(btDefaultMotionState) +
+                 body->shape->State().MemoryBytes() + body->shape->Dynamics().ModeCount() * 12 * sizeof(double);
+    return bytes;
+}
+
+} // namespace bdt

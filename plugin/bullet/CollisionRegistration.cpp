@@ -1,0 +1,69 @@
+#include "CreateFunctions.h"
+#include "DeformableCollisionAlgorithm.h"
+
+#include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
+#include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
+#include <BulletCollision/CollisionDispatch/btCompoundCollisionAlgorithm.h>
+#include <algorithm>
+#include <bdt/bullet/CollisionConfiguration.h>
+#include <bdt/bullet/CollisionRegistration.h>
+#include <bdt/core/Error.h>
+
+namespace bdt
+{
+
+namespace
+{
+
+// The create functions registered on dispatchers must outlive them, and a dispatcher does not say when it
+// dies, so they live for the whole process: one `DeformableCreateFunc` (32 bytes, plus a map node of about
+// 64) per distinct create function met in the row and column, per table. Bullet 3.24's default
+// configuration has 5 distinct functions there in each table: 10 forwarders, about 1 KB, for each
+// configuration registered on whose functions sit at addresses not seen before. A program that registers
+// on a few configurations holds a few KB; one that makes and drops configurations by the thousand should
+// use bdt::CollisionConfiguration, which owns its forwarders. Deliberately leaked, so that dispatchers
+// destroyed during static destruction still find them.
+CreateFuncRegistry& ProcessRegistry()
+{
+    static CreateFuncRegistry* sRegistry = new CreateFuncRegistry();
+    return *sRegistry;
+}
+
+} // namespace
+
+std::size_t CollisionAlgorithmSize()
+{
+    return std::max(sizeof(DeformableCollisionAlgorithm), sizeof(btCompoundCollisionAlgorithm));
+}
+
+void registerCollisionAlgorithms(btCollisionDispatcher& ioDispatcher)
+{
+    btCollisionConfiguration* configuration = ioDispatcher.getCollisionConfiguration();
+    if (configuration == nullptr)
+        throw Error("the dispatcher has no collision configuration");
+    RequireAlgorithmPool(*configuration);
+    // A bdt::CollisionConfiguration already gave the dispatcher our functions, and forwarding to them again
+    // would only add a hop.
+    if (dynamic_cast<CollisionConfiguration*>(configuration) != nullptr)
+        return;
+
+    CreateFuncRegistry& registry = ProcessRegistry();
+    const int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
+    for (int other = 0; other < MAX_BROADPHASE_COLLISION_TYPES; ++other)
+    {
+        ioDispatcher.registerCollisionCreateFunc(
+            custom, other,
+            registry.Get(configuration->getCollisionAlgorithmCreateFunc(custom, other), false));
+        ioDispatcher.registerCollisionCreateFunc(
+            other, custom,
+            registry.Get(configuration->getCollisionAlgorithmCreateFunc(other, custom), false));
+        ioDispatcher.registerClosestPointsCreateFunc(
+            custom, other,
+            registry.Get(configuration->getClosestPointsAlgorithmCreateFunc(custom, other), true));
+        ioDispatcher.registerClosestPointsCreateFunc(
+            other, custom,
+            registry.Get(configuration->getClosestPointsAlgorithmCreateFunc(other, custom), true));
+    }
+}
+
+} // namespace bdt

@@ -1,0 +1,24 @@
+#pragma once
+
+// Deformable proxies against a general concave shape (triangle meshes, scaled meshes, heightfields, a
+// custom concave shape that is not deformable): the proxies are culled by the concave's world box, then
+// each proxy sphere asks the concave for the triangles near it (`processAllTriangles` with the sphere's box
+// in the concave's frame) and keeps the nearest one. Private to plugin/bullet.
+
+#include "ContactGeneration.h"
+
+#include <bdt/core/TreeQueries.h>
+
+namespace bdt
+{
+
+/// Appends the contacts of `inA` (inflated by `inMarginA` + `inMaxDistance`) with the concave shape of
+/// `inB`: per proxy, the exact closest point of its nearest triangle (ties: the lowest part id, then
+/// triangle index), kept when its distance is at most `inMaxDistance`. Triangles are two-sided and carry the
+/// concave's margin, as in Bullet's own convex-concave algorithm; the distance is |centre − closest point|
+/// − proxy radius − B's margin − `inMarginA`. `index1` and `partId1` name the triangle.
+void ConcaveProxyContacts(const DeformedBody& inA, double inMarginA, double inMaxDistance,
+                          const btCollisionObjectWrapper& inB, std::vector<PairContact>& outContacts,
+                          QueryStats& ioStats);
+
+} // namespace bdt

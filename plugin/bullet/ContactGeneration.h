@@ -1,0 +1,66 @@
+#pragma once
+
+// The narrowphase's geometry: the contacts of a deformable body's proxy spheres (BD-Tree paper §3.4) with the
+// shape on the other side of a pair, one per proxy (per proxy pair for two deformables), before they are
+// grouped into regions and reduced to Bullet's four points a manifold. Private to plugin/bullet.
+
+#include <bdt/core/Contact.h>
+#include <bdt/core/Math.h>
+#include <cstdint>
+#include <vector>
+
+class btCollisionShape;
+struct btCollisionObjectWrapper;
+
+namespace bdt
+{
+
+/// How the narrowphase treats the shape on the other side of a deformable.
+enum class EOtherShape : std::uint8_t
+{
+    Deformable,  ///< Another `DeformableShape`: proxy tree against proxy tree.
+    Sphere,      ///< `btSphereShape`: the core's analytic sphere query.
+    Box,         ///< `btBoxShape`: analytic, the surface at `getHalfExtentsWithMargin`.
+    Capsule,     ///< `btCapsuleShape` (any up axis): analytic.
+    Plane,       ///< `btStaticPlaneShape`: analytic half-space, solid where n·x ≤ constant.
+    Convex,      ///< Any other convex shape: proxies culled by its box, then GJK per proxy sphere.
+    Concave,     ///< Any other concave shape: proxies culled by its box, then the nearest triangle per proxy.
+    Compound,    ///< `btCompoundShape`: handled by Bullet's compound algorithm, child by child.
+    Unsupported, ///< Anything else (soft bodies, empty shapes): left to the configuration's algorithm.
+};
+
+/// The treatment of `inShape` when it is not itself deformable (see `EOtherShape`).
+EOtherShape ClassifyOther(const btCollisionShape* inShape);
+
+/// A contact of one proxy sphere of deformable A with B, world frame, Bullet's conventions.
+struct PairContact
+{
+    Vec3d pointOnB = Vec3d::Zero(); ///< On B's collision surface (its margin included).
+    Vec3d normal = Vec3d::UnitY();  ///< Unit, from B to A.
+    /// Signed distance from B's surface to A's: the proxy sphere (its centre moved by the deformation, its rest
+    /// radius; see `GenerateContacts`) grown by A's margin (and, for two deformables, B's proxy sphere grown by
+    /// B's margin). Negative when penetrating.
+    /// A's point is `pointOnB + normal * distance`.
+    double distance = 0.0;
+    std::uint32_t node0 = cNoIndex; ///< A's proxy node.
+    int index1 = -1;                ///< B's proxy node (deformable), triangle index (concave), else -1.
+    int partId1 = -1;               ///< B's part id (concave), else -1.
+};
+
+/// Appends the contacts of the deformable A (`inA`'s shape must be a `DeformableShape`) with `inB` whose
+/// distance is at most `inMaxDistance` (≥ 0): one per proxy of A (sphere, box, capsule, plane, convex:
+/// the proxy's closest point on B; concave: on B's nearest triangle), one per overlapping proxy pair for two
+/// deformables. A's proxies are found with its spheres inflated by A's margin + `inMaxDistance`, B's (if
+/// deformable) by B's margin, so every contact within `inMaxDistance` is found. Uses the wrappers' world
+/// transforms and shapes (a compound's child has its own). Nothing for `Compound` and `Unsupported`. The
+/// core queries' work counters are added to `ioStats`.
+void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                      double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats);
+
+/// The contacts of the proxies' conservative (updated) spheres, before `GenerateContacts` takes each proxy
+/// back to its rest radius about its moved centre (the radius growth ΔRᵀ|q| is a bound for culling, not a
+/// surface to push against). Same conventions as `GenerateContacts`.
+void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                            double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats);
+
+} // namespace bdt

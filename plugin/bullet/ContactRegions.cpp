@@ -1,0 +1,235 @@
+#include "ContactRegions.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace bdt
+{
+
+std::uint32_t RegionLevel(std::uint32_t inProxyLevel, std::uint32_t inRegionDepth)
+{
+    return inProxyLevel > inRegionDepth ? inProxyLevel - inRegionDepth : 0;
+}
+
+std::uint32_t RegionOf(const BDTree& inTree, std::uint32_t inNode, std::uint32_t inRegionLevel)
+{
+    const BDTreeNode& target = inTree.Node(inNode);
+    if (target.level <= inRegionLevel)
+        return inNode;
+    std::uint32_t node = 0;
+    while (inTree.Node(node).level < inRegionLevel && !inTree.Node(node).IsLeaf())
+    {
+        const std::uint32_t child = inTree.Node(node).firstChild;
+        const BDTreeNode& first = inTree.Node(child);
+        const bool inFirst = target.firstTriangle >= first.firstTriangle &&
+                             target.firstTriangle < first.firstTriangle + first.triangleCount;
+        node = inFirst ? child : child + 1;
+    }
+    return node;
+}
+
+namespace
+{
+
+struct RegionInfo
+{
+    std::uint32_t key = 0;
+    double deepest = std::numeric_limits<double>::infinity();
+    Vec3d centroid = Vec3d::Zero(); // sum, then mean
+    std::uint32_t count = 0;
+    bool previous = false;
+    std::uint32_t target = 0; // index into the kept keys
+};
+
+} // namespace
+
+void AssignRegions(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
+                   std::span<const std::uint32_t> inPreviousKeys, std::uint32_t inMaxRegions,
+                   RegionAssignment& outAssignment)
+{
+    outAssignment.keys.clear();
+    outAssignment.ofContact.assign(inContacts.size(), 0);
+    if (inContacts.empty())
+        return;
+
+    // Distinct keys, ascending.
+    thread_local std::vector<RegionInfo> regions;
+    regions.clear();
+    thread_local std::vector<std::uint32_t> sortedKeys;
+    sortedKeys.assign(inKeys.begin(), inKeys.end());
+    std::sort(sortedKeys.begin(), sortedKeys.end());
+    sortedKeys.erase(std::unique(sortedKeys.begin(), sortedKeys.end()), sortedKeys.end());
+    for (std::uint32_t key : sortedKeys)
+    {
+        RegionInfo info;
+        info.key = key;
+        info.previous = std::find(inPreviousKeys.begin(), inPreviousKeys.end(), key) != inPreviousKeys.end();
+        regions.push_back(info);
+    }
+    const auto regionIndex = [&](std::uint32_t inKey) {
+        return std::uint32_t(std::lower_bound(sortedKeys.begin(), sortedKeys.end(), inKey) -
+                             sortedKeys.begin());
+    };
+    for (std::size_t i = 0; i < inContacts.size(); ++i)
+    {
+        RegionInfo& info = regions[regionIndex(inKeys[i])];
+        info.deepest = std::min(info.deepest, inContacts[i].distance);
+        info.centroid += inContacts[i].pointOnB;
+        ++info.count;
+    }
+    for (RegionInfo& info : regions)
+        info.centroid /= double(info.count);
+
+    const std::uint32_t cap = std::max<std::uint32_t>(inMaxRegions, 1);
+    if (regions.size() <= cap)
+    {
+        outAssignment.keys = sortedKeys;
+        for (std::size_t i = 0; i < inContacts.size(); ++i)
+            outAssignment.ofContact[i] = regionIndex(inKeys[i]);
+        return;
+    }
+
+    // Rank: persistent regions first (their manifolds and warm starts survive), then the deepest.
+    thread_local std::vector<std::uint32_t> order;
+    order.resize(regions.size());
+    for (std::uint32_t r = 0; r < order.size(); ++r)
+        order[r] = r;
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t inA, std::uint32_t inB)
+              {
+                  const RegionInfo& a = regions[inA];
+                  const RegionInfo& b = regions[inB];
+                  if (a.previous != b.previous)
+                      return a.previous;
+                  if (a.deepest != b.deepest)
+                      return a.deepest < b.deepest;
+                  return a.key < b.key;
+              });
+    thread_local std::vector<std::uint32_t> kept;
+    kept.assign(order.begin(), order.begin() + cap);
+    std::sort(kept.begin(), kept.end()); // region indices ascending = keys ascending
+    for (std::uint32_t k = 0; k < kept.size(); ++k)
+    {
+        outAssignment.keys.push_back(regions[kept[k]].key);
+        regions[kept[k]].target = k;
+    }
+    for (std::size_t r = cap; r < order.size(); ++r)
+    {
+        RegionInfo& dropped = regions[order[r]];
+        double best = std::numeric_limits<double>::infinity();
+        for (std::uint32_t k = 0; k < kept.size(); ++k)
+        {
+            const double squared = (regions[kept[k]].centroid - dropped.centroid).squaredNorm();
+            if (squared < best)
+            {
+                best = squared;
+                dropped.target = k;
+            }
+        }
+    }
+    for (std::size_t i = 0; i < inContacts.size(); ++i)
+        outAssignment.ofContact[i] = regions[regionIndex(inKeys[i])].target;
+}
+
+namespace
+{
+
+// Index in inCandidates of the best candidate not yet chosen by inScore (higher is better), or -1 when no
+// candidate scores above inMinimum.
+template <class Score>
+int BestCandidate(std::span<const std::uint32_t> inCandidates, const std::vector<bool>& inTaken,
+                  double inMinimum, Score&& inScore)
+{
+    int best = -1;
+    double bestScore = inMinimum;
+    for (std::size_t c = 0; c < inCandidates.size(); ++c)
+    {
+        if (inTaken[c])
+            continue;
+        const double score = inScore(inCandidates[c]);
+        if (score > bestScore)
+        {
+            bestScore = score;
+            best = int(c);
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inCandidates,
+                    std::vector<std::uint32_t>& outChosen)
+{
+    outChosen.clear();
+    if (inCandidates.size() <= 4)
+    {
+        outChosen.assign(inCandidates.begin(), inCandidates.end());
+        return;
+    }
+    std::vector<bool> taken(inCandidates.size(), false);
+    const auto take = [&](int inCandidate)
+    {
+        taken[std::size_t(inCandidate)] = true;
+        outChosen.push_back(inCandidates[std::size_t(inCandidate)]);
+    };
+    const auto deepestRemaining = [&]()
+    {
+        return BestCandidate(inCandidates, taken, -std::numeric_limits<double>::infinity(),
+                             [&](std::uint32_t inIndex) { return -inContacts[inIndex].distance; });
+    };
+
+    // Spread is measured across the mean normal (points on B projected on the contact plane).
+    Vec3d normal = Vec3d::Zero();
+    for (std::uint32_t index : inCandidates)
+        normal += inContacts[index].normal;
+    const int first = deepestRemaining();
+    take(first);
+    const PairContact& p1 = inContacts[inCandidates[std::size_t(first)]];
+    normal = normal.norm() > 1e-12 ? Vec3d(normal.normalized()) : p1.normal;
+    const auto project = [&](const Vec3d& inVector)
+    { return Vec3d(inVector - normal * normal.dot(inVector)); };
+
+    // Farthest from the deepest point.
+    int second = BestCandidate(inCandidates, taken, 0.0,
+                               [&](std::uint32_t inIndex)
+                               { return project(inContacts[inIndex].pointOnB - p1.pointOnB).squaredNorm(); });
+    if (second < 0)
+        second = deepestRemaining();
+    take(second);
+    const Vec3d a = p1.pointOnB;
+    const Vec3d b = inContacts[inCandidates[std::size_t(second)]].pointOnB;
+
+    // Largest triangle with the first two.
+    int third =
+        BestCandidate(inCandidates, taken, 0.0,
+                      [&](std::uint32_t inIndex)
+                      { return std::abs((b - a).cross(inContacts[inIndex].pointOnB - a).dot(normal)); });
+    if (third < 0)
+        third = deepestRemaining();
+    take(third);
+    Vec3d corners[3] = {a, b, inContacts[inCandidates[std::size_t(third)]].pointOnB};
+    if ((corners[1] - corners[0]).cross(corners[2] - corners[0]).dot(normal) < 0.0)
+        std::swap(corners[1], corners[2]); // counter-clockwise about the normal
+
+    // Most area added outside the triangle: the sum over the edges that see the point from outside.
+    int fourth = BestCandidate(inCandidates, taken, 0.0,
+                               [&](std::uint32_t inIndex)
+                               {
+                                   const Vec3d& p = inContacts[inIndex].pointOnB;
+                                   double added = 0.0;
+                                   for (int e = 0; e < 3; ++e)
+                                   {
+                                       const Vec3d& from = corners[e];
+                                       const Vec3d& to = corners[(e + 1) % 3];
+                                       added += std::max(0.0, -(to - from).cross(p - from).dot(normal));
+                                   }
+                                   return added;
+                               });
+    if (fourth < 0)
+        fourth = deepestRemaining();
+    take(fourth);
+}
+
+} // namespace bdt

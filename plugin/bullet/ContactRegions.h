@@ -1,0 +1,49 @@
+#pragma once
+
+// Contact regions of a pair and the reduction of a region to Bullet's four manifold points. Bullet keeps at
+// most 4 points in a persistent manifold; a deformable touching a floor with its whole face makes hundreds
+// of proxy contacts, so the narrowphase keeps one manifold per region of the surface (the proxies under one
+// BD-Tree ancestor) and reduces each region to its 4 most useful points. Private to plugin/bullet; no Bullet.
+
+#include "ContactGeneration.h"
+
+#include <bdt/core/BDTree.h>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bdt
+{
+
+/// The level whose nodes key the regions: `regionDepth` levels above the proxy level L, at least 0.
+std::uint32_t RegionLevel(std::uint32_t inProxyLevel, std::uint32_t inRegionDepth);
+
+/// The region of node `inNode`: its ancestor at `inRegionLevel`, or the node itself when it is at that level
+/// or above (a leaf proxy above L). Found by descending from the root along the child whose triangle range
+/// holds the node's first triangle: O(level), no parent links needed.
+std::uint32_t RegionOf(const BDTree& inTree, std::uint32_t inNode, std::uint32_t inRegionLevel);
+
+/// The regions kept for a pair and the region of each contact.
+struct RegionAssignment
+{
+    std::vector<std::uint32_t> keys;      ///< Kept region keys, ascending; at most the cap.
+    std::vector<std::uint32_t> ofContact; ///< Per contact: index into `keys` of the region it goes to.
+};
+
+/// Groups contacts by their region key `inKeys[i]`. When there are more than `inMaxRegions` (≥ 1) regions,
+/// keeps those that had a manifold last step (`inPreviousKeys`) first, then those with the deepest
+/// contact, then the lowest key; the contacts of every other region go to the kept region whose contacts'
+/// centroid (points on B) is nearest to theirs. Deterministic.
+void AssignRegions(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
+                   std::span<const std::uint32_t> inPreviousKeys, std::uint32_t inMaxRegions,
+                   RegionAssignment& outAssignment);
+
+/// Chooses at most 4 of the contacts `inCandidates` (indices into `inContacts`), all of them when there are
+/// at most 4: the deepest (least distance) first, then the one farthest from it, then the one making the
+/// largest triangle with those two, then the one adding the most area outside that triangle, all measured
+/// on the points on B projected on the plane across the mean normal. Where no candidate adds spread (all at
+/// one point or on one line) the deepest remaining one is taken. Deterministic (ties: earlier candidate).
+void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inCandidates,
+                    std::vector<std::uint32_t>& outChosen);
+
+} // namespace bdt

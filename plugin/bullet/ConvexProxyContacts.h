@@ -1,0 +1,22 @@
+#pragma once
+
+// Deformable proxies against a general convex shape (cylinder, cone, convex hull, multi-sphere, ...): the
+// proxies are culled by the convex's world box, then each proxy sphere gets its exact closest points from
+// Bullet's GJK (EPA when they overlap). Private to plugin/bullet.
+
+#include "ContactGeneration.h"
+
+#include <bdt/core/TreeQueries.h>
+
+namespace bdt
+{
+
+/// Appends the contacts of `inA` (inflated by `inMarginA` + `inMaxDistance`) with the convex shape of
+/// `inB`, one per proxy whose distance is at most `inMaxDistance`. `inB`'s shape must be convex. The
+/// distance is GJK's distance between a `btSphereShape` of the proxy's radius and the convex (its margin
+/// included), minus `inMarginA`.
+void ConvexProxyContacts(const DeformedBody& inA, double inMarginA, double inMaxDistance,
+                         const btCollisionObjectWrapper& inB, std::vector<PairContact>& outContacts,
+                         QueryStats& ioStats);
+
+} // namespace bdt

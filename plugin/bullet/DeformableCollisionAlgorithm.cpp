@@ -1,0 +1,249 @@
+#include "DeformableCollisionAlgorithm.h"
+
+#include "BulletConversions.h"
+#include "ContactGeneration.h"
+#include "ContactRegions.h"
+#include "ManifoldUpdate.h"
+
+#include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <BulletCollision/CollisionDispatch/btManifoldResult.h>
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+#include <algorithm>
+#include <bdt/bullet/DeformableShape.h>
+
+namespace bdt
+{
+
+// Bullet's pool elements are 192 bytes by default; per-pair data lives on the heap.
+static_assert(sizeof(DeformableCollisionAlgorithm) <= 64, "DeformableCollisionAlgorithm is kept small");
+
+namespace
+{
+
+// The contact breaking threshold τ that btCollisionDispatcher::getNewManifold gives the pair's manifolds:
+// relative to the shapes' angular motion discs (the default dispatcher flag), or the global constant.
+double ContactBreakingThreshold(const btDispatcher* inDispatcher, const btCollisionObject& inA,
+                                const btCollisionObject& inB)
+{
+    const auto* dispatcher = dynamic_cast<const btCollisionDispatcher*>(inDispatcher);
+    const bool relative =
+        dispatcher == nullptr || (dispatcher->getDispatcherFlags() &
+                                  btCollisionDispatcher::CD_USE_RELATIVE_CONTACT_BREAKING_THRESHOLD) != 0;
+    if (!relative)
+        return double(gContactBreakingThreshold);
+    return double(std::min(inA.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold),
+                           inB.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)));
+}
+
+void AddStats(QueryStats& ioTotal, const QueryStats& inStats)
+{
+    ioTotal.overlapTests += inStats.overlapTests;
+    ioTotal.triangleTests += inStats.triangleTests;
+    ioTotal.contacts += inStats.contacts;
+}
+
+// B's identifiers of a contact: the contact's own (proxy node, triangle), else the wrapper's, which for a
+// compound's child are (-1, child index) as Bullet's own algorithms report them.
+std::pair<int, int> OtherIdentifiers(const PairContact& inContact, const btCollisionObjectWrapper& inB)
+{
+    if (inContact.index1 >= 0 || inContact.partId1 >= 0)
+        return {inContact.partId1, inContact.index1};
+    return {inB.m_partId, inB.m_index};
+}
+
+} // namespace
+
+DeformableCollisionAlgorithm::DeformableCollisionAlgorithm(const btCollisionAlgorithmConstructionInfo& inInfo,
+                                                           bool inClosestPoints)
+    : btCollisionAlgorithm(inInfo), mClosestPoints(inClosestPoints)
+{
+}
+
+DeformableCollisionAlgorithm::~DeformableCollisionAlgorithm()
+{
+    ReleaseManifolds();
+}
+
+void DeformableCollisionAlgorithm::ReleaseManifolds()
+{
+    for (const RegionManifold& region : mManifolds)
+        m_dispatcher->releaseManifold(region.manifold);
+    mManifolds.clear();
+}
+
+btScalar DeformableCollisionAlgorithm::calculateTimeOfImpact(btCollisionObject*, btCollisionObject*,
+                                                             const btDispatcherInfo&, btManifoldResult*)
+{
+    return btScalar(1);
+}
+
+void DeformableCollisionAlgorithm::getAllContactManifolds(btManifoldArray& manifoldArray)
+{
+    for (const RegionManifold& region : mManifolds)
+        if (region.manifold->getNumContacts() > 0)
+            manifoldArray.push_back(region.manifold);
+}
+
+void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapper* body0Wrap,
+                                                    const btCollisionObjectWrapper* body1Wrap,
+                                                    const btDispatcherInfo&, btManifoldResult* resultOut)
+{
+    const DeformableShape* shape0 = AsDeformable(body0Wrap->getCollisionShape());
+    const btCollisionObjectWrapper& a = shape0 != nullptr ? *body0Wrap : *body1Wrap;
+    const btCollisionObjectWrapper& b = shape0 != nullptr ? *body1Wrap : *body0Wrap;
+    const DeformableShape* shapeA = AsDeformable(a.getCollisionShape());
+    if (shapeA == nullptr)
+        return;
+
+    double threshold = 0.0;
+    if (mClosestPoints)
+    {
+        if (resultOut == nullptr)
+            return;
+        threshold = std::max(0.0, double(resultOut->m_closestPointDistanceThreshold));
+    }
+    else
+        threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
+
+    thread_local std::vector<PairContact> contacts;
+    contacts.clear();
+    QueryStats stats;
+    GenerateContacts(a, b, threshold, contacts, stats);
+    AddStats(shapeA->Stats(), stats);
+    if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
+        shapeB != nullptr && shapeB != shapeA)
+        AddStats(shapeB->Stats(), stats);
+
+    const std::uint32_t regionLevel =
+        RegionLevel(shapeA->State().Proxies().Level(), shapeA->Settings().regionDepth);
+    thread_local std::vector<std::uint32_t> keys;
+    keys.resize(contacts.size());
+    for (std::size_t i = 0; i < contacts.size(); ++i)
+        keys[i] = RegionOf(shapeA->State().Tree(), contacts[i].node0, regionLevel);
+
+    if (mClosestPoints)
+        ReportClosestPoints(a, b, contacts, keys, threshold, *resultOut);
+    else
+        UpdateManifolds(a, b, contacts, keys, threshold, shapeA->Settings().maxManifoldsPerPair);
+}
+
+void DeformableCollisionAlgorithm::ReportClosestPoints(const btCollisionObjectWrapper& inA,
+                                                       const btCollisionObjectWrapper& inB,
+                                                       std::span<const PairContact> inContacts,
+                                                       std::span<const std::uint32_t> inKeys,
+                                                       double inThreshold, btManifoldResult& ioResult)
+{
+    // btManifoldResult::addContactPoint (and contactTest's bridged result) take the normal and point in the
+    // order of the result's manifold, and compare its body 0 with their own to swap local points and
+    // identifiers: a manifold carrying (A, B) is all they need. It is never registered with the dispatcher.
+    const btCollisionObject* objectA = inA.getCollisionObject();
+    const btCollisionObject* objectB = inB.getCollisionObject();
+    btPersistentManifold carrier(objectA, objectB, 0, BT_LARGE_FLOAT, BT_LARGE_FLOAT);
+    btPersistentManifold* saved = ioResult.getPersistentManifold();
+    ioResult.setPersistentManifold(&carrier);
+    const bool aIsResultBody0 = ioResult.getBody0Internal() == objectA;
+    for (std::size_t i = 0; i < inContacts.size(); ++i)
+    {
+        const PairContact& contact = inContacts[i];
+        if (contact.distance > inThreshold)
+            continue;
+        const auto [partB, indexB] = OtherIdentifiers(contact, inB);
+        if (aIsResultBody0)
+        {
+            ioResult.setShapeIdentifiersA(int(inKeys[i]), int(contact.node0));
+            ioResult.setShapeIdentifiersB(partB, indexB);
+        }
+        else
+        {
+            ioResult.setShapeIdentifiersA(partB, indexB);
+            ioResult.setShapeIdentifiersB(int(inKeys[i]), int(contact.node0));
+        }
+        ioResult.addContactPoint(ToBtVector(contact.normal), ToBtVector(contact.pointOnB),
+                                 btScalar(contact.distance));
+    }
+    ioResult.setPersistentManifold(saved);
+}
+
+void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrapper& inA,
+                                                   const btCollisionObjectWrapper& inB,
+                                                   std::span<const PairContact> inContacts,
+                                                   std::span<const std::uint32_t> inKeys, double inThreshold,
+                                                   std::uint32_t inMaxManifolds)
+{
+    // Last step's points, for warm starting; from here on they own their user persistent data.
+    thread_local std::vector<btPersistentManifold*> manifolds;
+    thread_local std::vector<WrittenPoints> written;
+    thread_local std::vector<std::uint32_t> previousKeys;
+    manifolds.clear();
+    written.clear();
+    previousKeys.clear();
+    for (const RegionManifold& region : mManifolds)
+    {
+        manifolds.push_back(region.manifold);
+        written.push_back(region.written);
+        previousKeys.push_back(region.region);
+    }
+    thread_local PreviousPoints previous;
+    previous.Capture(manifolds, written);
+
+    thread_local RegionAssignment assignment;
+    AssignRegions(inContacts, inKeys, previousKeys, inMaxManifolds, assignment);
+
+    // Regions without contacts this step give their manifolds back.
+    thread_local std::vector<RegionManifold> next; // copied into mManifolds, whose capacity stays
+    next.clear();
+    for (const RegionManifold& region : mManifolds)
+        if (!std::binary_search(assignment.keys.begin(), assignment.keys.end(), region.region))
+            m_dispatcher->releaseManifold(region.manifold);
+
+    thread_local std::vector<std::vector<std::uint32_t>> members;
+    if (members.size() < assignment.keys.size())
+        members.resize(assignment.keys.size());
+    for (std::size_t k = 0; k < assignment.keys.size(); ++k)
+        members[k].clear();
+    for (std::size_t i = 0; i < inContacts.size(); ++i)
+        members[assignment.ofContact[i]].push_back(std::uint32_t(i));
+
+    const btCollisionObject& objectA = *inA.getCollisionObject();
+    const btCollisionObject& objectB = *inB.getCollisionObject();
+    thread_local std::vector<std::uint32_t> chosen;
+    thread_local std::vector<btManifoldPoint> points;
+    for (std::size_t k = 0; k < assignment.keys.size(); ++k)
+    {
+        const std::uint32_t key = assignment.keys[k];
+        ReduceContacts(inContacts, members[k], chosen);
+        points.clear();
+        for (std::uint32_t index : chosen)
+        {
+            btManifoldPoint point = MakeManifoldPoint(inContacts[index], key, objectA, objectB);
+            const auto [partB, indexB] = OtherIdentifiers(inContacts[index], inB);
+            point.m_partId1 = partB;
+            point.m_index1 = indexB;
+            previous.WarmStart(point);
+            points.push_back(point);
+        }
+
+        btPersistentManifold* manifold = nullptr;
+        for (const RegionManifold& region : mManifolds)
+            if (region.region == key)
+                manifold = region.manifold;
+        if (manifold == nullptr)
+            manifold = m_dispatcher->getNewManifold(&objectA, &objectB);
+        if (manifold == nullptr) // pool exhausted with dynamic allocation disabled
+        {
+            for (btManifoldPoint& point : points)
+                if (point.m_userPersistentData != nullptr && gContactDestroyedCallback != nullptr)
+                    gContactDestroyedCallback(point.m_userPersistentData);
+            continue;
+        }
+        manifold->setContactBreakingThreshold(btScalar(inThreshold));
+        WriteManifold(*manifold, points, inA, inB);
+        next.push_back({key, manifold, RecordWritten(points)});
+    }
+    previous.Finish();
+    mManifolds.assign(next.begin(), next.end());
+}
+
+} // namespace bdt

@@ -1,0 +1,366 @@
+// DeformableShape: the btConcaveShape face of a reduced deformable body (bounds, triangles, inertia, scaling)
+// and the body's deformation state (q through the modal dynamics, contact impulses into generalised ones).
+
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/Error.h>
+
+#include <BulletCollision/CollisionShapes/btTriangleCallback.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace bdt
+{
+
+namespace
+{
+
+constexpr const char* cShapeName = "BDTDeformable";
+
+// Slack on the sphere tests against the double rounding of mapping a float sphere to the local or world
+// frame: the spheres are conservative on their floats, these keep them so after the arithmetic (the same
+// allowance the core queries use).
+constexpr double cRelativeSlack = 1e-9;
+constexpr double cPositionSlack = 1e-13;
+
+Vec3d ToVec(const btVector3& inVector)
+{
+    return {double(inVector.x()), double(inVector.y()), double(inVector.z())};
+}
+
+btVector3 ToBt(const Vec3d& inVector)
+{
+    return {btScalar(inVector.x()), btScalar(inVector.y()), btScalar(inVector.z())};
+}
+
+Mat3d ToMat(const btMatrix3x3& inMatrix)
+{
+    Mat3d matrix;
+    for (int row = 0; row < 3; ++row)
+        for (int column = 0; column < 3; ++column)
+            matrix(row, column) = double(inMatrix[row][column]);
+    return matrix;
+}
+
+// The rotation nearest a Bullet basis, which is orthonormal only to float precision: `Pose` requires an
+// orthonormal rotation (the queries map spheres by it without any allowance for a stretch).
+Mat3d NearestRotation(const Mat3d& inBasis)
+{
+    Eigen::Quaterniond rotation(inBasis);
+    rotation.normalize();
+    return rotation.toRotationMatrix();
+}
+
+// The largest btScalar not above `inValue`, and the smallest not below: boxes rounded outwards.
+btScalar RoundDown(double inValue)
+{
+    btScalar value = btScalar(inValue);
+    if (double(value) > inValue)
+        value = std::nextafter(value, -std::numeric_limits<btScalar>::infinity());
+    return value;
+}
+
+btScalar RoundUp(double inValue)
+{
+    btScalar value = btScalar(inValue);
+    if (double(value) < inValue)
+        value = std::nextafter(value, std::numeric_limits<btScalar>::infinity());
+    return value;
+}
+
+bool IsFinite(const btVector3& inVector)
+{
+    return std::isfinite(inVector.x()) && std::isfinite(inVector.y()) && std::isfinite(inVector.z());
+}
+
+std::shared_ptr<const DeformableAsset> CheckedAsset(std::shared_ptr<const DeformableAsset> inAsset)
+{
+    if (!inAsset)
+        throw Error("deformable shape needs an asset");
+    return inAsset;
+}
+
+// The checks that ModalDynamics does not do (it validates the mass and the modal settings itself).
+const DeformableShapeSettings& CheckedSettings(const DeformableShapeSettings& inSettings)
+{
+    if (!std::isfinite(inSettings.mass) || inSettings.mass <= 0.0)
+        throw Error("deformable shape mass must be positive and finite, got " +
+                    std::to_string(inSettings.mass));
+    if (inSettings.maxManifoldsPerPair == 0)
+        throw Error("deformable shape maxManifoldsPerPair must be at least 1");
+    return inSettings;
+}
+
+ModalDynamics MakeDynamics(const DeformableAsset& inAsset, const DeformableShapeSettings& inSettings,
+                           double inScale)
+{
+    return ModalDynamics(inAsset.GetModel(), inAsset.Modal(), inAsset.BoundingRadius(), inSettings.mass,
+                         inScale, inSettings.modal);
+}
+
+// The map from the rest frame to the shape's local frame: local = scale · (rotation · rest + translation).
+struct LocalFrame
+{
+    Mat3d rotation;
+    Vec3d translation;
+    double scale;
+
+    Vec3d Apply(const Vec3d& inRest) const { return scale * (rotation * inRest + translation); }
+};
+
+} // namespace
+
+DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
+                                 const DeformableShapeSettings& inSettings)
+    : mAsset(CheckedAsset(std::move(inAsset))), mSettings(CheckedSettings(inSettings)),
+      mState(mAsset->Proxies(inSettings.proxyLevel)), mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)),
+      mPendingImpulse(mAsset->Tree().ModeCount(), 0.0)
+{
+    m_shapeType = CUSTOM_CONCAVE_SHAPE_TYPE;
+    m_collisionMargin = mMargin;
+    mState.SetBound(inSettings.bound);
+    mState.SetTemporalCoherence(inSettings.temporalCoherence);
+}
+
+DeformableShape::~DeformableShape() = default;
+
+double DeformableShape::Scale() const { return double(mLocalScaling.x()); }
+
+void DeformableShape::getAabb(const btTransform& inTransform, btVector3& outMin, btVector3& outMax) const
+{
+    const UpdatedSphere root = mState.Sphere(0);
+    const double scale = Scale();
+    const Vec3d localCenter =
+        scale * mAsset->Mass().ToPrincipal().Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
+    const double localRadius = scale * double(root.radius);
+
+    // The ball's image under Bullet's basis B (orthonormal to float precision) spans r·‖row_i(B)‖ along world
+    // axis i, exactly, whatever the stretch of B. The narrowphase places the body with the nearest rotation
+    // Q of B (`Body`); points differ by (B − Q)·x there, at most ‖B − Q‖_F·(|c| + r), added so the box holds
+    // the body as both place it.
+    const Mat3d basis = ToMat(inTransform.getBasis());
+    const Vec3d origin = ToVec(inTransform.getOrigin());
+    const Vec3d center = basis * localCenter + origin;
+    const double skew = (basis - NearestRotation(basis)).norm() * (localCenter.norm() + localRadius);
+    const double slack = cRelativeSlack * localRadius +
+                         cPositionSlack * (origin.cwiseAbs().maxCoeff() + localCenter.norm() + localRadius);
+    const Vec3d half = localRadius * basis.rowwise().norm() + Vec3d::Constant(skew + slack + double(mMargin));
+    outMin.setValue(RoundDown(center.x() - half.x()), RoundDown(center.y() - half.y()),
+                    RoundDown(center.z() - half.z()));
+    outMax.setValue(RoundUp(center.x() + half.x()), RoundUp(center.y() + half.y()),
+                    RoundUp(center.z() + half.z()));
+}
+
+void DeformableShape::processAllTriangles(btTriangleCallback* ioCallback, const btVector3& inMin,
+                                          const btVector3& inMax) const
+{
+    const Vec3d boxMin = ToVec(inMin);
+    const Vec3d boxMax = ToVec(inMax);
+    // An inverted box, or one with a NaN bound, holds nothing. Infinite and huge bounds (debug drawing asks
+    // for ±BT_LARGE_FLOAT) need no care: only comparisons touch them.
+    if (ioCallback == nullptr || !(boxMin.array() <= boxMax.array()).all())
+        return;
+
+    const Pose principal = mAsset->Mass().ToPrincipal();
+    const LocalFrame frame{principal.rotation, principal.translation, Scale()};
+    const BDTree& tree = mState.Tree();
+
+    // Depth-first over the tree in the local frame. A node is pruned by the bounding cube of its sphere: a
+    // triangle inside the sphere has its box inside the cube (a rotation maps the sphere to a sphere), so no
+    // triangle whose box overlaps the query box is lost. Querying the rest frame with the box's rest-frame
+    // bounds instead would lose some: a triangle's local box can overlap the query box while its rest box
+    // misses the rotated query box's bounds.
+    std::vector<std::uint32_t> stack;
+    stack.reserve(64);
+    stack.push_back(0);
+    while (!stack.empty())
+    {
+        const std::uint32_t node = stack.back();
+        stack.pop_back();
+        const UpdatedSphere sphere = mState.Sphere(node);
+        const Vec3d center = frame.Apply(Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
+        const double radius = frame.scale * double(sphere.radius);
+        const double reach = radius + cRelativeSlack * radius + cPositionSlack * center.cwiseAbs().maxCoeff();
+        ++mStats.overlapTests;
+        if (((center.array() - reach) > boxMax.array()).any() ||
+            ((center.array() + reach) < boxMin.array()).any())
+            continue;
+        const BDTreeNode& info = tree.Node(node);
+        if (!info.IsLeaf())
+        {
+            stack.push_back(info.firstChild + 1);
+            stack.push_back(info.firstChild);
+            continue;
+        }
+        for (std::uint32_t t = info.firstTriangle; t < info.firstTriangle + info.triangleCount; ++t)
+        {
+            Vec3d vertices[3];
+            DeformedTriangle(mState, t, vertices);
+            for (Vec3d& vertex : vertices)
+                vertex = frame.Apply(vertex);
+            ++mStats.triangleTests;
+            const Vec3d low = vertices[0].cwiseMin(vertices[1]).cwiseMin(vertices[2]);
+            const Vec3d high = vertices[0].cwiseMax(vertices[1]).cwiseMax(vertices[2]);
+            if ((low.array() > boxMax.array()).any() || (high.array() < boxMin.array()).any())
+                continue;
+            ++mStats.contacts;
+            btVector3 triangle[3] = {ToBt(vertices[0]), ToBt(vertices[1]), ToBt(vertices[2])};
+            ioCallback->processTriangle(triangle, 0, static_cast<int>(t));
+        }
+    }
+}
+
+void DeformableShape::calculateLocalInertia(btScalar inMass, btVector3& outInertia) const
+{
+    const double scale = Scale();
+    const Vec3d inertia = double(inMass) * scale * scale * mAsset->Mass().principalInertia;
+    outInertia = ToBt(inertia);
+}
+
+void DeformableShape::setLocalScaling(const btVector3& inScaling)
+{
+    const btScalar s = inScaling.x();
+    if (!IsFinite(inScaling) || !(s > btScalar(0)) || inScaling.y() != s || inScaling.z() != s)
+        throw Error("deformable shape scaling must be uniform, positive and finite, got (" +
+                    std::to_string(double(inScaling.x())) + ", " + std::to_string(double(inScaling.y())) +
+                    ", " + std::to_string(double(inScaling.z())) + ")");
+    // The modal masses scale with s²: new dynamics at the new scale, carrying q and q̇ (model units) over.
+    ModalDynamics dynamics = MakeDynamics(*mAsset, mSettings, double(s));
+    if (!dynamics.SetState(mDynamics.QDouble(), mDynamics.QDot()))
+        dynamics.Reset();
+    mDynamics = std::move(dynamics);
+    mLocalScaling = inScaling;
+}
+
+void DeformableShape::setMargin(btScalar inMargin)
+{
+    if (!std::isfinite(inMargin) || inMargin < btScalar(0))
+        throw Error("deformable shape margin must be non-negative and finite, got " +
+                    std::to_string(double(inMargin)));
+    mMargin = inMargin;
+    m_collisionMargin = inMargin; // btConcaveShape's own copy, for any code that reads it
+}
+
+void DeformableShape::SetSettings(const DeformableShapeSettings& inSettings)
+{
+    // Everything that can throw first (validation, the new dynamics, the proxy level), then the commit.
+    CheckedSettings(inSettings);
+    // The same mass keeps the dynamics (and their guard counters), with new modal settings; a new mass
+    // changes every modal mass: new dynamics carrying q and q̇ over.
+    ModalDynamics dynamics =
+        inSettings.mass == mSettings.mass ? mDynamics : MakeDynamics(*mAsset, inSettings, Scale());
+    if (inSettings.mass == mSettings.mass)
+        dynamics.SetSettings(inSettings.modal);
+    else if (!dynamics.SetState(mDynamics.QDouble(), mDynamics.QDot()))
+        dynamics.Reset();
+    std::shared_ptr<const ProxyLevel> proxies = mAsset->Proxies(inSettings.proxyLevel);
+    if (proxies != mState.ProxiesPtr())
+        mState.SetProxies(std::move(proxies));
+    ApplySettings(inSettings);
+    mDynamics = std::move(dynamics);
+}
+
+void DeformableShape::ApplySettings(const DeformableShapeSettings& inSettings)
+{
+    mState.SetBound(inSettings.bound);
+    mState.SetTemporalCoherence(inSettings.temporalCoherence);
+    mSettings = inSettings;
+}
+
+bool DeformableShape::BeginStep()
+{
+    if (mState.SetQ(mDynamics.Q()))
+        return true;
+    mDynamics.Reset();
+    const std::vector<float> rest(mState.ModeCount(), 0.0f);
+    (void)mState.SetQ(rest);
+    return false;
+}
+
+bool DeformableShape::SetQ(std::span<const float> inQ)
+{
+    if (inQ.size() != mState.ModeCount())
+        return false;
+    for (const float value : inQ)
+        if (!std::isfinite(value) || std::abs(value) > TreeState::cMaxAbsQ)
+            return false;
+    const std::vector<double> q(inQ.begin(), inQ.end());
+    const std::vector<double> rest(q.size(), 0.0);
+    if (!mDynamics.SetState(q, rest))
+        return false;
+    return BeginStep();
+}
+
+DeformedBody DeformableShape::Body(const btTransform& inWorldFromLocal, double inInflate) const
+{
+    const Pose principal = mAsset->Mass().ToPrincipal();
+    const Mat3d rotation = NearestRotation(ToMat(inWorldFromLocal.getBasis()));
+    const double scale = Scale();
+    DeformedBody body;
+    body.state = &mState;
+    body.pose.rotation = rotation * principal.rotation;
+    body.pose.translation = ToVec(inWorldFromLocal.getOrigin()) + scale * (rotation * principal.translation);
+    body.scale = scale;
+    body.inflate = inInflate;
+    return body;
+}
+
+void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse,
+                                        const btTransform& inWorldFromLocal)
+{
+    const std::uint32_t modes = mState.ModeCount();
+    if (!IsFinite(inImpulse))
+    {
+        // Ignored, and counted where the dynamics count rejected impulses (a non-finite generalised impulse
+        // changes nothing there), without spoiling the impulses already accumulated this step.
+        const std::vector<double> rejected(modes, std::numeric_limits<double>::quiet_NaN());
+        mDynamics.ApplyImpulse(rejected);
+        return;
+    }
+    if (inNode >= mState.Tree().NodeCount())
+        return;
+    // g_j += s · Ū_jᵀ Rᵀ J: the impulse in the rest frame's axes, then projected on the node's centre
+    // velocity per mode (the world motion of the proxy per unit q_j is s·R·Ū_j).
+    const Mat3d rotation = Body(inWorldFromLocal).pose.rotation;
+    const Vec3d restImpulse = rotation.transpose() * ToVec(inImpulse);
+    const double scale = Scale();
+    const float* row = mState.Proxies().Row(inNode);
+    for (std::uint32_t j = 0; j < modes; ++j)
+    {
+        const float* u = row + 4 * (j + 1);
+        mPendingImpulse[j] += scale * (double(u[0]) * restImpulse.x() + double(u[1]) * restImpulse.y() +
+                                       double(u[2]) * restImpulse.z());
+    }
+}
+
+void DeformableShape::FlushImpulses()
+{
+    mDynamics.ApplyImpulse(mPendingImpulse);
+    ClearImpulses();
+}
+
+void DeformableShape::ClearImpulses()
+{
+    std::fill(mPendingImpulse.begin(), mPendingImpulse.end(), 0.0);
+}
+
+const DeformableShape* AsDeformable(const btCollisionShape* inShape)
+{
+    if (inShape == nullptr || inShape->getShapeType() != CUSTOM_CONCAVE_SHAPE_TYPE)
+        return nullptr;
+    const char* name = inShape->getName();
+    if (name != cShapeName && (name == nullptr || std::strcmp(name, cShapeName) != 0))
+        return nullptr;
+    return static_cast<const DeformableShape*>(inShape);
+}
+
+DeformableShape* AsDeformable(btCollisionShape* inShape)
+{
+    return const_cast<DeformableShape*>(AsDeformable(static_cast<const btCollisionShape*>(inShape)));
+}
+
+} // namespace bdt

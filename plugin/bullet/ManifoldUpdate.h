@@ -1,0 +1,82 @@
+#pragma once
+
+// Writing a step's contacts into Bullet persistent manifolds. The deformable's manifolds are regenerated
+// every step (Bullet's refreshContactPoints assumes rigid local points, which a deforming surface breaks),
+// so persistence is carried by identifiers instead: a new point whose (m_index0, m_index1, m_partId1)
+// matches a point of the previous step inherits its solver warm start. Private to plugin/bullet.
+
+#include "ContactGeneration.h"
+
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+#include <array>
+#include <span>
+#include <vector>
+
+class btCollisionObject;
+struct btCollisionObjectWrapper;
+
+namespace bdt
+{
+
+/// A manifold point for `inContact` between objects A (manifold body 0, the deformable) and B, filled as
+/// `btManifoldResult::addContactPoint` does: world and local points (local to the collision objects' world
+/// transforms, which Bullet's refreshContactPoints and btManifoldResult use), distance, combined friction,
+/// restitution, rolling and spinning friction (Bullet's gCalculateCombined*Callback, by default
+/// btManifoldResult's calculateCombined* functions), contact stiffness and damping when either object has
+/// CF_HAS_CONTACT_STIFFNESS_DAMPING, the friction-anchor flag, friction directions from btPlaneSpace1.
+/// Identifiers: m_partId0 = `inRegion`, m_index0 = A's proxy node, m_partId1 / m_index1 from the contact.
+btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
+                                  const btCollisionObject& inA, const btCollisionObject& inB);
+
+/// A point as the narrowphase last wrote it into a manifold: its identifiers and lifetime. Bullet's
+/// refreshContactPoints, which btCompoundCollisionAlgorithm runs on its children's manifolds every step,
+/// counts m_lifeTime up too (and may drop points), so the lifetime is kept here rather than read back.
+struct WrittenPoint
+{
+    int index0 = -1;
+    int index1 = -1;
+    int partId1 = -1;
+    int lifeTime = 0;
+};
+using WrittenPoints = std::array<WrittenPoint, MANIFOLD_CACHE_SIZE>;
+
+/// The identifiers and lifetimes of `inPoints` (at most MANIFOLD_CACHE_SIZE), for the next step.
+WrittenPoints RecordWritten(std::span<const btManifoldPoint> inPoints);
+
+/// The points of a pair's manifolds at the start of a step, kept for warm starting the new ones.
+class PreviousPoints
+{
+public:
+    /// Copies every point of `inManifolds` and takes over their user persistent data (the manifolds' slots
+    /// are left without it, so releasing or overwriting them destroys nothing twice). `inWritten[m]` is
+    /// what was written into `inManifolds[m]` last step: the points' lifetimes come from there.
+    void Capture(std::span<btPersistentManifold* const> inManifolds,
+                 std::span<const WrittenPoints> inWritten);
+
+    /// Gives `ioPoint` the warm start of the previous point with the same (m_index0, m_index1, m_partId1),
+    /// if any and not yet given: applied impulse, lateral impulses, previous RHS, lifetime + 1, the user
+    /// persistent data, and the friction directions (with their flag) when they had been initialised.
+    /// Returns whether a previous point matched.
+    bool WarmStart(btManifoldPoint& ioPoint);
+
+    /// Destroys the user persistent data (gContactDestroyedCallback) of the previous points that no new
+    /// point took over, then forgets them all.
+    void Finish();
+
+    std::size_t Size() const { return mPoints.size(); }
+
+private:
+    std::vector<btManifoldPoint> mPoints;
+    std::vector<int> mLifeTimes;
+    std::vector<bool> mUsed;
+};
+
+/// Replaces the points of `ioManifold` by `inPoints` (at most MANIFOLD_CACHE_SIZE), with Bullet's
+/// callbacks as btManifoldResult and btPersistentManifold would call them: gContactStartedCallback when the
+/// manifold goes from empty to not, gContactEndedCallback the other way, gContactAddedCallback for each
+/// point when either object has CF_CUSTOM_MATERIAL_CALLBACK. The points' user data must already be owned
+/// by them (see `PreviousPoints`).
+void WriteManifold(btPersistentManifold& ioManifold, std::span<const btManifoldPoint> inPoints,
+                   const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB);
+
+} // namespace bdt

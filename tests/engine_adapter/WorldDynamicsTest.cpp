@@ -1,0 +1,205 @@
+// Deformable bodies in a Bullet world through bdt::World: resting, colliding, piling up, determinism.
+#include "support/BulletScenes.h"
+
+#include <bdt/adapter/Scenes.h>
+#include <bdt/adapter/World.h>
+
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace bdt
+{
+namespace
+{
+
+constexpr double cStep = 1.0 / 60.0;
+
+struct RestResult
+{
+    double comHeight = 0.0;
+    double lowestVertex = 0.0;
+    double maxSpeed = 0.0;
+};
+
+// Drops one body upright from 5 cm above the plane y = 0, lets it settle for 4 s, then watches 1 s more.
+RestResult DropOnPlane(const std::shared_ptr<const DeformableAsset>& inAsset, bool inRigid, float inMargin)
+{
+    SampleWorld world;
+    world.AddGroundPlane();
+    world.Deformables().SetRigid(inRigid);
+    BodyDesc desc;
+    desc.mass = 2.0;
+    desc.material.margin = inMargin;
+    const MassProperties& mass = inAsset->Mass();
+    // Upright: the local frame is the principal frame, so rotate it back to the rest frame's axes.
+    const Mat3d toRest = mass.principalAxes;
+    btMatrix3x3 basis;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            basis[r][c] = btScalar(toRest(r, c));
+    const double restBottom = inAsset->GetModel().RestBounds().min().y();
+    desc.transform = btTransform(basis, btVector3(0, btScalar(mass.centerOfMass.y() - restBottom + 0.05), 0));
+    btRigidBody* body = world.Deformables().CreateBody(inAsset, desc);
+    body->setActivationState(DISABLE_DEACTIVATION); // judge jitter, not sleep
+    world.Step(240, cStep);
+    RestResult result;
+    result.lowestVertex = 1e9;
+    for (int i = 0; i < 60; ++i)
+    {
+        world.Step(1, cStep);
+        result.maxSpeed = std::max(result.maxSpeed, test::MaxPointSpeed(*body));
+        if (i % 10 == 0)
+            result.lowestVertex = std::min(result.lowestVertex, test::LowestVertexHeight(*body));
+    }
+    result.comHeight = double(body->getWorldTransform().getOrigin().y());
+    return result;
+}
+
+void ExpectComesToRest(const char* inShape, std::uint32_t inTriangles)
+{
+    const auto asset = test::ShapeAsset(inShape, inTriangles, 10);
+    for (float margin : {0.0f, 0.01f})
+    {
+        SCOPED_TRACE(std::string(inShape) + " margin " + std::to_string(margin));
+        const RestResult deformable = DropOnPlane(asset, false, margin);
+        const RestResult rigid = DropOnPlane(asset, true, margin);
+        EXPECT_GE(deformable.lowestVertex, -(double(margin) + 0.001));
+        EXPECT_NEAR(deformable.comHeight, rigid.comHeight, 0.01 * rigid.comHeight);
+        EXPECT_LT(deformable.maxSpeed, 0.01);
+        // It does rest on the ground, not above it: the gap is at most a proxy sphere's diameter (the body
+        // stands on its level-10 proxies) plus the margin.
+        const ProxyLevel& proxies = *asset->Proxies(10);
+        double largestProxy = 0.0;
+        for (std::uint32_t node = 0; node < proxies.VisitCount(); ++node)
+            if (proxies.IsProxy(node))
+                largestProxy = std::max(largestProxy, double(proxies.Row(node)[3]));
+        EXPECT_LT(deformable.lowestVertex, double(margin) + 2.0 * largestProxy);
+    }
+}
+
+TEST(WorldDynamics, DeformableBoxComesToRestOnPlane) { ExpectComesToRest("box", 1200); }
+
+TEST(WorldDynamics, DeformableChairComesToRestOnPlane) { ExpectComesToRest("chair", 6000); }
+
+// Two bodies fly at each other without gravity, collide and separate.
+TEST(WorldDynamics, TwoBodiesCollideSeparateConserveMomentumAndRing)
+{
+    SampleWorldSettings settings;
+    settings.gravity = btVector3(0, 0, 0);
+    SampleWorld world(settings);
+    const auto asset = test::ShapeAsset("box", 1200, 10);
+    BodyDesc desc;
+    desc.mass = 3.0;
+    desc.material.restitution = 0.5f;
+    desc.transform.setOrigin(btVector3(-1.0f, 0, 0));
+    btRigidBody* a = world.Deformables().CreateBody(asset, desc);
+    desc.mass = 1.0;
+    desc.transform.setOrigin(btVector3(1.0f, 0.1f, 0));
+    btRigidBody* b = world.Deformables().CreateBody(asset, desc);
+    a->setLinearVelocity(btVector3(2, 0, 0));
+    b->setLinearVelocity(btVector3(-2, 0, 0));
+    const btVector3 before = a->getLinearVelocity() * btScalar(3.0) + b->getLinearVelocity() * btScalar(1.0);
+
+    double peakEnergy = 0.0;
+    int peakStep = -1;
+    std::vector<double> energy;
+    for (int step = 0; step < 180; ++step)
+    {
+        world.Step(1, cStep);
+        energy.push_back(world.Deformables().Stats().vibrationEnergy);
+        if (energy.back() > peakEnergy)
+        {
+            peakEnergy = energy.back();
+            peakStep = step;
+        }
+    }
+    const btVector3 after = a->getLinearVelocity() * btScalar(3.0) + b->getLinearVelocity() * btScalar(1.0);
+    EXPECT_LT(double((after - before).length()), 0.01 * double(before.length()) + 1e-9)
+        << "momentum before " << before.x() << " after " << after.x();
+    // They separated: moving apart and no longer in contact.
+    const btVector3 gap = b->getWorldTransform().getOrigin() - a->getWorldTransform().getOrigin();
+    EXPECT_GT(double((b->getLinearVelocity() - a->getLinearVelocity()).dot(gap)), 0.0);
+    EXPECT_EQ(world.Deformables().Stats().contacts, 0u);
+    // The impact rang the modes, which then decayed.
+    ASSERT_GT(peakStep, 0);
+    EXPECT_EQ(energy.front(), 0.0);
+    EXPECT_GT(peakEnergy, 1e-6);
+    EXPECT_LT(energy.back(), 0.5 * peakEnergy);
+}
+
+// A pile of 20 vibrating bodies for 1000 steps: nothing non-finite, nothing below the ground.
+TEST(WorldDynamics, PileOfTwentyStaysFiniteAndAboveGround)
+{
+    SampleWorld world;
+    world.AddGroundPlane();
+    PileSettings pile;
+    pile.count = 20;
+    pile.layers = 3;
+    pile.spacing = 0.8;
+    pile.body.mass = 4.0;
+    pile.body.proxyLevel = 8;
+    const std::vector<btRigidBody*> bodies = AddPile(world, test::ShapeAsset("chair", 3000, 10), pile);
+    for (int step = 0; step < 1000; ++step)
+    {
+        world.Step(1, cStep);
+        if (step % 100 != 99)
+            continue;
+        for (btRigidBody* body : bodies)
+        {
+            const btTransform& t = body->getWorldTransform();
+            ASSERT_TRUE(std::isfinite(double(t.getOrigin().length2())));
+            ASSERT_TRUE(std::isfinite(double(body->getLinearVelocity().length2())));
+            for (double q : World::Shape(body)->Dynamics().QDouble())
+                ASSERT_TRUE(std::isfinite(q));
+            EXPECT_GE(test::LowestVertexHeight(*body), -0.005) << "step " << step;
+        }
+    }
+    EXPECT_EQ(world.Deformables().Stats().transformResets, 0u);
+    EXPECT_EQ(world.Deformables().Stats().modalResets, 0u);
+}
+
+// Two runs of the same scene give bit-identical transforms and q.
+TEST(WorldDynamics, DeterministicAcrossRuns)
+{
+    auto run = [](std::vector<double>& outState)
+    {
+        SampleWorld world;
+        world.AddGroundPlane();
+        PileSettings pile;
+        pile.count = 8;
+        pile.layers = 2;
+        pile.spacing = 0.8;
+        pile.body.proxyLevel = 7;
+        const auto bodies = AddPile(world, test::ShapeAsset("chair", 3000, 10), pile);
+        world.Step(200, cStep);
+        for (btRigidBody* body : bodies)
+        {
+            const btTransform& t = body->getWorldTransform();
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 3; ++c)
+                    outState.push_back(double(t.getBasis()[r][c]));
+            for (int k = 0; k < 3; ++k)
+                outState.push_back(double(t.getOrigin()[k]));
+            for (double q : World::Shape(body)->Dynamics().QDouble())
+                outState.push_back(q);
+        }
+    };
+    std::vector<double> first, second;
+    run(first);
+    run(second);
+    ASSERT_EQ(first.size(), second.size());
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(double)), 0);
+    // The scene did something: bodies moved and vibrated.
+    double sumQ = 0.0;
+    for (double v : first)
+        sumQ += std::abs(v);
+    EXPECT_GT(sumQ, 0.0);
+}
+
+} // namespace
+} // namespace bdt
