@@ -102,16 +102,6 @@ ModalDynamics MakeDynamics(const DeformableAsset& inAsset, const DeformableShape
                          inScale, inSettings.modal);
 }
 
-// The map from the rest frame to the shape's local frame: local = scale · (rotation · rest + translation).
-struct LocalFrame
-{
-    Mat3d rotation;
-    Vec3d translation;
-    double scale;
-
-    Vec3d Apply(const Vec3d& inRest) const { return scale * (rotation * inRest + translation); }
-};
-
 } // namespace
 
 DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
@@ -165,53 +155,20 @@ void DeformableShape::processAllTriangles(btTriangleCallback* ioCallback, const 
     if (ioCallback == nullptr || !(boxMin.array() <= boxMax.array()).all())
         return;
 
+    // The tree query in the local frame (the rest frame mapped by the principal transform and the scale):
+    // querying the rest frame with the box's rest-frame bounds instead would lose triangles whose local box
+    // overlaps the query box while their rest box misses the rotated box's bounds.
+    // local = s·(R_p·rest + t_p) = R_p·(s·rest) + s·t_p: the pose of DeformedBody's convention.
     const Pose principal = mAsset->Mass().ToPrincipal();
-    const LocalFrame frame{principal.rotation, principal.translation, Scale()};
-    const BDTree& tree = mState.Tree();
-
-    // Depth-first over the tree in the local frame. A node is pruned by the bounding cube of its sphere: a
-    // triangle inside the sphere has its box inside the cube (a rotation maps the sphere to a sphere), so no
-    // triangle whose box overlaps the query box is lost. Querying the rest frame with the box's rest-frame
-    // bounds instead would lose some: a triangle's local box can overlap the query box while its rest box
-    // misses the rotated query box's bounds.
-    std::vector<std::uint32_t> stack;
-    stack.reserve(64);
-    stack.push_back(0);
-    while (!stack.empty())
-    {
-        const std::uint32_t node = stack.back();
-        stack.pop_back();
-        const UpdatedSphere sphere = mState.Sphere(node);
-        const Vec3d center = frame.Apply(Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
-        const double radius = frame.scale * double(sphere.radius);
-        const double reach = radius + cRelativeSlack * radius + cPositionSlack * center.cwiseAbs().maxCoeff();
-        ++mStats.overlapTests;
-        if (((center.array() - reach) > boxMax.array()).any() ||
-            ((center.array() + reach) < boxMin.array()).any())
-            continue;
-        const BDTreeNode& info = tree.Node(node);
-        if (!info.IsLeaf())
+    const DeformedBody local{&mState, Pose{principal.rotation, Scale() * principal.translation}, Scale()};
+    QueryTriangles(
+        local, Aabb(boxMin, boxMax),
+        [&](std::uint32_t inTriangle, const Vec3d (&inVertices)[3])
         {
-            stack.push_back(info.firstChild + 1);
-            stack.push_back(info.firstChild);
-            continue;
-        }
-        for (std::uint32_t t = info.firstTriangle; t < info.firstTriangle + info.triangleCount; ++t)
-        {
-            Vec3d vertices[3];
-            DeformedTriangle(mState, t, vertices);
-            for (Vec3d& vertex : vertices)
-                vertex = frame.Apply(vertex);
-            ++mStats.triangleTests;
-            const Vec3d low = vertices[0].cwiseMin(vertices[1]).cwiseMin(vertices[2]);
-            const Vec3d high = vertices[0].cwiseMax(vertices[1]).cwiseMax(vertices[2]);
-            if ((low.array() > boxMax.array()).any() || (high.array() < boxMin.array()).any())
-                continue;
-            ++mStats.contacts;
-            btVector3 triangle[3] = {ToBt(vertices[0]), ToBt(vertices[1]), ToBt(vertices[2])};
-            ioCallback->processTriangle(triangle, 0, static_cast<int>(t));
-        }
-    }
+            btVector3 triangle[3] = {ToBt(inVertices[0]), ToBt(inVertices[1]), ToBt(inVertices[2])};
+            ioCallback->processTriangle(triangle, 0, static_cast<int>(inTriangle));
+        },
+        mStats);
 }
 
 void DeformableShape::calculateLocalInertia(btScalar inMass, btVector3& outInertia) const

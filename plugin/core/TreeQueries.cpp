@@ -83,26 +83,26 @@ void DeformedTriangle(const TreeState& inState, std::uint32_t inTriangle, Vec3d 
         outVertices[k] = model.DeformedPosition(triangle[k], inState.Q());
 }
 
-void QueryTriangles(TreeState& ioState, const Aabb& inBox, const TriangleCallback& inCallback,
-                    QueryStats& ioStats)
+void QueryTriangles(DeformedBody inA, const Aabb& inBox, const TriangleCallback& inCallback, QueryStats& ioStats)
 {
     if (inBox.isEmpty())
         return;
-    const Pose rest = Pose::Identity();
+    TreeState& state = *inA.state;
     std::vector<std::uint32_t> stack{0};
     while (!stack.empty())
     {
         const std::uint32_t node = stack.back();
         stack.pop_back();
-        const WorldSphere sphere = detail::NodeSphere(ioState, rest, node);
+        const WorldSphere sphere = detail::NodeSphere(inA, node);
         ++ioStats.overlapTests;
         // The sphere's bounding cube, not the sphere: a triangle inside the sphere has its bounding box
-        // inside the cube, but that box can reach the query box where the sphere does not.
+        // inside the cube (a rigid map takes the sphere to a sphere), but that box can reach the query box
+        // where the sphere does not.
         const double reach = sphere.radius + detail::Slack(sphere.radius, sphere.center);
         if (((sphere.center.array() - reach) > inBox.max().array()).any() ||
             ((sphere.center.array() + reach) < inBox.min().array()).any())
             continue;
-        const BDTreeNode& info = ioState.Tree().Node(node);
+        const BDTreeNode& info = state.Tree().Node(node);
         if (!info.IsLeaf())
         {
             stack.push_back(info.firstChild + 1);
@@ -112,7 +112,7 @@ void QueryTriangles(TreeState& ioState, const Aabb& inBox, const TriangleCallbac
         for (std::uint32_t t = info.firstTriangle; t < info.firstTriangle + info.triangleCount; ++t)
         {
             Vec3d vertices[3];
-            DeformedTriangle(ioState, t, vertices);
+            detail::WorldTriangle(inA, t, vertices);
             ++ioStats.triangleTests;
             if (TriangleBoundsOverlap(vertices, inBox))
             {
@@ -121,6 +121,12 @@ void QueryTriangles(TreeState& ioState, const Aabb& inBox, const TriangleCallbac
             }
         }
     }
+}
+
+void QueryTriangles(TreeState& ioState, const Aabb& inBox, const TriangleCallback& inCallback,
+                    QueryStats& ioStats)
+{
+    QueryTriangles(DeformedBody{&ioState, Pose::Identity()}, inBox, inCallback, ioStats);
 }
 
 std::optional<RayHit> RayCast(DeformedBody inA, const Ray& inRay, QueryStats& ioStats)

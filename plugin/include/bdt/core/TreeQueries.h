@@ -88,6 +88,11 @@ using TriangleCallback = std::function<void(std::uint32_t inTriangle, const Vec3
 /// bounding cube of their sphere (the sphere alone would lose triangles whose box reaches further than they
 /// do). `contacts` counts the triangles reported. An empty box reports nothing.
 void QueryTriangles(TreeState& ioState, const Aabb& inBox, const TriangleCallback& inCallback, QueryStats& ioStats);
+/// The same in the frame the body is placed in: every deformed triangle mapped by the body's scale and pose
+/// (with `inflate` the pruning keeps more nodes; the triangle test ignores it) whose box in that frame
+/// overlaps `inBox`, reported with its vertices in that frame. What Bullet's `processAllTriangles` needs for
+/// a shape whose local frame is not the rest frame.
+void QueryTriangles(DeformedBody inA, const Aabb& inBox, const TriangleCallback& inCallback, QueryStats& ioStats);
 
 /// Closest intersection of a world-frame ray with the deformed surface (both faces), or nullopt: the least t
 /// of `RayTriangle` over all triangles, the lowest triangle index among equal t. Nearer children are visited
