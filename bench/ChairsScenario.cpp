@@ -5,13 +5,11 @@
 // sphere updates, memory, and the deformable / rigid ratio.
 #include "Scenario.h"
 
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/core/ProceduralShapes.h>
-
-#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
-#include <BulletDynamics/Dynamics/btRigidBody.h>
-
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -93,8 +91,8 @@ struct Run
     }
 };
 
-std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions, const std::shared_ptr<const DeformableAsset>& inAsset,
-                                        bool inRigid)
+std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
+                                        const std::shared_ptr<const DeformableAsset>& inAsset, bool inRigid)
 {
     auto world = std::make_unique<SampleWorld>();
     world->AddGroundPlane();
@@ -112,14 +110,14 @@ int RunChairs(const ChairsOptions& inOptions)
 {
     const Clock::time_point bakeStart = Clock::now();
     ShapeMesh mesh = MakeShape(EShape::Chair, inOptions.triangles);
-    auto tree = std::make_shared<const BDTree>(
-        BDTree::Build(MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inOptions.modes)));
+    auto tree = std::make_shared<const BDTree>(BDTree::Build(
+        MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inOptions.modes)));
     const auto asset = DeformableAsset::Create(tree);
     asset->Proxies(inOptions.level);
     const double bakeMs = std::chrono::duration<double, std::milli>(Clock::now() - bakeStart).count();
     std::printf("chair: %zu triangles, M = %u, %u nodes, level %u; baked in %.0f ms; %u chairs, %d steps\n",
-                tree->GetModel().TriangleCount(), tree->ModeCount(), tree->NodeCount(), inOptions.level, bakeMs,
-                inOptions.count, inOptions.steps);
+                tree->GetModel().TriangleCount(), tree->ModeCount(), tree->NodeCount(), inOptions.level,
+                bakeMs, inOptions.count, inOptions.steps);
 
     std::vector<Run> runs;
     for (const char* scene : {"deformable", "rigid"})
@@ -156,10 +154,11 @@ int RunChairs(const ChairsOptions& inOptions)
         run.lowestHeight = lowest;
         run.finalClamped = run.world->Deformables().Stats().clamped;
         scenes.push_back(run.Report());
-        std::printf("%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, %.0f contacts, %.0f spheres updated, "
-                    "%.0f tests, %.1f MB\n",
-                    run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
-                    Median(run.contacts), Median(run.spheres), Median(run.tests), run.memoryBytes / 1e6);
+        std::printf(
+            "%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, %.0f contacts, %.0f spheres updated, "
+            "%.0f tests, %.1f MB\n",
+            run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
+            Median(run.contacts), Median(run.spheres), Median(run.tests), run.memoryBytes / 1e6);
     }
     report["scenes"] = scenes;
     if (runs.size() == 2)
@@ -187,10 +186,12 @@ const bool sRegistered = RegisterScenario(
         ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
         ioCommand.add_option("--count", options->count, "Number of chairs")->check(CLI::Range(1u, 100000u));
         ioCommand.add_option("--steps", options->steps, "Steps to run")->check(CLI::Range(1, 1000000));
-        ioCommand.add_option("--triangles", options->triangles, "Chair triangle count")->check(CLI::Range(100u, 5000000u));
+        ioCommand.add_option("--triangles", options->triangles, "Chair triangle count")
+            ->check(CLI::Range(100u, 5000000u));
         ioCommand.add_option("--modes", options->modes, "Modes per chair")->check(CLI::Range(0u, 200u));
         ioCommand.add_option("--level", options->level, "Contact proxy level L")->check(CLI::Range(0u, 60u));
-        ioCommand.add_option("--layers", options->layers, "Layers of the dropped block")->check(CLI::Range(1u, 1000u));
+        ioCommand.add_option("--layers", options->layers, "Layers of the dropped block")
+            ->check(CLI::Range(1u, 1000u));
         ioCommand.add_option("--dt", options->timeStep, "Time step, s")->check(CLI::Range(1e-5, 1.0));
         ioCommand.add_option("--scenes", options->scenes, "both, deformable or rigid")
             ->check(CLI::IsMember({"both", "deformable", "rigid"}));

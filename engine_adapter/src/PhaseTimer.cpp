@@ -1,7 +1,6 @@
 #include "PhaseTimer.h"
 
 #include <LinearMath/btQuickprof.h>
-
 #include <chrono>
 #include <cstring>
 
@@ -61,7 +60,8 @@ void Leave()
             const char* name = sTimer.names[sTimer.depth];
             if (double* accumulator = name != nullptr ? Accumulator(name) : nullptr)
                 *accumulator +=
-                    std::chrono::duration<double, std::milli>(Clock::now() - sTimer.starts[sTimer.depth]).count();
+                    std::chrono::duration<double, std::milli>(Clock::now() - sTimer.starts[sTimer.depth])
+                        .count();
         }
     }
     if (sTimer.previousLeave != nullptr)

@@ -1,13 +1,11 @@
-#include <bdt/adapter/SampleWorld.h>
-#include <bdt/bullet/CollisionConfiguration.h>
-
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-
+#include <bdt/adapter/SampleWorld.h>
+#include <bdt/bullet/CollisionConfiguration.h>
 
 namespace bdt
 {

@@ -1,8 +1,6 @@
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/core/Error.h>
-
-#include <BulletDynamics/Dynamics/btRigidBody.h>
-
 #include <cmath>
 #include <random>
 
@@ -26,7 +24,8 @@ std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<co
         inSettings.body.scale * ((Vec3d(root[0], root[1], root[2]) - center).norm() + double(root[3]));
     const double cell = 2.0 * reach * inSettings.spacing;
     const std::uint32_t perLayer = (inSettings.count + inSettings.layers - 1) / inSettings.layers;
-    const std::uint32_t side = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(std::sqrt(double(perLayer)))));
+    const std::uint32_t side =
+        std::max<std::uint32_t>(1, std::uint32_t(std::ceil(std::sqrt(double(perLayer)))));
 
     std::mt19937 random(inSettings.seed);
     std::uniform_real_distribution<double> unit(0.0, 1.0);

@@ -2,19 +2,18 @@
 
 #include "PhaseTimer.h"
 
-#include <bdt/adapter/World.h>
-#include <bdt/core/AssetFile.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ModalProperties.h>
-
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <LinearMath/btDefaultMotionState.h>
 #include <LinearMath/btIDebugDraw.h>
-
 #include <algorithm>
+#include <bdt/adapter/World.h>
+#include <bdt/bullet/Conversions.h>
+#include <bdt/core/AssetFile.h>
+#include <bdt/core/Error.h>
+#include <bdt/core/ModalProperties.h>
 #include <chrono>
 #include <cmath>
 #include <utility>
@@ -32,26 +31,14 @@ double Milliseconds(Clock::time_point inStart)
     return std::chrono::duration<double, std::milli>(Clock::now() - inStart).count();
 }
 
-Vec3d ToVec(const btVector3& inV) { return {double(inV.x()), double(inV.y()), double(inV.z())}; }
-
-Mat3d ToMat(const btMatrix3x3& inM)
+// Draws the updated sphere of `inNode` of a body where the body places it.
+void DrawNodeSphere(btIDebugDraw& ioDrawer, const DeformedBody& inBody, std::uint32_t inNode,
+                    const btVector3& inColor)
 {
-    Mat3d m;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            m(r, c) = double(inM[r][c]);
-    return m;
-}
-
-bool IsFinite(const btVector3& inV)
-{
-    return std::isfinite(double(inV.x())) && std::isfinite(double(inV.y())) && std::isfinite(double(inV.z()));
-}
-
-bool IsFinite(const btTransform& inT)
-{
-    const btMatrix3x3& r = inT.getBasis();
-    return IsFinite(inT.getOrigin()) && IsFinite(r[0]) && IsFinite(r[1]) && IsFinite(r[2]);
+    const UpdatedSphere sphere = inBody.state->Sphere(inNode);
+    const Vec3d center =
+        inBody.pose.Apply(inBody.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
+    ioDrawer.drawSphere(ToBtVector(center), btScalar(inBody.scale * sphere.radius), inColor);
 }
 
 // The host's internal tick callbacks are protected members of btDynamicsWorld without getters; a
@@ -93,8 +80,8 @@ void ValidateDesc(const BodyDesc& inDesc)
     if (!IsFinite(inDesc.transform))
         throw Error("body: transform is not finite");
     const BodyMaterial& m = inDesc.material;
-    if (!std::isfinite(m.friction) || m.friction < 0.0f || !std::isfinite(m.restitution) || m.restitution < 0.0f ||
-        !std::isfinite(m.rollingFriction) || m.rollingFriction < 0.0f)
+    if (!std::isfinite(m.friction) || m.friction < 0.0f || !std::isfinite(m.restitution) ||
+        m.restitution < 0.0f || !std::isfinite(m.rollingFriction) || m.rollingFriction < 0.0f)
         throw Error("body: friction, restitution and rolling friction must be finite and >= 0");
     if (!std::isfinite(m.margin) || m.margin < 0.0f)
         throw Error("body: margin must be finite and >= 0");
@@ -108,13 +95,15 @@ struct World::Body
     std::unique_ptr<DeformableShape> shape;
     std::unique_ptr<btDefaultMotionState> motionState;
     std::unique_ptr<btRigidBody> rigidBody;
-    btVector3 previousLinearVelocity{0, 0, 0};  ///< For the frame's acceleration (inertial forcing).
+    btVector3 previousLinearVelocity{0, 0, 0}; ///< For the frame's acceleration (inertial forcing).
     btVector3 previousAngularVelocity{0, 0, 0};
-    bool hasPreviousVelocity = false;          ///< False until the first modal step.
-    btTransform lastGoodTransform = btTransform::getIdentity(); ///< Restored if the transform goes non-finite.
+    bool hasPreviousVelocity = false; ///< False until the first modal step.
+    btTransform lastGoodTransform =
+        btTransform::getIdentity(); ///< Restored if the transform goes non-finite.
 };
 
-World::World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings) : mWorld(ioWorld), mSettings(inSettings)
+World::World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings)
+    : mWorld(ioWorld), mSettings(inSettings)
 {
     if (Find(&ioWorld) != nullptr)
         throw Error("world: a bdt::World is already attached to this btDiscreteDynamicsWorld");
@@ -162,8 +151,8 @@ btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, c
     if (inDesc.mass > 0.0)
         body->shape->calculateLocalInertia(btScalar(inDesc.mass), inertia);
     body->motionState = std::make_unique<btDefaultMotionState>(inDesc.transform);
-    btRigidBody::btRigidBodyConstructionInfo info(btScalar(inDesc.mass), body->motionState.get(), body->shape.get(),
-                                                  inertia);
+    btRigidBody::btRigidBodyConstructionInfo info(btScalar(inDesc.mass), body->motionState.get(),
+                                                  body->shape.get(), inertia);
     info.m_friction = inDesc.material.friction;
     info.m_restitution = inDesc.material.restitution;
     info.m_rollingFriction = inDesc.material.rollingFriction;
@@ -275,14 +264,14 @@ void World::OnPreTick(double inTimeStep)
             {
                 const btVector3 linear = rigid.getLinearVelocity();
                 const btVector3 angular = rigid.getAngularVelocity();
-                const Vec3d acceleration = ToVec(linear - body->previousLinearVelocity) / inTimeStep;
-                const Vec3d angularAcceleration = ToVec(angular - body->previousAngularVelocity) / inTimeStep;
-                const Mat3d restToWorld = ToMat(rigid.getWorldTransform().getBasis()) *
-                                          shape.Asset().Mass().principalAxes.transpose();
+                const Vec3d acceleration = ToVec3d(linear - body->previousLinearVelocity) / inTimeStep;
+                const Vec3d angularAcceleration =
+                    ToVec3d(angular - body->previousAngularVelocity) / inTimeStep;
+                const Mat3d restToWorld = shape.Body(rigid.getWorldTransform()).pose.rotation;
                 mInertial.assign(dynamics.ModeCount(), 0.0);
-                InertialForce(shape.Asset().Modal(), shape.Settings().mass, double(shape.getLocalScaling().x()),
-                              restToWorld, acceleration, ToVec(rigid.getGravity()), ToVec(angular),
-                              angularAcceleration, mInertial);
+                InertialForce(shape.Asset().Modal(), shape.Settings().mass,
+                              double(shape.getLocalScaling().x()), restToWorld, acceleration,
+                              ToVec3d(rigid.getGravity()), ToVec3d(angular), angularAcceleration, mInertial);
                 for (std::size_t j = 0; j < mForce.size(); ++j)
                     mForce[j] += mInertial[j];
             }
@@ -329,7 +318,8 @@ void World::OnPostTick(double /*inTimeStep*/)
         resets += guard.resets;
         // A non-finite frame never spreads: back to the last good transform, at rest.
         const btTransform& transform = rigid.getWorldTransform();
-        if (IsFinite(transform) && IsFinite(rigid.getLinearVelocity()) && IsFinite(rigid.getAngularVelocity()))
+        if (IsFinite(transform) && IsFinite(rigid.getLinearVelocity()) &&
+            IsFinite(rigid.getAngularVelocity()))
         {
             body->lastGoodTransform = transform;
         }
@@ -380,9 +370,11 @@ void World::ReadImpulses()
             if (mRigid)
                 continue;
             if (shape0 != nullptr && point.m_index0 >= 0)
-                shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, object0->getWorldTransform());
+                shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse,
+                                          object0->getWorldTransform());
             if (shape1 != nullptr && point.m_index1 >= 0)
-                shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse, object1->getWorldTransform());
+                shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse,
+                                          object1->getWorldTransform());
         }
     }
     mStats.contacts = contacts;
@@ -391,7 +383,8 @@ void World::ReadImpulses()
 
 void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions) const
 {
-    const btVector3 sphereColor(0.3f, 0.6f, 1.0f), proxyColor(1.0f, 0.2f, 0.2f), contactColor(1.0f, 1.0f, 0.0f);
+    const btVector3 sphereColor(0.3f, 0.6f, 1.0f), proxyColor(1.0f, 0.2f, 0.2f),
+        contactColor(1.0f, 1.0f, 0.0f);
     for (const std::unique_ptr<Body>& body : mBodies)
     {
         const DeformableShape& shape = *body->shape;
@@ -402,10 +395,7 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
             const std::uint32_t level = std::min(inOptions.sphereLevel, shape.State().Proxies().Level());
             for (std::uint32_t node = tree.LevelBegin(level); node < tree.LevelEnd(level); ++node)
             {
-                const UpdatedSphere s = shape.State().Sphere(node);
-                const Vec3d center = view.pose.Apply(view.scale * Vec3d(s.center[0], s.center[1], s.center[2]));
-                ioDrawer.drawSphere(btVector3(btScalar(center.x()), btScalar(center.y()), btScalar(center.z())),
-                                    btScalar(view.scale * s.radius), sphereColor);
+                DrawNodeSphere(ioDrawer, view, node, sphereColor);
             }
         }
     }
@@ -414,7 +404,8 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
     const btDispatcher& dispatcher = *mWorld.getDispatcher();
     for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
     {
-        const btPersistentManifold* manifold = const_cast<btDispatcher&>(dispatcher).getManifoldByIndexInternal(m);
+        const btPersistentManifold* manifold =
+            const_cast<btDispatcher&>(dispatcher).getManifoldByIndexInternal(m);
         const btCollisionObject* objects[2] = {manifold->getBody0(), manifold->getBody1()};
         const DeformableShape* shapes[2] = {AsDeformable(objects[0]->getCollisionShape()),
                                             AsDeformable(objects[1]->getCollisionShape())};
@@ -424,8 +415,8 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);
             if (inOptions.contacts)
-                ioDrawer.drawContactPoint(point.getPositionWorldOnB(), point.m_normalWorldOnB, point.getDistance(),
-                                          0, contactColor);
+                ioDrawer.drawContactPoint(point.getPositionWorldOnB(), point.m_normalWorldOnB,
+                                          point.getDistance(), 0, contactColor);
             if (!inOptions.proxies)
                 continue;
             const int nodes[2] = {point.m_index0, point.m_index1};
@@ -433,11 +424,8 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
             {
                 if (shapes[side] == nullptr || nodes[side] < 0)
                     continue;
-                const DeformedBody view = shapes[side]->Body(objects[side]->getWorldTransform());
-                const UpdatedSphere s = shapes[side]->State().Sphere(std::uint32_t(nodes[side]));
-                const Vec3d center = view.pose.Apply(view.scale * Vec3d(s.center[0], s.center[1], s.center[2]));
-                ioDrawer.drawSphere(btVector3(btScalar(center.x()), btScalar(center.y()), btScalar(center.z())),
-                                    btScalar(view.scale * s.radius), proxyColor);
+                DrawNodeSphere(ioDrawer, shapes[side]->Body(objects[side]->getWorldTransform()),
+                               std::uint32_t(nodes[side]), proxyColor);
             }
         }
     }
@@ -448,7 +436,8 @@ std::size_t World::BodyMemoryBytes() const
     std::size_t bytes = 0;
     for (const std::unique_ptr<Body>& body : mBodies)
         bytes += sizeof(Body) + sizeof(DeformableShape) + sizeof(btRigidBody) + sizeof(btDefaultMotionState) +
-                 body->shape->State().MemoryBytes() + body->shape->Dynamics().ModeCount() * 12 * sizeof(double);
+                 body->shape->State().MemoryBytes() +
+                 body->shape->Dynamics().ModeCount() * 12 * sizeof(double);
     return bytes;
 }
 

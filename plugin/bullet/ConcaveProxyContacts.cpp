@@ -1,11 +1,11 @@
 #include "ConcaveProxyContacts.h"
 
-#include "BulletConversions.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btConcaveShape.h>
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <algorithm>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>

@@ -3,7 +3,6 @@
 
 #include "ContactGeneration.h"
 
-#include "BulletConversions.h"
 #include "ConcaveProxyContacts.h"
 #include "ConvexProxyContacts.h"
 
@@ -13,6 +12,7 @@
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 #include <algorithm>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/TreeQueries.h>
 

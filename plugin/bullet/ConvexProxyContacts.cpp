@@ -1,6 +1,6 @@
 #include "ConvexProxyContacts.h"
 
-#include "BulletConversions.h"
+#include <bdt/bullet/Conversions.h>
 
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btConvexShape.h>

@@ -1,6 +1,5 @@
 #include "DeformableCollisionAlgorithm.h"
 
-#include "BulletConversions.h"
 #include "ContactGeneration.h"
 #include "ContactRegions.h"
 #include "ManifoldUpdate.h"
@@ -11,6 +10,7 @@
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <algorithm>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 
 namespace bdt

@@ -1,6 +1,7 @@
 // DeformableShape: the btConcaveShape face of a reduced deformable body (bounds, triangles, inertia, scaling)
 // and the body's deformation state (q through the modal dynamics, contact impulses into generalised ones).
 
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Error.h>
 
@@ -27,25 +28,6 @@ constexpr const char* cShapeName = "BDTDeformable";
 constexpr double cRelativeSlack = 1e-9;
 constexpr double cPositionSlack = 1e-13;
 
-Vec3d ToVec(const btVector3& inVector)
-{
-    return {double(inVector.x()), double(inVector.y()), double(inVector.z())};
-}
-
-btVector3 ToBt(const Vec3d& inVector)
-{
-    return {btScalar(inVector.x()), btScalar(inVector.y()), btScalar(inVector.z())};
-}
-
-Mat3d ToMat(const btMatrix3x3& inMatrix)
-{
-    Mat3d matrix;
-    for (int row = 0; row < 3; ++row)
-        for (int column = 0; column < 3; ++column)
-            matrix(row, column) = double(inMatrix[row][column]);
-    return matrix;
-}
-
 // The rotation nearest a Bullet basis, which is orthonormal only to float precision: `Pose` requires an
 // orthonormal rotation (the queries map spheres by it without any allowance for a stretch).
 Mat3d NearestRotation(const Mat3d& inBasis)
@@ -70,11 +52,6 @@ btScalar RoundUp(double inValue)
     if (double(value) < inValue)
         value = std::nextafter(value, std::numeric_limits<btScalar>::infinity());
     return value;
-}
-
-bool IsFinite(const btVector3& inVector)
-{
-    return std::isfinite(inVector.x()) && std::isfinite(inVector.y()) && std::isfinite(inVector.z());
 }
 
 std::shared_ptr<const DeformableAsset> CheckedAsset(std::shared_ptr<const DeformableAsset> inAsset)
@@ -132,8 +109,8 @@ void DeformableShape::getAabb(const btTransform& inTransform, btVector3& outMin,
     // axis i, exactly, whatever the stretch of B. The narrowphase places the body with the nearest rotation
     // Q of B (`Body`); points differ by (B − Q)·x there, at most ‖B − Q‖_F·(|c| + r), added so the box holds
     // the body as both place it.
-    const Mat3d basis = ToMat(inTransform.getBasis());
-    const Vec3d origin = ToVec(inTransform.getOrigin());
+    const Mat3d basis = ToMat3d(inTransform.getBasis());
+    const Vec3d origin = ToVec3d(inTransform.getOrigin());
     const Vec3d center = basis * localCenter + origin;
     const double skew = (basis - NearestRotation(basis)).norm() * (localCenter.norm() + localRadius);
     const double slack = cRelativeSlack * localRadius +
@@ -148,8 +125,8 @@ void DeformableShape::getAabb(const btTransform& inTransform, btVector3& outMin,
 void DeformableShape::processAllTriangles(btTriangleCallback* ioCallback, const btVector3& inMin,
                                           const btVector3& inMax) const
 {
-    const Vec3d boxMin = ToVec(inMin);
-    const Vec3d boxMax = ToVec(inMax);
+    const Vec3d boxMin = ToVec3d(inMin);
+    const Vec3d boxMax = ToVec3d(inMax);
     // An inverted box, or one with a NaN bound, holds nothing. Infinite and huge bounds (debug drawing asks
     // for ±BT_LARGE_FLOAT) need no care: only comparisons touch them.
     if (ioCallback == nullptr || !(boxMin.array() <= boxMax.array()).all())
@@ -165,7 +142,7 @@ void DeformableShape::processAllTriangles(btTriangleCallback* ioCallback, const 
         local, Aabb(boxMin, boxMax),
         [&](std::uint32_t inTriangle, const Vec3d (&inVertices)[3])
         {
-            btVector3 triangle[3] = {ToBt(inVertices[0]), ToBt(inVertices[1]), ToBt(inVertices[2])};
+            btVector3 triangle[3] = {ToBtVector(inVertices[0]), ToBtVector(inVertices[1]), ToBtVector(inVertices[2])};
             ioCallback->processTriangle(triangle, 0, static_cast<int>(inTriangle));
         },
         mStats);
@@ -175,7 +152,7 @@ void DeformableShape::calculateLocalInertia(btScalar inMass, btVector3& outInert
 {
     const double scale = Scale();
     const Vec3d inertia = double(inMass) * scale * scale * mAsset->Mass().principalInertia;
-    outInertia = ToBt(inertia);
+    outInertia = ToBtVector(inertia);
 }
 
 void DeformableShape::setLocalScaling(const btVector3& inScaling)
@@ -255,12 +232,12 @@ bool DeformableShape::SetQ(std::span<const float> inQ)
 DeformedBody DeformableShape::Body(const btTransform& inWorldFromLocal, double inInflate) const
 {
     const Pose principal = mAsset->Mass().ToPrincipal();
-    const Mat3d rotation = NearestRotation(ToMat(inWorldFromLocal.getBasis()));
+    const Mat3d rotation = NearestRotation(ToMat3d(inWorldFromLocal.getBasis()));
     const double scale = Scale();
     DeformedBody body;
     body.state = &mState;
     body.pose.rotation = rotation * principal.rotation;
-    body.pose.translation = ToVec(inWorldFromLocal.getOrigin()) + scale * (rotation * principal.translation);
+    body.pose.translation = ToVec3d(inWorldFromLocal.getOrigin()) + scale * (rotation * principal.translation);
     body.scale = scale;
     body.inflate = inInflate;
     return body;
@@ -283,7 +260,7 @@ void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& i
     // g_j += s · Ū_jᵀ Rᵀ J: the impulse in the rest frame's axes, then projected on the node's centre
     // velocity per mode (the world motion of the proxy per unit q_j is s·R·Ū_j).
     const Mat3d rotation = Body(inWorldFromLocal).pose.rotation;
-    const Vec3d restImpulse = rotation.transpose() * ToVec(inImpulse);
+    const Vec3d restImpulse = rotation.transpose() * ToVec3d(inImpulse);
     const double scale = Scale();
     const float* row = mState.Proxies().Row(inNode);
     for (std::uint32_t j = 0; j < modes; ++j)

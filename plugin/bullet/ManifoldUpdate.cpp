@@ -1,6 +1,6 @@
 #include "ManifoldUpdate.h"
 
-#include "BulletConversions.h"
+#include <bdt/bullet/Conversions.h>
 
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>

@@ -1,9 +1,8 @@
 // Modal vibration of a reduced body: decoupled damped oscillators integrated exactly.
 
+#include <algorithm>
 #include <bdt/core/Error.h>
 #include <bdt/core/ModalDynamics.h>
-
-#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -13,8 +12,14 @@ namespace bdt
 namespace
 {
 
-bool IsFinitePositive(double inValue) { return std::isfinite(inValue) && inValue > 0.0; }
-bool IsFiniteNonNegative(double inValue) { return std::isfinite(inValue) && inValue >= 0.0; }
+bool IsFinitePositive(double inValue)
+{
+    return std::isfinite(inValue) && inValue > 0.0;
+}
+bool IsFiniteNonNegative(double inValue)
+{
+    return std::isfinite(inValue) && inValue >= 0.0;
+}
 
 void ValidateSettings(const ModalSettings& inSettings)
 {
@@ -76,8 +81,9 @@ void Transition(double inOmega, double inZeta, double inStep, double (&outPhi)[4
 
 } // namespace
 
-ModalDynamics::ModalDynamics(const Model& inModel, const ModalProperties& inProperties, double inBoundingRadius,
-                             double inMass, double inScale, const ModalSettings& inSettings)
+ModalDynamics::ModalDynamics(const Model& inModel, const ModalProperties& inProperties,
+                             double inBoundingRadius, double inMass, double inScale,
+                             const ModalSettings& inSettings)
 {
     const std::uint32_t modes = inModel.ModeCount();
     if (!IsFinitePositive(inMass))
@@ -121,17 +127,17 @@ void ModalDynamics::Configure()
         const bool known = j < mModes.size() && mModes[j].frequency > 0.0f;
         const double omega = known ? double(mModes[j].frequency)
                                    : double(mSettings.fallbackFrequency) * std::sqrt(1.0 + double(j));
-        const double zeta = (j < mModes.size() && mModes[j].damping > 0.0f) ? double(mModes[j].damping)
-                                                                            : double(mSettings.fallbackDamping);
+        const double zeta = (j < mModes.size() && mModes[j].damping > 0.0f)
+                                ? double(mModes[j].damping)
+                                : double(mSettings.fallbackDamping);
         mOmega[j] = omega * std::sqrt(double(mSettings.stiffnessScale));
         mZeta[j] = zeta * double(mSettings.dampingScale);
         // μ_j = m·s²·Σ w_i|U_ij|²: the kinetic energy of q̇_j is ½μ_j q̇_j² (world units).
         mMu[j] = mMass * mScale * mScale * mProperties.modalMass[j];
         // No vertex moves by more than strainLimit·radius: |q_j|·max_i|U_ij| ≤ strainLimit·R.
         const double maxDisplacement = mProperties.maxDisplacement[j];
-        const double limit = maxDisplacement > 0.0
-                                 ? double(mSettings.strainLimit) * mBoundingRadius / maxDisplacement
-                                 : 0.0;
+        const double limit =
+            maxDisplacement > 0.0 ? double(mSettings.strainLimit) * mBoundingRadius / maxDisplacement : 0.0;
         mLimit[j] = std::min(limit, 1e9);
     }
     mCachedStep = -1.0;

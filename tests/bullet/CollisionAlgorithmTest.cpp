@@ -16,6 +16,7 @@
 #include <BulletCollision/CollisionShapes/btCompoundShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <algorithm>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/CollisionRegistration.h>
 #include <gtest/gtest.h>
 #include <limits>
@@ -32,16 +33,6 @@ constexpr double cTolerance = 1e-4; // on distances and points (model about 1 m,
                                     // (shapes give their own where Bullet's GJK is less accurate)
 constexpr double cMargin = 0.01;    // the deformable's margin
 constexpr int cTrials = 16;
-
-Vec3d ToV(const btVector3& inVector)
-{
-    return {double(inVector.x()), double(inVector.y()), double(inVector.z())};
-}
-
-btVector3 ToB(const Vec3d& inVector)
-{
-    return {btScalar(inVector.x()), btScalar(inVector.y()), btScalar(inVector.z())};
-}
 
 // A part of the other shape that GenerateContacts sees on its own (a compound's children one by one).
 struct Part
@@ -62,7 +53,7 @@ std::vector<Part> PartsOf(const OtherShape& inOther, const btTransform& inTransf
             const btTransform child = inTransform * compound.getChildTransform(i);
             const auto& local = inOther.childDistances[std::size_t(i)];
             parts.push_back({compound.getChildShape(i), child, [child, local](const Vec3d& inP) {
-                                 return local(ToV(child.invXform(ToB(inP))));
+                                 return local(ToVec3d(child.invXform(ToBtVector(inP))));
                              }});
         }
         return parts;
@@ -82,21 +73,21 @@ btTransform PlaceNear(const OtherShape& inOther, const std::vector<WorldProxy>& 
     btTransform transform;
     if (inOther.infinite)
     {
-        transform.setRotation(shortestArcQuat(btVector3(0, 1, 0), ToB(direction)));
+        transform.setRotation(shortestArcQuat(btVector3(0, 1, 0), ToBtVector(direction)));
         const double height = Uniform(ioRandom, -0.15, 0.25); // of the proxy centre above the plane
-        transform.setOrigin(ToB(proxy.center - direction * (0.1 + height)));
+        transform.setOrigin(ToBtVector(proxy.center - direction * (0.1 + height)));
         return transform;
     }
     if (inOther.name == "mesh" || inOther.name == "scaledMesh" || inOther.name == "heightfield")
     {
-        transform.setRotation(btQuaternion(ToB(RandomUnit(ioRandom)), btScalar(Uniform(ioRandom, 0.0, 0.3))));
+        transform.setRotation(btQuaternion(ToBtVector(RandomUnit(ioRandom)), btScalar(Uniform(ioRandom, 0.0, 0.3))));
         const Vec3d offset(Uniform(ioRandom, -1, 1), Uniform(ioRandom, -0.05, 0.25),
                            Uniform(ioRandom, -1, 1));
-        transform.setOrigin(ToB(proxy.center - offset));
+        transform.setOrigin(ToBtVector(proxy.center - offset));
         return transform;
     }
     transform = RandomTransform(ioRandom, 0.0);
-    transform.setOrigin(ToB(proxy.center + direction * (proxy.radius + Uniform(ioRandom, 0.0, 0.45))));
+    transform.setOrigin(ToBtVector(proxy.center + direction * (proxy.radius + Uniform(ioRandom, 0.0, 0.45))));
     return transform;
 }
 
@@ -115,8 +106,8 @@ btTransform PlaceFar(const OtherShape& inOther, const std::vector<WorldProxy>& i
     btTransform transform;
     if (inOther.infinite)
     {
-        transform.setRotation(shortestArcQuat(btVector3(0, 1, 0), ToB(direction)));
-        transform.setOrigin(ToB(center - direction * (reach + inDistance + 0.1)));
+        transform.setRotation(shortestArcQuat(btVector3(0, 1, 0), ToBtVector(direction)));
+        transform.setOrigin(ToBtVector(center - direction * (reach + inDistance + 0.1)));
         return transform;
     }
     transform = RandomTransform(ioRandom, 0.0);
@@ -125,8 +116,8 @@ btTransform PlaceFar(const OtherShape& inOther, const std::vector<WorldProxy>& i
     btTransform identity;
     identity.setIdentity();
     inOther.shape->getAabb(identity, boxMin, boxMax);
-    const double extent = std::max(ToV(boxMin).norm(), ToV(boxMax).norm());
-    transform.setOrigin(ToB(center + direction * (reach + extent + inDistance)));
+    const double extent = std::max(ToVec3d(boxMin).norm(), ToVec3d(boxMax).norm());
+    transform.setOrigin(ToBtVector(center + direction * (reach + extent + inDistance)));
     return transform;
 }
 
@@ -248,16 +239,16 @@ double CheckWorldManifolds(TestWorld& ioWorld, const btCollisionObject& inDeform
         for (int i = 0; i < manifold->getNumContacts(); ++i)
         {
             const btManifoldPoint& point = manifold->getContactPoint(i);
-            const Vec3d a = ToV(point.getPositionWorldOnA());
-            const Vec3d b = ToV(point.getPositionWorldOnB());
-            const Vec3d n = ToV(point.m_normalWorldOnB);
+            const Vec3d a = ToVec3d(point.getPositionWorldOnA());
+            const Vec3d b = ToVec3d(point.getPositionWorldOnB());
+            const Vec3d n = ToVec3d(point.m_normalWorldOnB);
             EXPECT_LT((a - (b + n * double(point.getDistance()))).norm(), 1e-5) << inContext;
             EXPECT_LE(point.getDistance(), manifold->getContactBreakingThreshold() + btScalar(1e-6))
                 << inContext;
             EXPECT_NEAR(inSurfaceError(point), 0.0, inTolerance)
                 << inContext << ": point on B not on B's surface";
-            EXPECT_LT((ToV(inDeformable.getWorldTransform() * point.m_localPointA) - a).norm(), cTolerance);
-            EXPECT_LT((ToV(inOther.getWorldTransform() * point.m_localPointB) - b).norm(), cTolerance);
+            EXPECT_LT((ToVec3d(inDeformable.getWorldTransform() * point.m_localPointA) - a).norm(), cTolerance);
+            EXPECT_LT((ToVec3d(inOther.getWorldTransform() * point.m_localPointB) - b).norm(), cTolerance);
             EXPECT_TRUE(shape->State().Proxies().IsProxy(std::uint32_t(point.m_index0))) << inContext;
             EXPECT_EQ(point.m_partId0,
                       int(RegionOf(shape->State().Tree(), std::uint32_t(point.m_index0), regionLevel)))
@@ -347,7 +338,7 @@ TEST_P(CollisionAlgorithmShapes, ContactsMatchBruteForce)
             const double least = CheckWorldManifolds(
                 worlds[w], deformable.object, otherInWorld,
                 [&](const btManifoldPoint& inPoint)
-                { return other.Distance(otherTransform, ToV(inPoint.getPositionWorldOnB())); },
+                { return other.Distance(otherTransform, ToVec3d(inPoint.getPositionWorldOnB())); },
                 context + " world " + std::to_string(w), other.tolerance);
             const btScalar threshold =
                 std::min(deformable.shape->getContactBreakingThreshold(gContactBreakingThreshold),
@@ -372,7 +363,7 @@ TEST_P(CollisionAlgorithmShapes, ContactsMatchBruteForce)
         EXPECT_EQ(CheckWorldManifolds(
                       worlds[0], body.object, otherObject,
                       [&](const btManifoldPoint& inPoint)
-                      { return other.Distance(farTransform, ToV(inPoint.getPositionWorldOnB())); },
+                      { return other.Distance(farTransform, ToVec3d(inPoint.getPositionWorldOnB())); },
                       context + " far", other.tolerance),
                   std::numeric_limits<double>::infinity());
     }
@@ -404,7 +395,7 @@ TEST(CollisionAlgorithm, DeformablePairMatchesBruteForce)
         b.RandomQ(random, 0.05);
         const btTransform transformA = RandomTransform(random, 0.0);
         btTransform transformB = RandomTransform(random, 0.0);
-        transformB.setOrigin(ToB(RandomUnit(random) * Uniform(random, 0.7, 1.2)));
+        transformB.setOrigin(ToBtVector(RandomUnit(random) * Uniform(random, 0.7, 1.2)));
         const std::vector<WorldProxy> proxiesA = WorldProxies(*a.shape, transformA);
         const std::vector<WorldProxy> proxiesB = WorldProxies(*b.shape, transformB);
         const auto byNodeA = ByNode(proxiesA);
@@ -456,7 +447,7 @@ TEST(CollisionAlgorithm, DeformablePairMatchesBruteForce)
             [&](const btManifoldPoint& inPoint)
             {
                 const WorldProxy& pb = *byNodeB.at(std::uint32_t(inPoint.m_index1));
-                return (ToV(inPoint.getPositionWorldOnB()) - pb.center).norm() - pb.radius - margin1;
+                return (ToVec3d(inPoint.getPositionWorldOnB()) - pb.center).norm() - pb.radius - margin1;
             },
             context);
         const double threshold = a.shape->getContactBreakingThreshold(gContactBreakingThreshold);

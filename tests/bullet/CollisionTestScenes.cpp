@@ -16,6 +16,7 @@
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <algorithm>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/core/DeformableAsset.h>
 #include <cmath>
 #include <limits>
@@ -26,16 +27,6 @@ namespace bdt::test::collision
 
 namespace
 {
-
-Vec3d ToV(const btVector3& inVector)
-{
-    return {double(inVector.x()), double(inVector.y()), double(inVector.z())};
-}
-
-btVector3 ToB(const Vec3d& inVector)
-{
-    return {btScalar(inVector.x()), btScalar(inVector.y()), btScalar(inVector.z())};
-}
 
 // Signed distance in a meridian half-plane (rho ≥ 0, y) to a region symmetric about the axis, given as a
 // convex polygon (counter-clockwise, mirrored so that the axis is inside): a solid of revolution's distance.
@@ -69,7 +60,7 @@ public:
     explicit CollectTriangles(std::vector<Tri>& outTriangles) : mTriangles(outTriangles) {}
     void processTriangle(btVector3* inTriangle, int, int) override
     {
-        mTriangles.push_back({ToV(inTriangle[0]), ToV(inTriangle[1]), ToV(inTriangle[2])});
+        mTriangles.push_back({ToVec3d(inTriangle[0]), ToVec3d(inTriangle[1]), ToVec3d(inTriangle[2])});
     }
 
 private:
@@ -149,7 +140,7 @@ btTransform RandomTransform(std::mt19937& ioRandom, double inRange)
     btTransform transform;
     transform.setRotation(btQuaternion(btScalar(rotation.x()), btScalar(rotation.y()), btScalar(rotation.z()),
                                        btScalar(rotation.w())));
-    transform.setOrigin(ToB(RandomPoint(ioRandom, inRange)));
+    transform.setOrigin(ToBtVector(RandomPoint(ioRandom, inRange)));
     return transform;
 }
 
@@ -189,7 +180,7 @@ double SegmentDistance(const Vec3d& inPoint, const Vec3d& inA, const Vec3d& inB)
 
 double OtherShape::Distance(const btTransform& inTransform, const Vec3d& inWorld) const
 {
-    return localDistance(ToV(inTransform.invXform(ToB(inWorld))));
+    return localDistance(ToVec3d(inTransform.invXform(ToBtVector(inWorld))));
 }
 
 OtherShape MakeOtherShape(const std::string& inName)
@@ -204,7 +195,7 @@ OtherShape MakeOtherShape(const std::string& inName)
     else if (inName == "box")
     {
         const Vec3d half(0.3, 0.2, 0.4);
-        other.shape = std::make_unique<btBoxShape>(ToB(half));
+        other.shape = std::make_unique<btBoxShape>(ToBtVector(half));
         other.localDistance = [half](const Vec3d& inP) { return BoxDistance(inP, half); };
     }
     else if (inName == "capsuleX" || inName == "capsuleY" || inName == "capsuleZ")
@@ -315,7 +306,7 @@ OtherShape MakeOtherShape(const std::string& inName)
     {
         auto compound = std::make_unique<btCompoundShape>();
         const Vec3d half(0.2, 0.15, 0.2);
-        other.children.push_back(std::make_unique<btBoxShape>(ToB(half)));
+        other.children.push_back(std::make_unique<btBoxShape>(ToBtVector(half)));
         other.children.push_back(std::make_unique<btSphereShape>(btScalar(0.2)));
         btTransform boxPose(btQuaternion(btVector3(0, 0, 1), btScalar(0.4)), btVector3(-0.25, 0, 0));
         btTransform spherePose(btQuaternion::getIdentity(), btVector3(0.25, 0.1, 0));
@@ -326,8 +317,8 @@ OtherShape MakeOtherShape(const std::string& inName)
                                 [](const Vec3d& inP) { return inP.norm() - 0.2; }};
         other.localDistance = [boxPose, spherePose, half](const Vec3d& inP)
         {
-            const Vec3d inBox = ToV(boxPose.invXform(ToB(inP)));
-            const Vec3d inSphere = ToV(spherePose.invXform(ToB(inP)));
+            const Vec3d inBox = ToVec3d(boxPose.invXform(ToBtVector(inP)));
+            const Vec3d inSphere = ToVec3d(spherePose.invXform(ToBtVector(inP)));
             return std::min(BoxDistance(inBox, half), inSphere.norm() - 0.2);
         };
     }

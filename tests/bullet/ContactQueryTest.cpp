@@ -8,6 +8,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/CollisionConfiguration.h>
 #include <gtest/gtest.h>
 #include <map>
@@ -17,11 +18,6 @@ namespace bdt::test::collision
 {
 namespace
 {
-
-Vec3d ToV(const btVector3& inVector)
-{
-    return {double(inVector.x()), double(inVector.y()), double(inVector.z())};
-}
 
 struct Recorded
 {
@@ -59,7 +55,7 @@ void CheckSpherePoints(const Recorder& inRecorder, const DeformableObject& inBod
                        const btCollisionObject& inSphere, double inRadius, double inThreshold)
 {
     const std::vector<WorldProxy> proxies = WorldProxies(*inBody.shape, inBody.object.getWorldTransform());
-    const Vec3d center = ToV(inSphere.getWorldTransform().getOrigin());
+    const Vec3d center = ToVec3d(inSphere.getWorldTransform().getOrigin());
     std::map<std::uint32_t, const WorldProxy*> byNode;
     std::set<std::uint32_t> expected;
     for (const WorldProxy& proxy : proxies)
@@ -84,11 +80,11 @@ void CheckSpherePoints(const Recorder& inRecorder, const DeformableObject& inBod
         const double distance = (proxy.center - center).norm() - proxy.radius - inRadius;
         EXPECT_LE(point.getDistance(), btScalar(inThreshold + 1e-6));
         EXPECT_NEAR(point.getDistance(), distance, 1e-4);
-        const Vec3d a = ToV(point.getPositionWorldOnA());
-        const Vec3d b = ToV(point.getPositionWorldOnB());
+        const Vec3d a = ToVec3d(point.getPositionWorldOnA());
+        const Vec3d b = ToVec3d(point.getPositionWorldOnB());
         EXPECT_NEAR((b - center).norm(), inRadius, 1e-4); // B is the sphere
         EXPECT_NEAR((a - proxy.center).norm(), proxy.radius, 1e-4);
-        EXPECT_LT((a - b - ToV(point.m_normalWorldOnB) * double(point.getDistance())).norm(), 1e-5);
+        EXPECT_LT((a - b - ToVec3d(point.m_normalWorldOnB) * double(point.getDistance())).norm(), 1e-5);
     }
     EXPECT_EQ(reported, expected);
 }
@@ -155,7 +151,7 @@ TEST(ContactQueries, ContactTestAgainstACompoundGoesThroughItsChildrenWithoutMan
             EXPECT_EQ(recorded.object0, &body.object);
             EXPECT_EQ(recorded.object1, &other);
             EXPECT_LE(recorded.point.getDistance(), btScalar(threshold + 1e-6));
-            const Vec3d b = ToV(recorded.point.getPositionWorldOnB());
+            const Vec3d b = ToVec3d(recorded.point.getPositionWorldOnB());
             EXPECT_NEAR(compound.Distance(transform, b), 0.0, 1e-4);
             // B's identifiers name the compound's child, as Bullet's own algorithms report them.
             EXPECT_EQ(recorded.point.m_partId1, -1);

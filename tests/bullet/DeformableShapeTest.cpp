@@ -4,6 +4,7 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/CollisionConfiguration.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Error.h>
@@ -59,21 +60,6 @@ std::shared_ptr<const DeformableAsset> MakeTurnedAsset(const char* inShape, std:
     return DeformableAsset::Create(std::make_shared<const BDTree>(BDTree::Build(model)));
 }
 
-Vec3d ToVec(const btVector3& inVector) { return {inVector.x(), inVector.y(), inVector.z()}; }
-btVector3 ToBt(const Vec3d& inVector)
-{
-    return {btScalar(inVector.x()), btScalar(inVector.y()), btScalar(inVector.z())};
-}
-
-Mat3d BasisOf(const btTransform& inTransform)
-{
-    Mat3d basis;
-    for (int row = 0; row < 3; ++row)
-        for (int column = 0; column < 3; ++column)
-            basis(row, column) = inTransform.getBasis()[row][column];
-    return basis;
-}
-
 btQuaternion RandomQuaternion(std::mt19937& ioRandom)
 {
     std::normal_distribution<double> normal;
@@ -84,7 +70,7 @@ btQuaternion RandomQuaternion(std::mt19937& ioRandom)
 
 btTransform RandomTransform(std::mt19937& ioRandom, double inTranslation)
 {
-    return btTransform(RandomQuaternion(ioRandom), ToBt(RandomPoint(ioRandom, inTranslation)));
+    return btTransform(RandomQuaternion(ioRandom), ToBtVector(RandomPoint(ioRandom, inTranslation)));
 }
 
 double ShapeScale(const DeformableShape& inShape) { return inShape.getLocalScaling().x(); }
@@ -107,8 +93,8 @@ std::vector<Vec3d> LocalVertices(const DeformableShape& inShape)
 // The deformed triangles (tree order) placed by `inTransform`, mapped with Bullet's basis as it is.
 std::vector<Tri> PlacedTriangles(const DeformableShape& inShape, const btTransform& inTransform)
 {
-    const Mat3d basis = BasisOf(inTransform);
-    const Vec3d origin = ToVec(inTransform.getOrigin());
+    const Mat3d basis = ToMat3d(inTransform.getBasis());
+    const Vec3d origin = ToVec3d(inTransform.getOrigin());
     std::vector<Vec3d> vertices = LocalVertices(inShape);
     for (Vec3d& vertex : vertices)
         vertex = basis * vertex + origin;
@@ -155,7 +141,7 @@ struct RecordingCallback : btTriangleCallback
     {
         EXPECT_EQ(inPartId, 0);
         ++counts[inTriangleIndex];
-        vertices[inTriangleIndex] = {ToVec(inTriangle[0]), ToVec(inTriangle[1]), ToVec(inTriangle[2])};
+        vertices[inTriangleIndex] = {ToVec3d(inTriangle[0]), ToVec3d(inTriangle[1]), ToVec3d(inTriangle[2])};
     }
 };
 
@@ -278,9 +264,9 @@ TEST(DeformableShape, AabbContainsEveryDeformedVertexForAnyQAndTransform)
 
             btVector3 low, high;
             shape.getAabb(transform, low, high);
-            const Vec3d boxMin = ToVec(low), boxMax = ToVec(high);
-            const Mat3d basis = BasisOf(transform);
-            const Vec3d origin = ToVec(transform.getOrigin());
+            const Vec3d boxMin = ToVec3d(low), boxMax = ToVec3d(high);
+            const Mat3d basis = ToMat3d(transform.getBasis());
+            const Vec3d origin = ToVec3d(transform.getOrigin());
             const DeformedBody body = shape.Body(transform);
             const Model& model = shape.Asset().GetModel();
             Aabb truth;
@@ -328,9 +314,9 @@ TEST(DeformableShape, ProcessAllTrianglesReportsExactlyTheTrianglesWhoseBoxOverl
                                             Uniform(random, 0.005, 0.4));
             RecordingCallback callback;
             const std::uint64_t before = shape.Stats().contacts;
-            shape.processAllTriangles(&callback, ToBt(center - half), ToBt(center + half));
+            shape.processAllTriangles(&callback, ToBtVector(center - half), ToBtVector(center + half));
             EXPECT_EQ(shape.Stats().contacts - before, callback.counts.size());
-            const Vec3d boxMin = ToVec(ToBt(center - half)), boxMax = ToVec(ToBt(center + half));
+            const Vec3d boxMin = ToVec3d(ToBtVector(center - half)), boxMax = ToVec3d(ToBtVector(center + half));
             for (std::size_t t = 0; t < triangles.size(); ++t)
             {
                 const Vec3d low = triangles[t][0].cwiseMin(triangles[t][1]).cwiseMin(triangles[t][2]);
@@ -455,14 +441,14 @@ TEST(DeformableShape, RayTestHitsWhereBruteForceDoes)
             ASSERT_TRUE(shape.State().SetQ(ScaledQ(shape, 0.2, random)));
             scene.world.updateSingleAabb(&scene.object);
             const std::vector<Tri> triangles = PlacedTriangles(shape, scene.object.getWorldTransform());
-            const Vec3d center = ToVec(scene.object.getWorldTransform().getOrigin());
+            const Vec3d center = ToVec3d(scene.object.getWorldTransform().getOrigin());
             for (int ray = 0; ray < 60; ++ray)
             {
                 // From outside, towards a point near a random vertex, and beyond it.
                 const Vec3d start = center + 3.0 * size * RandomDirection(random);
                 const Tri& aim = triangles[random() % triangles.size()];
                 const Vec3d target = aim[0] + Uniform(random, 0.0, 0.05) * size * RandomDirection(random);
-                const btVector3 from = ToBt(start), to = ToBt(start + 1.5 * (target - start));
+                const btVector3 from = ToBtVector(start), to = ToBtVector(start + 1.5 * (target - start));
                 ClosestRayWithTriangle callback(from, to);
                 scene.world.rayTest(from, to, callback);
 
@@ -470,11 +456,11 @@ TEST(DeformableShape, RayTestHitsWhereBruteForceDoes)
                 std::size_t bestTriangle = 0;
                 for (std::size_t t = 0; t < triangles.size(); ++t)
                 {
-                    const auto hit = OracleSegmentParameter(ToVec(from), ToVec(to), triangles[t]);
+                    const auto hit = OracleSegmentParameter(ToVec3d(from), ToVec3d(to), triangles[t]);
                     if (hit && (!best || *hit < *best))
                         best = hit, bestTriangle = t;
                 }
-                const Vec3d point = ToVec(from) + double(callback.m_closestHitFraction) * ToVec(to - from);
+                const Vec3d point = ToVec3d(from) + double(callback.m_closestHitFraction) * ToVec3d(to - from);
                 if (!best)
                 {
                     // Bullet takes hits up to about 1e-4 of a triangle outside its edges: a grazing hit on
@@ -517,8 +503,8 @@ TEST(DeformableShape, RayTestMissesRaysThatPassTheBodyBy)
     scene.world.updateSingleAabb(&scene.object);
     btVector3 low, high;
     shape.getAabb(scene.object.getWorldTransform(), low, high);
-    const Vec3d center = 0.5 * (ToVec(low) + ToVec(high));
-    const double reach = 0.5 * (ToVec(high) - ToVec(low)).norm(); // every vertex is within this of the centre
+    const Vec3d center = 0.5 * (ToVec3d(low) + ToVec3d(high));
+    const double reach = 0.5 * (ToVec3d(high) - ToVec3d(low)).norm(); // every vertex is within this of the centre
     const std::vector<Tri> triangles = PlacedTriangles(shape, scene.object.getWorldTransform());
     for (int ray = 0; ray < 200; ++ray)
     {
@@ -527,12 +513,12 @@ TEST(DeformableShape, RayTestMissesRaysThatPassTheBodyBy)
         Vec3d along = RandomDirection(random);
         along = (along - along.dot(side) * side).normalized();
         const Vec3d closest = center + Uniform(random, 1.05, 2.0) * reach * side;
-        const btVector3 from = ToBt(closest - 4.0 * reach * along), to = ToBt(closest + 4.0 * reach * along);
+        const btVector3 from = ToBtVector(closest - 4.0 * reach * along), to = ToBtVector(closest + 4.0 * reach * along);
         ClosestRayWithTriangle callback(from, to);
         scene.world.rayTest(from, to, callback);
         EXPECT_FALSE(callback.hasHit()) << "ray " << ray;
         for (const Tri& t : triangles)
-            ASSERT_FALSE(OracleSegmentParameter(ToVec(from), ToVec(to), t)) << "the oracle should agree";
+            ASSERT_FALSE(OracleSegmentParameter(ToVec3d(from), ToVec3d(to), t)) << "the oracle should agree";
     }
 }
 
@@ -556,19 +542,19 @@ TEST(DeformableShape, ConvexSweepOfASphereStopsWhereBruteForceDoes)
             ASSERT_TRUE(shape.State().SetQ(ScaledQ(shape, 0.2, random)));
             scene.world.updateSingleAabb(&scene.object);
             const std::vector<Tri> triangles = PlacedTriangles(shape, scene.object.getWorldTransform());
-            const Vec3d center = ToVec(scene.object.getWorldTransform().getOrigin());
+            const Vec3d center = ToVec3d(scene.object.getWorldTransform().getOrigin());
             for (int sweep = 0; sweep < 25; ++sweep)
             {
                 const Vec3d start = center + 3.0 * size * RandomDirection(random);
                 const Tri& aim = triangles[random() % triangles.size()];
-                const btVector3 from = ToBt(start), to = ToBt(start + 1.5 * (aim[1] - start));
+                const btVector3 from = ToBtVector(start), to = ToBtVector(start + 1.5 * (aim[1] - start));
                 btCollisionWorld::ClosestConvexResultCallback callback(from, to);
                 scene.world.convexSweepTest(&sphere, btTransform(btQuaternion::getIdentity(), from),
                                             btTransform(btQuaternion::getIdentity(), to), callback);
                 std::optional<double> best;
                 for (const Tri& t : triangles)
                 {
-                    const auto hit = SphereSweepTriangle(ToVec(from), ToVec(to), sphere.getRadius(), t);
+                    const auto hit = SphereSweepTriangle(ToVec3d(from), ToVec3d(to), sphere.getRadius(), t);
                     if (hit && (!best || *hit < *best))
                         best = hit;
                 }
@@ -579,7 +565,7 @@ TEST(DeformableShape, ConvexSweepOfASphereStopsWhereBruteForceDoes)
                 // Bullet's conservative advancement (btContinuousConvexCollision) stops once the gap is at
                 // most 0.001 world units, never after the contact: check the gap where it stopped.
                 const double fraction = callback.m_closestHitFraction;
-                const Vec3d stop = ToVec(from) + fraction * ToVec(to - from);
+                const Vec3d stop = ToVec3d(from) + fraction * ToVec3d(to - from);
                 double gap = std::numeric_limits<double>::infinity();
                 for (const Tri& t : triangles)
                 {
@@ -631,7 +617,7 @@ TEST(DeformableShape, ContactTestReportsASphereOnTheSurfaceAndNotOneInTheHole)
     {
         // Centred on the deformed surface: the ball overlaps it.
         probe.setWorldTransform(
-            btTransform(btQuaternion::getIdentity(), ToBt(triangles[random() % triangles.size()][0])));
+            btTransform(btQuaternion::getIdentity(), ToBtVector(triangles[random() % triangles.size()][0])));
         ContactCounter all, pair;
         scene.world.contactTest(&probe, all);
         scene.world.contactPairTest(&probe, &scene.object, pair);
@@ -643,10 +629,10 @@ TEST(DeformableShape, ContactTestReportsASphereOnTheSurfaceAndNotOneInTheHole)
     // ball at its centre touches nothing, though it is inside the body's box.
     ball.setUnscaledRadius(btScalar(0.2 * size));
     const btTransform& placed = scene.object.getWorldTransform();
-    probe.setWorldTransform(btTransform(btQuaternion::getIdentity(), placed * ToBt(Vec3d::Zero())));
+    probe.setWorldTransform(btTransform(btQuaternion::getIdentity(), placed * ToBtVector(Vec3d::Zero())));
     for (const Tri& t : triangles)
         for (const Vec3d& vertex : t)
-            ASSERT_GT((vertex - ToVec(probe.getWorldTransform().getOrigin())).norm(), 0.3 * size);
+            ASSERT_GT((vertex - ToVec3d(probe.getWorldTransform().getOrigin())).norm(), 0.3 * size);
     ContactCounter hole;
     scene.world.contactTest(&probe, hole);
     EXPECT_EQ(hole.count, 0);
@@ -687,11 +673,11 @@ TEST(DeformableShape, SetLocalScalingAcceptsOnlyUniformPositiveFiniteScales)
           btVector3(infinity, infinity, infinity), btVector3(1, 1, nan)})
     {
         EXPECT_THROW(shape.setLocalScaling(bad), Error);
-        EXPECT_EQ(ToVec(shape.getLocalScaling()), Vec3d(1, 1, 1));
+        EXPECT_EQ(ToVec3d(shape.getLocalScaling()), Vec3d(1, 1, 1));
         btVector3 sameLow, sameHigh;
         shape.getAabb(identity, sameLow, sameHigh);
-        EXPECT_EQ(ToVec(sameLow), ToVec(low));
-        EXPECT_EQ(ToVec(sameHigh), ToVec(high));
+        EXPECT_EQ(ToVec3d(sameLow), ToVec3d(low));
+        EXPECT_EQ(ToVec3d(sameHigh), ToVec3d(high));
     }
 
     // q and q̇ survive a rescale; the modal masses grow with s².
@@ -701,7 +687,7 @@ TEST(DeformableShape, SetLocalScalingAcceptsOnlyUniformPositiveFiniteScales)
     ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
     const double mass0 = shape.Dynamics().ModalMass(0);
     shape.setLocalScaling(btVector3(2, 2, 2));
-    EXPECT_EQ(ToVec(shape.getLocalScaling()), Vec3d(2, 2, 2));
+    EXPECT_EQ(ToVec3d(shape.getLocalScaling()), Vec3d(2, 2, 2));
     for (std::size_t j = 0; j < q.size(); ++j)
     {
         EXPECT_DOUBLE_EQ(shape.Dynamics().QDouble()[j], q[j]);
@@ -799,11 +785,11 @@ TEST(DeformableShape, ContactImpulsesGiveTheBruteForceVelocityJump)
         const Vec3d impulseA = Uniform(random, 0.1, 5.0) * RandomDirection(random);
         const Vec3d impulseB = Uniform(random, 0.1, 5.0) * RandomDirection(random);
         const std::vector<double> before = velocity();
-        shape.AddContactImpulse(a, ToBt(impulseA), transform);
-        shape.AddContactImpulse(b, ToBt(impulseB), transform);
+        shape.AddContactImpulse(a, ToBtVector(impulseA), transform);
+        shape.AddContactImpulse(b, ToBtVector(impulseB), transform);
         EXPECT_EQ(velocity(), before) << "nothing moves before the flush";
         shape.FlushImpulses();
-        expectJump(before, expectedJump({{a, ToVec(ToBt(impulseA))}, {b, ToVec(ToBt(impulseB))}}));
+        expectJump(before, expectedJump({{a, ToVec3d(ToBtVector(impulseA))}, {b, ToVec3d(ToBtVector(impulseB))}}));
         const std::vector<double> flushed = velocity();
         shape.FlushImpulses();
         EXPECT_EQ(velocity(), flushed) << "a flush clears the accumulated impulse";
@@ -973,8 +959,8 @@ TEST(DeformableShape, SetSettingsValidatesEverythingBeforeApplyingAnything)
     btVector3 low, high;
     shape.getAabb(btTransform::getIdentity(), low, high);
     for (const Vec3d& vertex : LocalVertices(shape))
-        EXPECT_TRUE((vertex.array() >= ToVec(low).array()).all() &&
-                    (vertex.array() <= ToVec(high).array()).all());
+        EXPECT_TRUE((vertex.array() >= ToVec3d(low).array()).all() &&
+                    (vertex.array() <= ToVec3d(high).array()).all());
 }
 
 } // namespace

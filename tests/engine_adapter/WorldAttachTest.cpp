@@ -4,12 +4,9 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/CollisionConfiguration.h>
 #include <bdt/core/Error.h>
-
 #include <btBulletDynamicsCommon.h>
-
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <limits>
 
 namespace bdt
@@ -18,8 +15,14 @@ namespace
 {
 
 int sHostPre = 0, sHostPost = 0;
-void HostPre(btDynamicsWorld*, btScalar) { ++sHostPre; }
-void HostPost(btDynamicsWorld*, btScalar) { ++sHostPost; }
+void HostPre(btDynamicsWorld*, btScalar)
+{
+    ++sHostPre;
+}
+void HostPost(btDynamicsWorld*, btScalar)
+{
+    ++sHostPost;
+}
 
 struct HostWorld
 {
@@ -78,7 +81,8 @@ TEST(WorldAttach, CreateBodyRejectsBadInput)
     }
     catch (const Error& error)
     {
-        EXPECT_NE(std::string(error.what()).find("/nonexistent/chair.bdt"), std::string::npos) << error.what();
+        EXPECT_NE(std::string(error.what()).find("/nonexistent/chair.bdt"), std::string::npos)
+            << error.what();
     }
     EXPECT_TRUE(world.Bodies().empty());
     EXPECT_EQ(host.world.getNumCollisionObjects(), 0);

@@ -1,16 +1,13 @@
 // Deformable bodies in a Bullet world through bdt::World: resting, colliding, piling up, determinism.
 #include "support/BulletScenes.h"
 
-#include <bdt/adapter/Scenes.h>
-#include <bdt/adapter/World.h>
-
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-
-#include <gtest/gtest.h>
-
+#include <bdt/adapter/Scenes.h>
+#include <bdt/adapter/World.h>
 #include <cmath>
 #include <cstring>
+#include <gtest/gtest.h>
 
 namespace bdt
 {
@@ -82,9 +79,15 @@ void ExpectComesToRest(const char* inShape, std::uint32_t inTriangles)
     }
 }
 
-TEST(WorldDynamics, DeformableBoxComesToRestOnPlane) { ExpectComesToRest("box", 1200); }
+TEST(WorldDynamics, DeformableBoxComesToRestOnPlane)
+{
+    ExpectComesToRest("box", 1200);
+}
 
-TEST(WorldDynamics, DeformableChairComesToRestOnPlane) { ExpectComesToRest("chair", 6000); }
+TEST(WorldDynamics, DeformableChairComesToRestOnPlane)
+{
+    ExpectComesToRest("chair", 6000);
+}
 
 // Two bodies fly at each other without gravity, collide and separate.
 TEST(WorldDynamics, TwoBodiesCollideSeparateConserveMomentumAndRing)

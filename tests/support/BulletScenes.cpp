@@ -2,10 +2,8 @@
 
 #include "TestModels.h"
 
-#include <bdt/adapter/World.h>
-
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-
+#include <bdt/adapter/World.h>
 #include <map>
 #include <tuple>
 
@@ -15,7 +13,9 @@ namespace bdt::test
 std::shared_ptr<const DeformableAsset> ShapeAsset(const std::string& inShape, std::uint32_t inTriangles,
                                                   std::uint32_t inModes)
 {
-    static std::map<std::tuple<std::string, std::uint32_t, std::uint32_t>, std::shared_ptr<const DeformableAsset>> cache;
+    static std::map<std::tuple<std::string, std::uint32_t, std::uint32_t>,
+                    std::shared_ptr<const DeformableAsset>>
+        cache;
     auto& asset = cache[{inShape, inTriangles, inModes}];
     if (!asset)
         asset = DeformableAsset::Create(ShapeTree(inShape.c_str(), inTriangles, inModes));
@@ -55,7 +55,8 @@ double MaxPointSpeed(btRigidBody& inBody)
             velocity += model.BasisVector(i, j).cast<double>() * qDot[j];
         modal = std::max(modal, scale * velocity.norm());
     }
-    return double(inBody.getLinearVelocity().length()) + double(inBody.getAngularVelocity().length()) * reach + modal;
+    return double(inBody.getLinearVelocity().length()) +
+           double(inBody.getAngularVelocity().length()) * reach + modal;
 }
 
 } // namespace bdt::test

@@ -4,7 +4,6 @@
 
 #include <bdt/adapter/SampleWorld.h>
 #include <bdt/core/DeformableAsset.h>
-
 #include <memory>
 #include <string>
 

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <bdt/adapter/World.h>
-
 #include <memory>
 #include <vector>
 
@@ -45,8 +44,8 @@ public:
     btRigidBody* AddStatic(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform,
                            float inFriction = 0.8f);
     /// A rigid body of `inShape` (owned) with `inMass` kg at `inTransform`.
-    btRigidBody* AddRigid(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform, double inMass,
-                          float inFriction = 0.6f);
+    btRigidBody* AddRigid(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform,
+                          double inMass, float inFriction = 0.6f);
     /// The ground: a static plane y = `inHeight`, normal +Y.
     btRigidBody* AddGroundPlane(double inHeight = 0.0, float inFriction = 0.8f);
 

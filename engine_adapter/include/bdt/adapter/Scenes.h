@@ -1,7 +1,6 @@
 #pragma once
 
 #include <bdt/adapter/SampleWorld.h>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -13,15 +12,15 @@ namespace bdt
 /// chairs). Shared by the tests, the benchmarks and the demo.
 struct PileSettings
 {
-    std::uint32_t count = 100;  ///< Number of bodies.
-    std::uint32_t layers = 4;   ///< Layers of the block; each layer a square grid of about count/layers.
+    std::uint32_t count = 100; ///< Number of bodies.
+    std::uint32_t layers = 4;  ///< Layers of the block; each layer a square grid of about count/layers.
     /// Centre-to-centre distance of neighbours, as a multiple of the body's bounding diameter. Below 1,
     /// neighbours' root spheres overlap from the start (their geometry still must not).
     double spacing = 1.05;
-    double dropHeight = 0.2;    ///< Gap between the ground and the lowest bounding sphere, metres.
-    std::uint32_t seed = 1;     ///< Random orientations (about the vertical, plus a tilt) from this seed.
+    double dropHeight = 0.2;     ///< Gap between the ground and the lowest bounding sphere, metres.
+    std::uint32_t seed = 1;      ///< Random orientations (about the vertical, plus a tilt) from this seed.
     double maxTiltRadians = 0.3; ///< Largest tilt away from upright.
-    BodyDesc body;              ///< Mass, scale, proxy level, material; the transform is set per body.
+    BodyDesc body;               ///< Mass, scale, proxy level, material; the transform is set per body.
 };
 
 /// Adds `inSettings.count` bodies of `inAsset` to `ioWorld` in a block above the ground plane y = 0 (add the

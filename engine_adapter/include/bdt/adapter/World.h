@@ -1,10 +1,8 @@
 #pragma once
 
+#include <LinearMath/btTransform.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/DeformableAsset.h>
-
-#include <LinearMath/btTransform.h>
-
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -37,8 +35,8 @@ struct BodyDesc
     /// kg. 0 makes a static body: it collides and can be deformed by `DeformableShape::SetQ`, but its modes
     /// are not integrated.
     double mass = 1.0;
-    double scale = 1.0;             ///< Uniform scale of the model (model units to metres).
-    std::uint32_t proxyLevel = 10;  ///< Contact proxy level L.
+    double scale = 1.0;            ///< Uniform scale of the model (model units to metres).
+    std::uint32_t proxyLevel = 10; ///< Contact proxy level L.
     BodyMaterial material;
 };
 
@@ -54,12 +52,12 @@ struct WorldSettings
 /// What the last simulation step did, summed over the attached bodies.
 struct StepStats
 {
-    std::uint64_t steps = 0;           ///< Internal steps since attaching.
-    std::uint64_t spheresUpdated = 0;  ///< BD-Tree sphere updates (8M flops each) in the last step.
-    std::uint64_t overlapTests = 0;    ///< Sphere overlap tests of the narrowphase in the last step.
-    std::uint64_t contacts = 0;        ///< Contact points in manifolds of deformable bodies after the solve.
-    std::uint64_t manifolds = 0;       ///< Those manifolds.
-    double vibrationEnergy = 0.0;      ///< Σ modal energy (J) after the step.
+    std::uint64_t steps = 0;          ///< Internal steps since attaching.
+    std::uint64_t spheresUpdated = 0; ///< BD-Tree sphere updates (8M flops each) in the last step.
+    std::uint64_t overlapTests = 0;   ///< Sphere overlap tests of the narrowphase in the last step.
+    std::uint64_t contacts = 0;       ///< Contact points in manifolds of deformable bodies after the solve.
+    std::uint64_t manifolds = 0;      ///< Those manifolds.
+    double vibrationEnergy = 0.0;     ///< Σ modal energy (J) after the step.
     /// Guards (totals since attaching): strain-limit clamps, ignored non-finite impulses or forces, modal
     /// resets, and rigid transforms or velocities restored after becoming non-finite.
     std::uint64_t clamped = 0, rejected = 0, modalResets = 0, transformResets = 0;
@@ -72,10 +70,10 @@ struct StepStats
 /// What `World::DebugDraw` draws.
 struct DebugDrawOptions
 {
-    bool spheres = false;        ///< Updated spheres of the tree level `sphereLevel`.
+    bool spheres = false; ///< Updated spheres of the tree level `sphereLevel`.
     std::uint32_t sphereLevel = 3;
-    bool proxies = true;         ///< The contact proxies touched this step (spheres at level L in contact).
-    bool contacts = true;        ///< Contact points and normals of deformable bodies.
+    bool proxies = true;  ///< The contact proxies touched this step (spheres at level L in contact).
+    bool contacts = true; ///< Contact points and normals of deformable bodies.
 };
 
 /// Attaches reduced deformable bodies to an existing `btDiscreteDynamicsWorld`, which it does not own.

@@ -1,24 +1,51 @@
 #pragma once
 
 // Conversions between Bullet's btScalar types (float, or double with BT_USE_DOUBLE_PRECISION) and the
-// double-precision Eigen types of the core queries. Private to plugin/bullet.
+// double-precision Eigen types of the core, for plugin/bullet, the engine adapter and host code.
 
 #include <LinearMath/btTransform.h>
 #include <LinearMath/btVector3.h>
 #include <bdt/core/Math.h>
 #include <bdt/core/Primitives.h>
+#include <cmath>
 
 namespace bdt
 {
 
+/// A Bullet vector in double.
 inline Vec3d ToVec3d(const btVector3& inVector)
 {
     return {double(inVector.x()), double(inVector.y()), double(inVector.z())};
 }
 
+/// A double vector rounded to btScalar.
 inline btVector3 ToBtVector(const Vec3d& inVector)
 {
     return {btScalar(inVector.x()), btScalar(inVector.y()), btScalar(inVector.z())};
+}
+
+/// A Bullet 3×3 matrix in double, entry by entry (no orthonormalisation).
+inline Mat3d ToMat3d(const btMatrix3x3& inMatrix)
+{
+    Mat3d matrix;
+    for (int row = 0; row < 3; ++row)
+        for (int column = 0; column < 3; ++column)
+            matrix(row, column) = double(inMatrix[row][column]);
+    return matrix;
+}
+
+/// True when every component is finite.
+inline bool IsFinite(const btVector3& inVector)
+{
+    return std::isfinite(inVector.x()) && std::isfinite(inVector.y()) && std::isfinite(inVector.z());
+}
+
+/// True when the origin and every basis entry are finite.
+inline bool IsFinite(const btTransform& inTransform)
+{
+    const btMatrix3x3& basis = inTransform.getBasis();
+    return IsFinite(inTransform.getOrigin()) && IsFinite(basis[0]) && IsFinite(basis[1]) &&
+           IsFinite(basis[2]);
 }
 
 /// A Bullet rigid transform as a core `Pose`. The rotation is rebuilt in double from the basis's unit
