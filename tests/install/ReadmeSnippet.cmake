@@ -2,7 +2,8 @@
 # Extracts the fenced blocks that follow `<!-- snippet: readme-cmake -->` and `<!-- snippet: readme-cpp -->`,
 # installs the build tree to a scratch prefix, bakes chair.bdt with the built bdt-bake, then configures,
 # builds and runs the snippet project. Arguments: -DREADME= -DBUILD_DIR= -DWORK_DIR= -DBAKE= -DCXX_FLAGS=
-# and the generator, make program and compiler of the main build.
+# and the generator, make program and compiler of the main build (see InstallAndBuild.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/InstallAndBuild.cmake)
 file(READ ${README} readme)
 function(extract name out)
   string(FIND "${readme}" "<!-- snippet: ${name} -->" start)
@@ -29,22 +30,7 @@ file(WRITE ${WORK_DIR}/src/CMakeLists.txt
   "set(CMAKE_CXX_STANDARD 20)\nadd_executable(my_game main.cpp)\n${cmake_block}")
 file(WRITE ${WORK_DIR}/src/main.cpp "${cpp_block}")
 
-execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
-                RESULT_VARIABLE rc OUTPUT_QUIET)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "install failed (${rc})")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${WORK_DIR}/src -B ${WORK_DIR}/build -DCMAKE_BUILD_TYPE=Release
-                        -G ${GENERATOR} -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-                        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
-                RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "snippet configure failed (${rc})")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "snippet build failed (${rc})")
-endif()
+bdt_install_and_build(${WORK_DIR}/src snippet)
 execute_process(COMMAND ${BAKE} --shape chair --triangles 4000 -o chair.bdt WORKING_DIRECTORY ${WORK_DIR}
                 RESULT_VARIABLE rc OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
