@@ -234,62 +234,65 @@ void World::OnPreTick(double inTimeStep)
     for (std::unique_ptr<Body>& body : mBodies)
     {
         DeformableShape& shape = *body->shape;
-        btRigidBody& rigid = *body->rigidBody;
-        ModalDynamics& dynamics = shape.Dynamics();
         if (mRigid)
         {
             // The rigid reference: q stays 0 and, once it is, no new update stamp, so no sphere is updated.
             const std::span<const float> q = shape.State().Q();
             if (std::any_of(q.begin(), q.end(), [](float v) { return v != 0.0f; }))
             {
-                dynamics.Reset();
+                shape.Dynamics().Reset();
                 shape.BeginStep();
             }
-            shape.ClearImpulses();
-            shape.State().ResetCounters();
-            shape.Stats() = {};
-            continue;
         }
-        if (rigid.getInvMass() > 0 && rigid.isActive() && dynamics.ModeCount() > 0)
+        else
         {
-            // The generalised force over this step: the contact impulses of the last solve spread over the
-            // step (a zero-order hold, so a steady load gives a steady deflection), plus, optionally, the
-            // inertial force of the frame's motion over the last step (finite differences of Bullet's
-            // velocities). Then the exact modal step.
-            mForce.assign(dynamics.ModeCount(), 0.0);
-            const std::span<const double> impulse = shape.PendingImpulse();
-            for (std::size_t j = 0; j < mForce.size(); ++j)
-                mForce[j] = impulse[j] / inTimeStep;
-            if (mSettings.inertialForcing && body->hasPreviousVelocity)
-            {
-                const btVector3 linear = rigid.getLinearVelocity();
-                const btVector3 angular = rigid.getAngularVelocity();
-                const Vec3d acceleration = ToVec3d(linear - body->previousLinearVelocity) / inTimeStep;
-                const Vec3d angularAcceleration =
-                    ToVec3d(angular - body->previousAngularVelocity) / inTimeStep;
-                const Mat3d restToWorld = shape.Body(rigid.getWorldTransform()).pose.rotation;
-                mInertial.assign(dynamics.ModeCount(), 0.0);
-                InertialForce(shape.Asset().Modal(), shape.Settings().mass,
-                              double(shape.getLocalScaling().x()), restToWorld, acceleration,
-                              ToVec3d(rigid.getGravity()), ToVec3d(angular), angularAcceleration, mInertial);
-                for (std::size_t j = 0; j < mForce.size(); ++j)
-                    mForce[j] += mInertial[j];
-            }
-            body->previousLinearVelocity = rigid.getLinearVelocity();
-            body->previousAngularVelocity = rigid.getAngularVelocity();
-            body->hasPreviousVelocity = true;
-            dynamics.Step(inTimeStep, mForce);
-            // Vibrating bodies stay awake: Bullet judges sleep by the frame's velocities only.
-            if (dynamics.Energy() > mSettings.wakeEnergyPerKg * shape.Settings().mass)
-                rigid.activate(true);
+            const btRigidBody& rigid = *body->rigidBody;
+            if (rigid.getInvMass() > 0 && rigid.isActive() && shape.Dynamics().ModeCount() > 0)
+                StepModes(*body, inTimeStep);
+            if (!shape.BeginStep())
+                ++mStateResets;
         }
         shape.ClearImpulses();
-        if (!shape.BeginStep())
-            ++mStats.modalResets;
         shape.State().ResetCounters();
         shape.Stats() = {};
     }
     mStats.preTickMs = Milliseconds(start);
+}
+
+void World::StepModes(Body& ioBody, double inTimeStep)
+{
+    DeformableShape& shape = *ioBody.shape;
+    btRigidBody& rigid = *ioBody.rigidBody;
+    ModalDynamics& dynamics = shape.Dynamics();
+    // The generalised force over this step: the contact impulses of the last solve spread over the step (a
+    // zero-order hold, so a steady load gives a steady deflection), plus, optionally, the inertial force of
+    // the frame's motion over the last step (finite differences of Bullet's velocities). Then the exact
+    // modal step.
+    mForce.assign(dynamics.ModeCount(), 0.0);
+    const std::span<const double> impulse = shape.PendingImpulse();
+    for (std::size_t j = 0; j < mForce.size(); ++j)
+        mForce[j] = impulse[j] / inTimeStep;
+    const btVector3 linear = rigid.getLinearVelocity();
+    const btVector3 angular = rigid.getAngularVelocity();
+    if (mSettings.inertialForcing && ioBody.hasPreviousVelocity)
+    {
+        const Vec3d acceleration = ToVec3d(linear - ioBody.previousLinearVelocity) / inTimeStep;
+        const Vec3d angularAcceleration = ToVec3d(angular - ioBody.previousAngularVelocity) / inTimeStep;
+        const Mat3d restToWorld = shape.Body(rigid.getWorldTransform()).pose.rotation;
+        mInertial.assign(dynamics.ModeCount(), 0.0);
+        InertialForce(shape.Asset().Modal(), shape.Settings().mass, double(shape.getLocalScaling().x()),
+                      restToWorld, acceleration, ToVec3d(rigid.getGravity()), ToVec3d(angular),
+                      angularAcceleration, mInertial);
+        for (std::size_t j = 0; j < mForce.size(); ++j)
+            mForce[j] += mInertial[j];
+    }
+    ioBody.previousLinearVelocity = linear;
+    ioBody.previousAngularVelocity = angular;
+    ioBody.hasPreviousVelocity = true;
+    dynamics.Step(inTimeStep, mForce);
+    // Vibrating bodies stay awake: Bullet judges sleep by the frame's velocities only.
+    if (dynamics.Energy() > mSettings.wakeEnergyPerKg * shape.Settings().mass)
+        rigid.activate(true);
 }
 
 void World::OnPostTick(double /*inTimeStep*/)
@@ -338,7 +341,7 @@ void World::OnPostTick(double /*inTimeStep*/)
     }
     mStats.clamped = clamped;
     mStats.rejected = rejected;
-    mStats.modalResets = resets;
+    mStats.modalResets = resets + mStateResets;
     mStats.postSolveMs = Milliseconds(start);
 }
 

@@ -134,6 +134,7 @@ private:
     static void PostTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
     void OnPreTick(double inTimeStep);
     void OnPostTick(double inTimeStep);
+    void StepModes(Body& ioBody, double inTimeStep);
     void ReadImpulses();
 
     btDiscreteDynamicsWorld& mWorld;
@@ -143,6 +144,7 @@ private:
     std::vector<btRigidBody*> mBodyPointers;
     std::vector<std::pair<std::string, std::shared_ptr<const DeformableAsset>>> mAssetsByPath;
     StepStats mStats;
+    std::uint64_t mStateResets = 0; // q rejected by DeformableShape::BeginStep (counted in modalResets)
     // The host's callbacks, chained.
     void (*mHostPreTick)(btDynamicsWorld*, btScalar) = nullptr;
     void (*mHostPostTick)(btDynamicsWorld*, btScalar) = nullptr;
