@@ -59,7 +59,7 @@ struct Run
     const char* name = "";
     std::unique_ptr<SampleWorld> world;
     double memoryBytes = 0.0; // resident growth when the scene was built
-    std::vector<double> stepMs, collisionMs, contacts, spheres, tests;
+    std::vector<double> stepMs, collisionMs, contacts, spheres, tests, awake;
     std::uint64_t finalClamped = 0;
     double lowestHeight = 0.0;
 
@@ -73,6 +73,10 @@ struct Run
         contacts.push_back(double(stats.contacts));
         spheres.push_back(double(stats.spheresUpdated));
         tests.push_back(double(stats.overlapTests));
+        std::size_t active = 0;
+        for (btRigidBody* body : world->Deformables().Bodies())
+            active += body->isActive() ? 1 : 0;
+        awake.push_back(double(active));
     }
 
     nlohmann::json Report() const
@@ -87,7 +91,10 @@ struct Run
                 {"overlap_tests_per_step_median", Median(tests)},
                 {"memory_mb", memoryBytes / 1e6},
                 {"strain_clamps", finalClamped},
-                {"lowest_body_height_m", lowestHeight}};
+                {"lowest_body_height_m", lowestHeight},
+                {"step_ms_mean", Mean(stepMs)},
+                {"series", {{"step_ms", stepMs}, {"collision_ms", collisionMs}, {"contacts", contacts},
+                            {"overlap_tests", tests}, {"awake_bodies", awake}}}};
     }
 };
 

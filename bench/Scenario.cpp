@@ -65,6 +65,14 @@ nlohmann::json MachineFacts()
 
 double Median(std::vector<double> inValues) { return Percentile(std::move(inValues), 50.0); }
 
+double Mean(const std::vector<double>& inValues)
+{
+    double sum = 0.0;
+    for (double value : inValues)
+        sum += value;
+    return inValues.empty() ? 0.0 : sum / double(inValues.size());
+}
+
 double Percentile(std::vector<double> inValues, double inPercent)
 {
     if (inValues.empty())

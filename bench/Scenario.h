@@ -32,6 +32,8 @@ nlohmann::json MachineFacts();
 
 /// Median of `inValues` (copied, sorted).
 double Median(std::vector<double> inValues);
+/// Arithmetic mean of `inValues` (0 when empty).
+double Mean(const std::vector<double>& inValues);
 /// Percentile in [0, 100] (nearest rank).
 double Percentile(std::vector<double> inValues, double inPercent);
 
