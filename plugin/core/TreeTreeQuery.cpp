@@ -5,6 +5,7 @@
 #include <array>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
+#include <span>
 #include <vector>
 
 namespace bdt
@@ -24,29 +25,42 @@ struct PairEntry
     WorldSphere sphereB;
 };
 
-// Simultaneous descent with an explicit stack, from the roots down to the terminal nodes (proxies or
-// leaves). A node's children are updated only after the node's sphere overlapped the other side's. Calls
-// inOnTerminal(nodeA, nodeB, sphereA, sphereB) for each overlapping pair of terminal nodes, each pair once.
+// Simultaneous descent with an explicit stack, from the node pairs `inStart` down to the terminal nodes
+// (proxies or leaves). A node's children are updated only after the node's sphere overlapped the other
+// side's. Calls inOnTerminal(nodeA, nodeB, sphereA, sphereB) for each overlapping pair of terminal nodes,
+// each pair once. With `outStops`, appends every pair where the descent stopped: each pair whose spheres
+// missed and each terminal pair reached (the next front, `TraversalFront`).
 template <class OnTerminal>
-void DescendPairs(const DeformedBody& inA, const DeformedBody& inB, bool inToLeaves, QueryStats& ioStats,
+void DescendPairs(const DeformedBody& inA, const DeformedBody& inB, bool inToLeaves,
+                  std::span<const TraversalFront::NodePair> inStart,
+                  std::vector<TraversalFront::NodePair>* outStops, QueryStats& ioStats,
                   OnTerminal&& inOnTerminal)
 {
     TreeState& a = *inA.state;
     TreeState& b = *inB.state;
     std::vector<PairEntry> stack;
     stack.reserve(64);
-    stack.push_back({0, 0, detail::NodeSphere(inA, 0), detail::NodeSphere(inB, 0)});
+    // Stacked in reverse, so the start pairs are visited in their order.
+    for (std::size_t i = inStart.size(); i-- > 0;)
+        stack.push_back({inStart[i].nodeA, inStart[i].nodeB, detail::NodeSphere(inA, inStart[i].nodeA),
+                         detail::NodeSphere(inB, inStart[i].nodeB)});
     while (!stack.empty())
     {
         const PairEntry entry = stack.back();
         stack.pop_back();
         ++ioStats.overlapTests;
         if (!detail::SpheresOverlap(entry.sphereA, entry.sphereB))
+        {
+            if (outStops != nullptr)
+                outStops->push_back({entry.nodeA, entry.nodeB});
             continue;
+        }
         const bool terminalA = detail::IsTerminal(a, entry.nodeA, inToLeaves);
         const bool terminalB = detail::IsTerminal(b, entry.nodeB, inToLeaves);
         if (terminalA && terminalB)
         {
+            if (outStops != nullptr)
+                outStops->push_back({entry.nodeA, entry.nodeB});
             inOnTerminal(entry.nodeA, entry.nodeB, entry.sphereA, entry.sphereB);
             continue;
         }
@@ -66,6 +80,8 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB, bool inToLea
         }
     }
 }
+
+constexpr TraversalFront::NodePair cRoots[1] = {{0, 0}};
 
 // Contact between two overlapping spheres: normal from B to A, depth rA + rB − distance, point midway
 // between the deepest points of the two spheres along the normal.
@@ -119,25 +135,71 @@ void TestLeafTriangles(const DeformedBody& inA, const DeformedBody& inB, std::ui
     }
 }
 
+// The proxy contact of each overlapping terminal pair.
+auto AppendSphereContact(std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    return [&outContacts, &ioStats](std::uint32_t inNodeA, std::uint32_t inNodeB,
+                                    const WorldSphere& inSphereA, const WorldSphere& inSphereB)
+    {
+        outContacts.push_back(SphereContact(inSphereA, inSphereB, inNodeA, inNodeB));
+        ++ioStats.contacts;
+    };
+}
+
 } // namespace
+
+/// Grants the queries access to a front's state.
+struct TraversalFrontAccess
+{
+    static TraversalFront::Key KeyOf(const DeformedBody& inA, const DeformedBody& inB)
+    {
+        return {&inA.state->Tree(), &inB.state->Tree(), inA.state->Proxies().Level(),
+                inB.state->Proxies().Level()};
+    }
+    static std::vector<TraversalFront::NodePair>& Pairs(TraversalFront& ioFront) { return ioFront.mPairs; }
+    static std::uint64_t& RootTests(TraversalFront& ioFront) { return ioFront.mRootTests; }
+    static TraversalFront::Key& Key(TraversalFront& ioFront) { return ioFront.mKey; }
+};
 
 void CollideProxies(DeformedBody inA, DeformedBody inB, std::vector<ProxyContact>& outContacts,
                     QueryStats& ioStats)
 {
-    DescendPairs(inA, inB, false, ioStats,
-                 [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const WorldSphere& inSphereA,
-                     const WorldSphere& inSphereB)
-                 {
-                     outContacts.push_back(SphereContact(inSphereA, inSphereB, inNodeA, inNodeB));
-                     ++ioStats.contacts;
-                 });
+    DescendPairs(inA, inB, false, cRoots, nullptr, ioStats, AppendSphereContact(outContacts, ioStats));
+}
+
+void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    std::vector<TraversalFront::NodePair>& front = TraversalFrontAccess::Pairs(ioFront);
+    std::uint64_t& rootTests = TraversalFrontAccess::RootTests(ioFront);
+    // A front is only valid for the trees and proxy levels it was made with.
+    const TraversalFront::Key key = TraversalFrontAccess::KeyOf(inA, inB);
+    if (!(TraversalFrontAccess::Key(ioFront) == key))
+        ioFront.Clear();
+    TraversalFrontAccess::Key(ioFront) = key;
+    const bool fromRoots = front.empty();
+    const std::uint64_t testsBefore = ioStats.overlapTests;
+    const std::size_t contactsBefore = outContacts.size();
+    // The next front is built apart from the one being read (per thread, reused: no allocation when warm).
+    thread_local std::vector<TraversalFront::NodePair> next;
+    next.clear();
+    DescendPairs(inA, inB, false, fromRoots ? std::span<const TraversalFront::NodePair>(cRoots) : front,
+                 &next, ioStats, AppendSphereContact(outContacts, ioStats));
+    const std::uint64_t tests = ioStats.overlapTests - testsBefore;
+    if (fromRoots)
+        rootTests = tests;
+    // Keep the front while it pays: the bodies still touch and it cost no more than the roots did.
+    if (outContacts.size() > contactsBefore && (fromRoots || tests <= rootTests))
+        front.swap(next);
+    else
+        ioFront.Clear();
 }
 
 void CollideTriangles(DeformedBody inA, DeformedBody inB, std::vector<TrianglePair>& outPairs,
                       QueryStats& ioStats)
 {
     std::vector<WorldTriangleArray> scratch;
-    DescendPairs(inA, inB, true, ioStats,
+    DescendPairs(inA, inB, true, cRoots, nullptr, ioStats,
                  [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const WorldSphere&, const WorldSphere&)
                  { TestLeafTriangles(inA, inB, inNodeA, inNodeB, scratch, outPairs, ioStats); });
 }

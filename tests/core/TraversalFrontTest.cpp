@@ -1,0 +1,163 @@
+// Front tracking (TraversalFront): the descent from last step's front finds exactly what the descent from the
+// roots finds, step after step, while the bodies move, deform, separate and change proxy level; and it
+// saves sphere tests while they rest on each other.
+#include "support/QueryOracles.h"
+#include "support/TestModels.h"
+
+#include <bdt/core/TraversalFront.h>
+#include <bdt/core/TreeQueries.h>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <map>
+#include <random>
+#include <utility>
+#include <vector>
+
+namespace bdt
+{
+namespace
+{
+
+using namespace test;
+using ContactMap = std::map<std::pair<std::uint32_t, std::uint32_t>, ProxyContact>;
+
+ContactMap ByNodes(const std::vector<ProxyContact>& inContacts)
+{
+    ContactMap map;
+    for (const ProxyContact& contact : inContacts)
+        EXPECT_TRUE(map.emplace(std::make_pair(contact.nodeA, contact.nodeB), contact).second) << "duplicate";
+    return map;
+}
+
+// The two queries give the same contacts, bit for bit (the same spheres and formulas, in another order).
+void ExpectSameContacts(const ContactMap& inFromRoots, const ContactMap& inFromFront, int inStep)
+{
+    ASSERT_EQ(inFromRoots.size(), inFromFront.size()) << "step " << inStep;
+    for (const auto& [nodes, contact] : inFromRoots)
+    {
+        const auto found = inFromFront.find(nodes);
+        ASSERT_NE(found, inFromFront.end()) << "step " << inStep << ": proxies " << nodes.first << ", "
+                                            << nodes.second << " missed by the front";
+        EXPECT_EQ(found->second.depth, contact.depth);
+        EXPECT_EQ(found->second.point, contact.point);
+        EXPECT_EQ(found->second.normal, contact.normal);
+    }
+}
+
+// B moves along a path through A (approach, rest, slide, leave, come back) while both vibrate; the proxy
+// levels change in the middle. Each step, the query from the front must equal the query from the roots.
+TEST(TraversalFront, SameContactsAsFromTheRootsAlongAPath)
+{
+    std::mt19937 random(41);
+    QueryBody a(ShapeTree("chair", 1500, 6), 6);
+    QueryBody b(ShapeTree("torus", 1000, 4), 6);
+    a.pose.rotation = RandomRotation(random);
+    b.pose.rotation = RandomRotation(random);
+    const double reach = 0.6 * (a.Size() + b.Size());
+    const Vec3d direction = RandomDirection(random);
+    const Vec3d side = direction.cross(RandomDirection(random)).normalized();
+    const Vec3d restCenterB = b.tree->GetModel().RestBounds().center().cast<double>();
+
+    TraversalFront front;
+    std::uint64_t stepsInContact = 0, frontPairs = 0;
+    constexpr int cSteps = 240;
+    for (int step = 0; step < cSteps; ++step)
+    {
+        const double t = double(step) / cSteps;
+        // Distance between the centres: from apart, in to 0.5 reach, resting, out, back in.
+        const double distance = reach * (1.4 - 0.9 * std::sin(3.0 * M_PI * t) * std::sin(3.0 * M_PI * t));
+        const Vec3d target = a.WorldCenter() + distance * direction + 0.2 * reach * std::sin(5.0 * t) * side;
+        b.pose.translation = target - b.pose.rotation * restCenterB;
+        const double amplitude = 0.02 * (1.0 + std::sin(17.0 * t));
+        ASSERT_TRUE(a.state->SetQ(RandomQ(a.tree->ModeCount(), amplitude * a.Size(), random)));
+        ASSERT_TRUE(b.state->SetQ(RandomQ(b.tree->ModeCount(), amplitude * b.Size(), random)));
+        if (step == cSteps / 2)
+        {
+            a.SetLevel(8);
+            b.SetLevel(5);
+        }
+
+        std::vector<ProxyContact> fromRoots, fromFront;
+        QueryStats rootStats, frontStats;
+        CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
+        CollideProxies(a.Body(), b.Body(), front, fromFront, frontStats);
+        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step);
+        EXPECT_EQ(frontStats.contacts, fromFront.size());
+        if (!fromRoots.empty())
+        {
+            ++stepsInContact;
+            frontPairs += front.Size();
+        }
+    }
+    // The path does make contact for a good share of the steps, and the front is kept for them.
+    EXPECT_GT(stepsInContact, cSteps / 4u);
+    EXPECT_GT(frontPairs, 0u);
+    std::cout << "[ info ] " << stepsInContact << " steps in contact\n";
+}
+
+// Two bodies resting on each other, vibrating a little: after the first step the front is reused and the
+// queries need markedly fewer sphere tests than descents from the roots.
+TEST(TraversalFront, RestingContactNeedsFewerTests)
+{
+    std::mt19937 random(5);
+    QueryBody a(ShapeTree("box", 2000, 6), 10);
+    QueryBody b(ShapeTree("box", 2000, 6), 10);
+    a.pose.translation = Vec3d::Zero();
+    const auto bounds = a.tree->GetModel().RestBounds();
+    const double height = double(bounds.max().y() - bounds.min().y());
+    // B sits on A's top face, offset and turned about y, its bottom face 1 % of the height into A.
+    b.pose.rotation = Eigen::AngleAxisd(0.3, Vec3d::UnitY()).toRotationMatrix();
+    b.pose.translation = Vec3d(0.2 * height, 0.99 * height, -0.1 * height);
+
+    TraversalFront front;
+    std::uint64_t rootTests = 0, frontTests = 0;
+    for (int step = 0; step < 60; ++step)
+    {
+        ASSERT_TRUE(a.state->SetQ(RandomQ(a.tree->ModeCount(), 1e-3 * a.Size(), random)));
+        ASSERT_TRUE(b.state->SetQ(RandomQ(b.tree->ModeCount(), 1e-3 * b.Size(), random)));
+        std::vector<ProxyContact> fromRoots, fromFront;
+        QueryStats rootStats, frontStats;
+        CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
+        CollideProxies(a.Body(), b.Body(), front, fromFront, frontStats);
+        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step);
+        ASSERT_GT(fromRoots.size(), 10u) << "the boxes should touch over a face";
+        if (step > 0)
+        {
+            rootTests += rootStats.overlapTests;
+            frontTests += frontStats.overlapTests;
+        }
+    }
+    std::cout << "[ info ] sphere tests: " << rootTests << " from the roots, " << frontTests
+              << " from the front\n";
+    EXPECT_LT(double(frontTests), 0.8 * double(rootTests));
+}
+
+// A front made for other trees is not reused: the query starts from the roots and is still exact.
+TEST(TraversalFront, AFrontOfOtherBodiesIsNotReused)
+{
+    std::mt19937 random(9);
+    QueryBody a(ShapeTree("sphere", 600, 4), 6);
+    QueryBody b(ShapeTree("torus", 800, 4), 6);
+    QueryBody c(ShapeTree("chair", 1500, 6), 6);
+    a.pose.translation = Vec3d::Zero();
+    const double reach = 0.5 * (a.Size() + b.Size());
+    b.pose.translation = Vec3d(reach, 0, 0) - b.tree->GetModel().RestBounds().center().cast<double>();
+    c.pose.translation =
+        Vec3d(0.5 * (a.Size() + c.Size()), 0, 0) - c.tree->GetModel().RestBounds().center().cast<double>();
+    TraversalFront front;
+    std::vector<ProxyContact> scratch;
+    QueryStats stats;
+    CollideProxies(a.Body(), b.Body(), front, scratch, stats);
+    ASSERT_GT(front.Size(), 0u) << "a and b should touch";
+    std::vector<ProxyContact> fromRoots, fromFront;
+    CollideProxies(a.Body(), c.Body(), fromRoots, stats);
+    CollideProxies(a.Body(), c.Body(), front, fromFront, stats);
+    ASSERT_FALSE(fromRoots.empty()) << "a and c should touch";
+    ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), 0);
+    front.Clear();
+    EXPECT_EQ(front.Size(), 0u);
+}
+
+} // namespace
+} // namespace bdt
