@@ -121,7 +121,7 @@ void TreeState::ComputeSphere(std::uint32_t inNode, float* outSphere) const
     mKernel(mProxies->Row(inNode), 1, mQq.data(), mModes, mQRefNorm, outSphere);
 }
 
-UpdatedSphere TreeState::Sphere(std::uint32_t inNode)
+UpdatedSphere TreeState::UpdateSphere(std::uint32_t inNode)
 {
     UpdatedSphere sphere;
     float* out = &sphere.center[0];

@@ -5,6 +5,7 @@
 #include <bdt/core/SphereUpdate.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <vector>
@@ -70,8 +71,18 @@ public:
     void SetTemporalCoherence(bool inEnabled, float inRefreshFraction = 0.02f);
     bool TemporalCoherence() const { return mCoherence; }
 
-    /// Sphere of node `inNode` at the current q, rest frame; lazily computed and stamped.
-    UpdatedSphere Sphere(std::uint32_t inNode);
+    /// Sphere of node `inNode` at the current q, rest frame; lazily computed and stamped. The common case, a
+    /// node already updated in this step without temporal coherence, is inline: one stamp compare, 16 bytes.
+    UpdatedSphere Sphere(std::uint32_t inNode)
+    {
+        if (inNode < mStamp.size() && mStamp[inNode] == mEpoch && mCoherenceGrowth == 0.0f)
+        {
+            UpdatedSphere sphere;
+            std::memcpy(&sphere, mSpheres.data() + 4 * std::size_t(inNode), sizeof(sphere));
+            return sphere;
+        }
+        return UpdateSphere(inNode);
+    }
 
     /// Updates every node in [inBegin, inEnd) now (a batch update, e.g. all nodes of a level); they must be
     /// below `Proxies().VisitCount()`.
@@ -85,6 +96,7 @@ public:
     std::size_t MemoryBytes() const;
 
 private:
+    UpdatedSphere UpdateSphere(std::uint32_t inNode); // `Sphere` when the cache misses or coherence grows it
     void ComputeSphere(std::uint32_t inNode, float* outSphere) const;
     void NewEpoch();
     void RebuildQq(std::span<const float> inQ);
