@@ -69,10 +69,7 @@ struct StackScene
         world.AddGroundPlane();
         const auto asset = test::ShapeAsset("box", 1200, 10);
         const MassProperties& mass = asset->Mass();
-        btMatrix3x3 upright;
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                upright[r][c] = btScalar(mass.principalAxes(r, c));
+        const btMatrix3x3 upright = ToBtMatrix(mass.principalAxes);
         const auto bounds = asset->GetModel().RestBounds();
         const double height = bounds.max().y() - bounds.min().y();
         const double bottomY = mass.centerOfMass.y() - bounds.min().y() + 0.02;

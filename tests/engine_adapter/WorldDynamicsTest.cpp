@@ -5,6 +5,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/adapter/World.h>
+#include <bdt/bullet/Conversions.h>
 #include <cmath>
 #include <cstring>
 #include <gtest/gtest.h>
@@ -34,11 +35,7 @@ RestResult DropOnPlane(const std::shared_ptr<const DeformableAsset>& inAsset, bo
     desc.material.margin = inMargin;
     const MassProperties& mass = inAsset->Mass();
     // Upright: the local frame is the principal frame, so rotate it back to the rest frame's axes.
-    const Mat3d toRest = mass.principalAxes;
-    btMatrix3x3 basis;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            basis[r][c] = btScalar(toRest(r, c));
+    const btMatrix3x3 basis = ToBtMatrix(mass.principalAxes);
     const double restBottom = inAsset->GetModel().RestBounds().min().y();
     desc.transform = btTransform(basis, btVector3(0, btScalar(mass.centerOfMass.y() - restBottom + 0.05), 0));
     btRigidBody* body = world.Deformables().CreateBody(inAsset, desc);

@@ -28,6 +28,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
 #include <bdt/adapter/World.h>
+#include <bdt/bullet/Conversions.h>
 #include <cmath>
 #include <functional>
 #include <gtest/gtest.h>
@@ -132,16 +133,12 @@ btTransform UprightAt(const DeformableBox& inBox, double inX, double inProxyBott
 {
     const DeformableAsset& asset = *inBox.asset;
     const MassProperties& mass = asset.Mass();
-    btMatrix3x3 basis;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            basis[r][c] = btScalar(mass.principalAxes(r, c));
     const auto& bounds = asset.GetModel().RestBounds();
     const Vec3d anchor(0.5 * double(bounds.min().x() + bounds.max().x()),
                        LowestProxyY(asset, inBox.proxyLevel),
                        0.5 * double(bounds.min().z() + bounds.max().z()));
     const Vec3d origin = Vec3d(inX, inProxyBottom, inZ) + mass.centerOfMass - anchor;
-    return btTransform(basis, btVector3(btScalar(origin.x()), btScalar(origin.y()), btScalar(origin.z())));
+    return btTransform(ToBtMatrix(mass.principalAxes), ToBtVector(origin));
 }
 
 /// A body of `inBox` made by `ioWorld` from `inDesc`, at the box's proxy level.

@@ -34,6 +34,16 @@ inline Mat3d ToMat3d(const btMatrix3x3& inMatrix)
     return matrix;
 }
 
+/// A double 3×3 matrix rounded to btScalar, entry by entry (no orthonormalisation).
+inline btMatrix3x3 ToBtMatrix(const Mat3d& inMatrix)
+{
+    btMatrix3x3 matrix;
+    for (int row = 0; row < 3; ++row)
+        for (int column = 0; column < 3; ++column)
+            matrix[row][column] = btScalar(inMatrix(row, column));
+    return matrix;
+}
+
 /// True when every component is finite.
 inline bool IsFinite(const btVector3& inVector)
 {
