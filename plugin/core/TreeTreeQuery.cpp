@@ -174,7 +174,7 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
     std::uint64_t& rootTests = TraversalFrontAccess::RootTests(ioFront);
     // A front is only valid for the trees and proxy levels it was made with.
     const TraversalFront::Key key = TraversalFrontAccess::KeyOf(inA, inB);
-    if (!(TraversalFrontAccess::Key(ioFront) == key))
+    if (TraversalFrontAccess::Key(ioFront) != key)
         ioFront.Clear();
     TraversalFrontAccess::Key(ioFront) = key;
     const bool fromRoots = front.empty();
