@@ -363,21 +363,25 @@ void World::ReadImpulses()
         if (shape0 == nullptr && shape1 == nullptr)
             continue;
         ++manifolds;
-        for (int p = 0; p < manifold->getNumContacts(); ++p)
+        const int points = manifold->getNumContacts();
+        contacts += std::uint64_t(points);
+        if (mRigid || points == 0)
+            continue;
+        // Each body's rest-to-world rotation once per manifold, not once per point.
+        const Mat3d rotation0 =
+            shape0 != nullptr ? shape0->Body(object0->getWorldTransform()).pose.rotation : Mat3d::Identity();
+        const Mat3d rotation1 =
+            shape1 != nullptr ? shape1->Body(object1->getWorldTransform()).pose.rotation : Mat3d::Identity();
+        for (int p = 0; p < points; ++p)
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);
-            ++contacts;
             const btVector3 impulse = point.m_normalWorldOnB * point.m_appliedImpulse +
                                       point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
                                       point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
-            if (mRigid)
-                continue;
             if (shape0 != nullptr && point.m_index0 >= 0)
-                shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse,
-                                          object0->getWorldTransform());
+                shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, rotation0);
             if (shape1 != nullptr && point.m_index1 >= 0)
-                shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse,
-                                          object1->getWorldTransform());
+                shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse, rotation1);
         }
     }
     mStats.contacts = contacts;

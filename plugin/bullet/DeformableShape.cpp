@@ -246,6 +246,12 @@ DeformedBody DeformableShape::Body(const btTransform& inWorldFromLocal, double i
 void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse,
                                         const btTransform& inWorldFromLocal)
 {
+    AddContactImpulse(inNode, inImpulse, Body(inWorldFromLocal).pose.rotation);
+}
+
+void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse,
+                                        const Mat3d& inRestToWorld)
+{
     const std::uint32_t modes = mState.ModeCount();
     if (!IsFinite(inImpulse))
     {
@@ -259,8 +265,7 @@ void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& i
         return;
     // g_j += s · Ū_jᵀ Rᵀ J: the impulse in the rest frame's axes, then projected on the node's centre
     // velocity per mode (the world motion of the proxy per unit q_j is s·R·Ū_j).
-    const Mat3d rotation = Body(inWorldFromLocal).pose.rotation;
-    const Vec3d restImpulse = rotation.transpose() * ToVec3d(inImpulse);
+    const Vec3d restImpulse = inRestToWorld.transpose() * ToVec3d(inImpulse);
     const double scale = Scale();
     const float* row = mState.Proxies().Row(inNode);
     for (std::uint32_t j = 0; j < modes; ++j)

@@ -121,8 +121,11 @@ public:
     /// proxy `inNode`: g_j += s · Ū_jᵀ Rᵀ J, R the rest-to-world rotation of `Body(inWorldFromLocal)`, Ū_j the
     /// node's centre velocity in the current proxy rows. Accumulated until `FlushImpulses`. Non-finite
     /// impulses are ignored and counted by the dynamics (`GuardStats().rejectedImpulses`); a node outside the
-    /// tree is ignored. About 6M flops.
+    /// tree is ignored. About 6M flops, plus the rotation of `Body` (a nearest-rotation fit).
     void AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse, const btTransform& inWorldFromLocal);
+    /// The same with R given: `inRestToWorld` = `Body(transform).pose.rotation`, computed once for several
+    /// impulses on one body. About 6M flops.
+    void AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse, const Mat3d& inRestToWorld);
     /// Applies the accumulated generalised impulse to the dynamics (q̇ jumps) and clears it.
     void FlushImpulses();
     /// The generalised impulse accumulated since the last flush or clear (M entries, N·s·model unit).
