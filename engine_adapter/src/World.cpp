@@ -1,5 +1,6 @@
 // bdt::World: the BD-Tree bodies' part of a host Bullet step (pre-tick modal step, post-solve read-back).
 
+#include "ContactModes.h"
 #include "PhaseTimer.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
@@ -25,6 +26,10 @@ namespace
 {
 
 using Clock = std::chrono::steady_clock;
+
+// J/kg: below this a sleeping body's vibration is not worth a modal step (an amplitude of about 1e-7 of a
+// metre-sized body at 40 Hz); a cut-off for work, not physics.
+constexpr double cRingDownFloor = 1e-12;
 
 double Milliseconds(Clock::time_point inStart)
 {
@@ -243,14 +248,31 @@ void World::OnPreTick(double inTimeStep)
                 shape.Dynamics().Reset();
                 shape.BeginStep();
             }
+            shape.ClearPrediction();
         }
         else
         {
             const btRigidBody& rigid = *body->rigidBody;
-            if (rigid.getInvMass() > 0 && rigid.isActive() && shape.Dynamics().ModeCount() > 0)
+            const bool dynamic = rigid.getInvMass() > 0 && shape.Dynamics().ModeCount() > 0;
+            const bool awake = dynamic && rigid.isActive();
+            if (awake)
                 StepModes(*body, inTimeStep);
+            else if (dynamic && shape.Dynamics().VibrationEnergy() > cRingDownFloor * shape.Settings().mass)
+            {
+                // Asleep: Bullet neither moves the body nor solves its contacts, so its loads are those it
+                // held when it fell asleep; its modes ring down about their deflection under them instead
+                // of freezing mid-swing.
+                shape.Dynamics().StepHeld(inTimeStep);
+            }
             if (!shape.BeginStep())
                 ++mStateResets;
+            // An awake body's modes move over this step with the force they hold and by their response to
+            // this solve's impulses: its contacts tell the solver (`PredictContacts`).
+            if (awake)
+                shape.PredictStep(
+                    {inTimeStep, mSettings.inertialForcing, double(mWorld.getSolverInfo().m_erp2)});
+            else
+                shape.ClearPrediction();
         }
         shape.ClearImpulses();
         shape.State().ResetCounters();
@@ -290,8 +312,11 @@ void World::StepModes(Body& ioBody, double inTimeStep)
     ioBody.previousAngularVelocity = angular;
     ioBody.hasPreviousVelocity = true;
     dynamics.Step(inTimeStep, mForce);
-    // Vibrating bodies stay awake: Bullet judges sleep by the frame's velocities only.
-    if (dynamics.Energy() > mSettings.wakeEnergyPerKg * shape.Settings().mass)
+    // Vibrating bodies stay awake: Bullet judges sleep by the frame's velocities only. The modes' kinetic
+    // energy measures the vibration: the elastic energy of a steady load's deflection (a body resting in a
+    // pile) is none, and neither is the step-to-step flicker of the load's equilibrium in a jittering pile
+    // until it sets the modes moving.
+    if (dynamics.KineticEnergy() > mSettings.wakeEnergyPerKg * shape.Settings().mass)
         rigid.activate(true);
 }
 
@@ -303,6 +328,8 @@ void World::OnPostTick(double /*inTimeStep*/)
     mStats.solverMs = phases.solver;
     ++mStats.steps;
     ReadImpulses();
+    if (!mRigid && mSettings.modalContactConstraint)
+        detail::ConstrainContactModes(*mWorld.getDispatcher(), mWorld.getSolverInfo());
 
     mStats.spheresUpdated = 0;
     mStats.overlapTests = 0;
@@ -347,9 +374,13 @@ void World::OnPostTick(double /*inTimeStep*/)
 
 void World::ReadImpulses()
 {
-    // Every manifold that touches a deformable body: its points' impulses (normal and both friction
-    // directions, as the solver left them) are applied at the proxies they came from. The narrowphase
-    // stores the proxy of body0 in m_index0 and, when body1 is deformable too, its proxy in m_index1.
+    // Every manifold that touches a deformable body: its points' impulses, as the solver left them, are
+    // applied at the proxies they came from: the normal impulse, and the friction impulse where the contact
+    // slides (`detail::Slides`; a sticking contact's friction is statically indeterminate for the rigid solve
+    // and would load the modes with whatever self-balanced share the solver's iterations left, step after
+    // step). The narrowphase stores the proxy of body0 in m_index0 and, when body1 is deformable too, its
+    // proxy in m_index1.
+    const btContactSolverInfo& info = mWorld.getSolverInfo();
     btDispatcher& dispatcher = *mWorld.getDispatcher();
     std::uint64_t contacts = 0, manifolds = 0;
     const int count = dispatcher.getNumManifolds();
@@ -375,9 +406,10 @@ void World::ReadImpulses()
         for (int p = 0; p < points; ++p)
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);
-            const btVector3 impulse = point.m_normalWorldOnB * point.m_appliedImpulse +
-                                      point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
-                                      point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
+            btVector3 impulse = point.m_normalWorldOnB * point.m_appliedImpulse;
+            if (detail::Slides(point, *object0, *object1, info))
+                impulse += point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
+                           point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
             if (shape0 != nullptr && point.m_index0 >= 0)
                 shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, rotation0);
             if (shape1 != nullptr && point.m_index1 >= 0)
@@ -444,7 +476,7 @@ std::size_t World::BodyMemoryBytes() const
     for (const std::unique_ptr<Body>& body : mBodies)
         bytes += sizeof(Body) + sizeof(DeformableShape) + sizeof(btRigidBody) + sizeof(btDefaultMotionState) +
                  body->shape->State().MemoryBytes() +
-                 body->shape->Dynamics().ModeCount() * 12 * sizeof(double);
+                 body->shape->Dynamics().ModeCount() * 17 * sizeof(double);
     return bytes;
 }
 

@@ -11,6 +11,7 @@
 #include <BulletCollision/CollisionShapes/btCapsuleShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
@@ -128,6 +129,93 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
             outContacts[kept++] = contact;
     }
     outContacts.resize(kept);
+}
+
+namespace
+{
+
+// I⁻¹(r × d): the rigid body's angular velocity change per unit impulse along d at `inPoint` (world), or
+// null if the object is not a body the solver moves.
+const Vec3d* FrameAngularPerImpulse(const btCollisionObject* inObject, const Vec3d& inPoint,
+                                    const Vec3d& inDirection, Vec3d& outAngular)
+{
+    const btRigidBody* body = btRigidBody::upcast(inObject);
+    if (body == nullptr || !(body->getInvMass() > 0))
+        return nullptr;
+    const Vec3d lever = inPoint - ToVec3d(body->getCenterOfMassPosition());
+    outAngular = ToMat3d(body->getInvInertiaTensorWorld()) * lever.cross(inDirection);
+    return &outAngular;
+}
+
+} // namespace
+
+PairPrediction PreparePrediction(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB)
+{
+    PairPrediction prediction;
+    const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
+    const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
+    prediction.predictA = shapeA != nullptr && shapeA->Predicting();
+    prediction.predictB = shapeB != nullptr && shapeB->Predicting();
+    if (prediction.predictA)
+    {
+        prediction.erp = shapeA->Prediction().contactErp;
+        prediction.rotationA = shapeA->Body(inA.getWorldTransform()).pose.rotation;
+    }
+    if (prediction.predictB)
+    {
+        if (!prediction.predictA)
+            prediction.erp = shapeB->Prediction().contactErp;
+        prediction.rotationB = shapeB->Body(inB.getWorldTransform()).pose.rotation;
+    }
+    return prediction;
+}
+
+void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                     const PairPrediction& inPrediction, std::span<PairContact> ioContacts)
+{
+    // The solver makes the rigid bodies' end-of-step gap g + h·J·v zero (speculative contacts) or reduces it
+    // by Baumgarte's erp (penetration). The deformable surface moves over the same step by its modes: Δq if
+    // they keep last step's force, plus c·(λ − λ°) for the change of this contact's impulse (its response
+    // held as a constant force over the next modal step, exact for the exact modal step,
+    // `ModalDynamics::StepResponse`). Telling the solver both, as a distance shift and a constraint-force-
+    // mixing compliance (`MakeManifoldPoint`, `SetSolverGap`: −c·λ° is taken off the shift once λ° is known,
+    // at the warm start), makes the contact implicit in the modes too: the gap the solver drives to zero is
+    // the one the surface will really have. Without them the solver sees a surface one step behind the modes,
+    // and the impulse's dependence on the gap (a stiffness ~ m/h²) feeds the modes back a step late: negative
+    // damping, worse for smaller steps.
+    if (!inPrediction.predictA && !inPrediction.predictB)
+        return;
+    const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
+    const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
+    const bool predictA = inPrediction.predictA;
+    const bool predictB = inPrediction.predictB;
+    const double erp = inPrediction.erp;
+    const Mat3d& rotationA = inPrediction.rotationA;
+    const Mat3d& rotationB = inPrediction.rotationB;
+    for (PairContact& contact : ioContacts)
+    {
+        contact.predictionErp = erp;
+        // The normal points from B to A; the impulse pushes A along +n and B along −n. Each side's proxy
+        // moving along its push opens the gap.
+        Vec3d angular;
+        if (predictA)
+        {
+            const Vec3d pointOnA = contact.pointOnB + contact.distance * contact.normal;
+            const ProxyStepResponse a = shapeA->ProxyResponse(
+                contact.node0, contact.normal, rotationA,
+                FrameAngularPerImpulse(inA.getCollisionObject(), pointOnA, contact.normal, angular));
+            contact.stepMotion += a.displacement;
+            contact.compliance += a.compliance;
+        }
+        if (predictB && contact.index1 >= 0)
+        {
+            const ProxyStepResponse b = shapeB->ProxyResponse(
+                std::uint32_t(contact.index1), -contact.normal, rotationB,
+                FrameAngularPerImpulse(inB.getCollisionObject(), contact.pointOnB, -contact.normal, angular));
+            contact.stepMotion += b.displacement;
+            contact.compliance += b.compliance;
+        }
+    }
 }
 
 void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,

@@ -7,6 +7,7 @@
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 class btCollisionShape;
@@ -42,6 +43,15 @@ struct PairContact
     /// B's margin). Negative when penetrating.
     /// A's point is `pointOnB + normal * distance`.
     double distance = 0.0;
+    /// World units: how the modes will change the distance over the coming step if they keep last step's
+    /// force (`PredictContacts`; the solver's gap is made of it by `SetSolverGap`). 0 for rigid surfaces.
+    double stepMotion = 0.0;
+    /// Extra give of the contact along the normal, world units per N·s of normal impulse: the modes' response
+    /// to the solve's impulse over the step (`PredictContacts`); 0 for rigid surfaces.
+    double compliance = 0.0;
+    /// The solver's Baumgarte factor the prediction was made for (`StepPrediction::contactErp`); 0 without a
+    /// prediction.
+    double predictionErp = 0.0;
     std::uint32_t node0 = cNoIndex; ///< A's proxy node.
     int index1 = -1;                ///< B's proxy node (deformable), triangle index (concave), else -1.
     int partId1 = -1;               ///< B's part id (concave), else -1.
@@ -56,6 +66,37 @@ struct PairContact
 /// core queries' work counters are added to `ioStats`.
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats);
+
+/// What `PredictContacts` needs of a pair beyond its contacts: which sides have a prediction
+/// (`DeformableShape::Predicting`), its Baumgarte factor, and each predicting side's rest-to-world rotation
+/// (`DeformableShape::Body`, a nearest-rotation fit: computed once per pair, not once per region).
+struct PairPrediction
+{
+    bool predictA = false;
+    bool predictB = false;
+    double erp = 0.0;
+    Mat3d rotationA = Mat3d::Identity();
+    Mat3d rotationB = Mat3d::Identity();
+};
+
+/// The pair part of `PredictContacts` for these wrappers, valid while their transforms and the bodies'
+/// predictions do not change (one narrowphase call).
+PairPrediction PreparePrediction(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB);
+
+/// Makes `ioContacts` (from `GenerateContacts` for the same wrappers, `inPrediction` their
+/// `PreparePrediction`; the narrowphase passes the points it
+/// keeps for the manifolds) what the solver must see of a vibrating surface over the coming step
+/// (`DeformableShape::PredictStep`): `stepMotion` is set to the motion of A's proxy along the normal if its
+/// modes keep last step's force, plus B's (two deformables) away from A (the distance itself stays the
+/// geometry's), `compliance` to the sum of both sides' give per unit impulse
+/// (`DeformableShape::ProxyResponse`, with the frame acceleration of each side's rigid body) and
+/// `predictionErp` to the prediction's. A body without a prediction contributes nothing. `SetSolverGap` makes
+/// the solver's gap of them. Why: the solver treats the surfaces as rigid bodies' surfaces, while the modes
+/// move them over the step; without this the position-dependent part of the contact impulse (Baumgarte,
+/// speculative contacts) acts on the modes as a stiff spring delayed by one step, which pumps energy into
+/// them (the smaller the step, the stiffer). About 40M flops a contact.
+void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                     const PairPrediction& inPrediction, std::span<PairContact> ioContacts);
 
 /// The contacts of the proxies' conservative (updated) spheres, before `GenerateContacts` takes each proxy
 /// back to its rest radius about its moved centre (the radius growth ΔRᵀ|q| is a bound for culling, not a

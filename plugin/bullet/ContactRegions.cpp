@@ -157,10 +157,39 @@ int BestCandidate(std::span<const std::uint32_t> inCandidates, const std::vector
     return best;
 }
 
+// The best candidate as BestCandidate, unless a kept one (inKept) scores within inSlack(best score) of it:
+// then the best kept one.
+template <class Score, class Slack>
+int PersistentCandidate(std::span<const std::uint32_t> inCandidates, const std::vector<bool>& inTaken,
+                        std::span<const std::uint8_t> inKept, double inMinimum, Score&& inScore,
+                        Slack&& inSlack)
+{
+    const int best = BestCandidate(inCandidates, inTaken, inMinimum, inScore);
+    if (best < 0 || inKept.empty() || inKept[std::size_t(best)])
+        return best;
+    const double bestScore = inScore(inCandidates[std::size_t(best)]);
+    const double floor = std::max(inMinimum, bestScore - inSlack(bestScore));
+    int kept = -1;
+    double keptScore = floor;
+    for (std::size_t c = 0; c < inCandidates.size(); ++c)
+    {
+        if (inTaken[c] || !inKept[c])
+            continue;
+        const double score = inScore(inCandidates[c]);
+        if (score >= keptScore)
+        {
+            keptScore = score;
+            kept = int(c);
+        }
+    }
+    return kept >= 0 ? kept : best;
+}
+
 } // namespace
 
 void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inCandidates,
-                    std::vector<std::uint32_t>& outChosen)
+                    std::vector<std::uint32_t>& outChosen, std::span<const std::uint8_t> inKept,
+                    double inDepthTolerance, double inSpreadTolerance)
 {
     outChosen.clear();
     if (inCandidates.size() <= 4)
@@ -174,10 +203,15 @@ void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std
         taken[std::size_t(inCandidate)] = true;
         outChosen.push_back(inCandidates[std::size_t(inCandidate)]);
     };
+    if (!inKept.empty() && inKept.size() != inCandidates.size())
+        inKept = {};
+    const auto depthSlack = [&](double) { return inDepthTolerance; };
+    const auto spreadSlack = [&](double inScore) { return inSpreadTolerance * inScore; };
     const auto deepestRemaining = [&]()
     {
-        return BestCandidate(inCandidates, taken, -std::numeric_limits<double>::infinity(),
-                             [&](std::uint32_t inIndex) { return -inContacts[inIndex].distance; });
+        return PersistentCandidate(
+            inCandidates, taken, inKept, -std::numeric_limits<double>::infinity(),
+            [&](std::uint32_t inIndex) { return -inContacts[inIndex].distance; }, depthSlack);
     };
 
     // Spread is measured across the mean normal (points on B projected on the contact plane).
@@ -192,9 +226,10 @@ void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std
     { return Vec3d(inVector - normal * normal.dot(inVector)); };
 
     // Farthest from the deepest point.
-    int second = BestCandidate(inCandidates, taken, 0.0,
-                               [&](std::uint32_t inIndex)
-                               { return project(inContacts[inIndex].pointOnB - p1.pointOnB).squaredNorm(); });
+    int second = PersistentCandidate(
+        inCandidates, taken, inKept, 0.0,
+        [&](std::uint32_t inIndex) { return project(inContacts[inIndex].pointOnB - p1.pointOnB).norm(); },
+        spreadSlack);
     if (second < 0)
         second = deepestRemaining();
     take(second);
@@ -202,10 +237,11 @@ void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std
     const Vec3d b = inContacts[inCandidates[std::size_t(second)]].pointOnB;
 
     // Largest triangle with the first two.
-    int third =
-        BestCandidate(inCandidates, taken, 0.0,
-                      [&](std::uint32_t inIndex)
-                      { return std::abs((b - a).cross(inContacts[inIndex].pointOnB - a).dot(normal)); });
+    int third = PersistentCandidate(
+        inCandidates, taken, inKept, 0.0,
+        [&](std::uint32_t inIndex)
+        { return std::abs((b - a).cross(inContacts[inIndex].pointOnB - a).dot(normal)); },
+        spreadSlack);
     if (third < 0)
         third = deepestRemaining();
     take(third);
@@ -214,19 +250,21 @@ void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std
         std::swap(corners[1], corners[2]); // counter-clockwise about the normal
 
     // Most area added outside the triangle: the sum over the edges that see the point from outside.
-    int fourth = BestCandidate(inCandidates, taken, 0.0,
-                               [&](std::uint32_t inIndex)
-                               {
-                                   const Vec3d& p = inContacts[inIndex].pointOnB;
-                                   double added = 0.0;
-                                   for (int e = 0; e < 3; ++e)
-                                   {
-                                       const Vec3d& from = corners[e];
-                                       const Vec3d& to = corners[(e + 1) % 3];
-                                       added += std::max(0.0, -(to - from).cross(p - from).dot(normal));
-                                   }
-                                   return added;
-                               });
+    int fourth = PersistentCandidate(
+        inCandidates, taken, inKept, 0.0,
+        [&](std::uint32_t inIndex)
+        {
+            const Vec3d& p = inContacts[inIndex].pointOnB;
+            double added = 0.0;
+            for (int e = 0; e < 3; ++e)
+            {
+                const Vec3d& from = corners[e];
+                const Vec3d& to = corners[(e + 1) % 3];
+                added += std::max(0.0, -(to - from).cross(p - from).dot(normal));
+            }
+            return added;
+        },
+        spreadSlack);
     if (fourth < 0)
         fourth = deepestRemaining();
     take(fourth);

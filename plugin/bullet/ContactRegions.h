@@ -43,7 +43,15 @@ void AssignRegions(std::span<const PairContact> inContacts, std::span<const std:
 /// largest triangle with those two, then the one adding the most area outside that triangle, all measured
 /// on the points on B projected on the plane across the mean normal. Where no candidate adds spread (all at
 /// one point or on one line) the deepest remaining one is taken. Deterministic (ties: earlier candidate).
+///
+/// Persistence: a candidate flagged in `inKept` (one flag per candidate, or empty for none: the points the
+/// region's manifold held last step) wins each choice over a better unflagged one unless that one is deeper
+/// by more than `inDepthTolerance` (world units) or spreads more by more than `inSpreadTolerance` (a
+/// fraction of its score). Why: many proxies of a resting face are equally deep and equally spread, so the
+/// choice would otherwise follow rounding and the deformation of each step, moving the load between proxies
+/// from step to step, which rocks the body and rings its modes.
 void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inCandidates,
-                    std::vector<std::uint32_t>& outChosen);
+                    std::vector<std::uint32_t>& outChosen, std::span<const std::uint8_t> inKept = {},
+                    double inDepthTolerance = 0.0, double inSpreadTolerance = 0.0);
 
 } // namespace bdt

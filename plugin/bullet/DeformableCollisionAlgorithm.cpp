@@ -88,7 +88,8 @@ void DeformableCollisionAlgorithm::getAllContactManifolds(btManifoldArray& manif
 
 void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapper* body0Wrap,
                                                     const btCollisionObjectWrapper* body1Wrap,
-                                                    const btDispatcherInfo&, btManifoldResult* resultOut)
+                                                    const btDispatcherInfo& dispatchInfo,
+                                                    btManifoldResult* resultOut)
 {
     const DeformableShape* shape0 = AsDeformable(body0Wrap->getCollisionShape());
     const btCollisionObjectWrapper& a = shape0 != nullptr ? *body0Wrap : *body1Wrap;
@@ -126,7 +127,8 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     if (mClosestPoints)
         ReportClosestPoints(a, b, contacts, keys, threshold, *resultOut);
     else
-        UpdateManifolds(a, b, contacts, keys, threshold, shapeA->Settings().maxManifoldsPerPair);
+        UpdateManifolds(a, b, contacts, keys, threshold, shapeA->Settings().maxManifoldsPerPair,
+                        double(dispatchInfo.m_timeStep));
 }
 
 void DeformableCollisionAlgorithm::ReportClosestPoints(const btCollisionObjectWrapper& inA,
@@ -170,7 +172,7 @@ void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrappe
                                                    const btCollisionObjectWrapper& inB,
                                                    std::span<const PairContact> inContacts,
                                                    std::span<const std::uint32_t> inKeys, double inThreshold,
-                                                   std::uint32_t inMaxManifolds)
+                                                   std::uint32_t inMaxManifolds, double inTimeStep)
 {
     // Last step's points, for warm starting; from here on they own their user persistent data.
     thread_local std::vector<btPersistentManifold*> manifolds;
@@ -210,18 +212,47 @@ void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrappe
     const btCollisionObject& objectB = *inB.getCollisionObject();
     thread_local std::vector<std::uint32_t> chosen;
     thread_local std::vector<btManifoldPoint> points;
+    thread_local std::vector<std::uint8_t> keptFlags;
+    thread_local std::vector<PairContact> kept;
+    const PairPrediction prediction = PreparePrediction(inA, inB);
     for (std::size_t k = 0; k < assignment.keys.size(); ++k)
     {
         const std::uint32_t key = assignment.keys[k];
-        ReduceContacts(inContacts, members[k], chosen);
-        points.clear();
-        for (std::uint32_t index : chosen)
+        // Last step's points of this region keep their place unless clearly beaten (`ReduceContacts`): by
+        // more than a tenth of the contact breaking threshold in depth (Bullet's own scale for a point's
+        // persistence) or a tenth in spread.
+        keptFlags.assign(members[k].size(), 0);
+        for (const RegionManifold& region : mManifolds)
         {
-            btManifoldPoint point = MakeManifoldPoint(inContacts[index], key, objectA, objectB);
-            const auto [partB, indexB] = OtherIdentifiers(inContacts[index], inB);
+            if (region.region != key)
+                continue;
+            for (std::size_t c = 0; c < members[k].size(); ++c)
+            {
+                const PairContact& contact = inContacts[members[k][c]];
+                const auto [partB, indexB] = OtherIdentifiers(contact, inB);
+                for (const WrittenPoint& point : region.written)
+                    if (point.index0 == int(contact.node0) && point.index1 == indexB &&
+                        point.partId1 == partB)
+                        keptFlags[c] = 1;
+            }
+        }
+        ReduceContacts(inContacts, members[k], chosen, keptFlags, 0.1 * inThreshold, 0.1);
+        // The solver's view of a vibrating surface, for the points it gets: where the modes will carry it
+        // over the step and how they give way (closest-point queries report the geometry as it is).
+        kept.clear();
+        for (std::uint32_t index : chosen)
+            kept.push_back(inContacts[index]);
+        PredictContacts(inA, inB, prediction, kept);
+        points.clear();
+        for (const PairContact& contact : kept)
+        {
+            btManifoldPoint point = MakeManifoldPoint(contact, key, objectA, objectB, inTimeStep);
+            const auto [partB, indexB] = OtherIdentifiers(contact, inB);
             point.m_partId1 = partB;
             point.m_index1 = indexB;
-            previous.WarmStart(point);
+            // The solver's gap of a vibrating surface depends on the warm-start impulse (`SetSolverGap`).
+            if (previous.WarmStart(point))
+                SetSolverGap(point, contact);
             points.push_back(point);
         }
 

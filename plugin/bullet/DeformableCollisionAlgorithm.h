@@ -71,7 +71,7 @@ private:
                              double inThreshold, btManifoldResult& ioResult);
     void UpdateManifolds(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                          std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
-                         double inThreshold, std::uint32_t inMaxManifolds);
+                         double inThreshold, std::uint32_t inMaxManifolds, double inTimeStep);
     void ReleaseManifolds();
 
     std::vector<RegionManifold> mManifolds; ///< One per kept region, ascending region keys.

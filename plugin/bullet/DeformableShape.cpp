@@ -85,7 +85,8 @@ DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
                                  const DeformableShapeSettings& inSettings)
     : mAsset(CheckedAsset(std::move(inAsset))), mSettings(CheckedSettings(inSettings)),
       mState(mAsset->Proxies(inSettings.proxyLevel)), mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)),
-      mPendingImpulse(mAsset->Tree().ModeCount(), 0.0)
+      mPendingImpulse(mAsset->Tree().ModeCount(), 0.0), mStepDisplacement(mAsset->Tree().ModeCount(), 0.0),
+      mStepCompliance(mAsset->Tree().ModeCount(), 0.0)
 {
     m_shapeType = CUSTOM_CONCAVE_SHAPE_TYPE;
     m_collisionMargin = mMargin;
@@ -168,6 +169,7 @@ void DeformableShape::setLocalScaling(const btVector3& inScaling)
         dynamics.Reset();
     mDynamics = std::move(dynamics);
     mLocalScaling = inScaling;
+    ClearPrediction(); // made for the old modal masses
 }
 
 void DeformableShape::setMargin(btScalar inMargin)
@@ -196,6 +198,7 @@ void DeformableShape::SetSettings(const DeformableShapeSettings& inSettings)
         mState.SetProxies(std::move(proxies));
     ApplySettings(inSettings);
     mDynamics = std::move(dynamics);
+    ClearPrediction(); // made for the old frequencies and modal masses
 }
 
 void DeformableShape::ApplySettings(const DeformableShapeSettings& inSettings)
@@ -226,7 +229,123 @@ bool DeformableShape::SetQ(std::span<const float> inQ)
     const std::vector<double> rest(q.size(), 0.0);
     if (!mDynamics.SetState(q, rest))
         return false;
+    ClearPrediction();
     return BeginStep();
+}
+
+void DeformableShape::PredictStep(const StepPrediction& inPrediction)
+{
+    if (!std::isfinite(inPrediction.timeStep) || !(inPrediction.timeStep > 0.0) ||
+        !(inPrediction.contactErp > 0.0 && inPrediction.contactErp <= 1.0) || mDynamics.ModeCount() == 0)
+    {
+        ClearPrediction();
+        return;
+    }
+    mDynamics.StepResponse(inPrediction.timeStep, mStepDisplacement, mStepCompliance);
+    mPrediction = inPrediction;
+    mPredicting = true;
+}
+
+Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const btTransform& inWorldFromLocal) const
+{
+    if (inNode >= mState.Tree().NodeCount())
+        return Vec3d::Zero();
+    const std::span<const double> qDot = mDynamics.QDot();
+    const float* row = mState.Proxies().Row(inNode);
+    Vec3d rest = Vec3d::Zero();
+    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
+    {
+        const float* u = row + 4 * (j + 1);
+        rest += qDot[j] * Vec3d(double(u[0]), double(u[1]), double(u[2]));
+    }
+    return Scale() * (Body(inWorldFromLocal).pose.rotation * rest);
+}
+
+Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const btTransform& inWorldFromLocal) const
+{
+    Mat3d rest = Mat3d::Zero();
+    if (inNode >= mState.Tree().NodeCount())
+        return rest;
+    const float* row = mState.Proxies().Row(inNode);
+    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
+    {
+        const double mu = mDynamics.ModalMass(j);
+        if (!(mu > 0.0))
+            continue;
+        const float* u = row + 4 * (j + 1);
+        const Vec3d v{double(u[0]), double(u[1]), double(u[2])};
+        rest += (v * v.transpose()) / mu;
+    }
+    const Mat3d rotation = Body(inWorldFromLocal).pose.rotation;
+    return Scale() * Scale() * (rotation * rest * rotation.transpose());
+}
+
+void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse,
+                                        const btTransform& inWorldFromLocal)
+{
+    if (inNode >= mState.Tree().NodeCount())
+        return;
+    const Vec3d rest = Scale() * (Body(inWorldFromLocal).pose.rotation.transpose() * inImpulse);
+    const float* row = mState.Proxies().Row(inNode);
+    mScratch.resize(mState.ModeCount());
+    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
+    {
+        const float* u = row + 4 * (j + 1);
+        mScratch[j] = double(u[0]) * rest.x() + double(u[1]) * rest.y() + double(u[2]) * rest.z();
+    }
+    mDynamics.ApplyImpulse(mScratch);
+}
+
+void DeformableShape::ClearPrediction()
+{
+    mPredicting = false;
+}
+
+ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec3d& inDirection,
+                                                 const Mat3d& inRestToWorld,
+                                                 const Vec3d* inFrameAngularPerImpulse) const
+{
+    ProxyStepResponse response;
+    if (!mPredicting || inNode >= mState.Tree().NodeCount())
+        return response;
+    // u_j = s·(Rᵀd)·Ū_j: the proxy's world motion along d per unit q_j, and the generalised impulse an
+    // impulse λd there gives mode j (`AddContactImpulse`); with the inertial part below, w_j. The response
+    // along d to a change of λ is Σ_j c_j u_j w_j.
+    const double scale = Scale();
+    const Vec3d restDirection = inRestToWorld.transpose() * inDirection;
+    const Vec3d direction = scale * restDirection;
+    // The inertial force the next modal step adds (`InertialForce`, f = m·s·(s_j·Rᵀ(g − a) − s·⟨B, A_j⟩))
+    // through the frame acceleration this impulse causes, a = d·λ/(m h) and α = I⁻¹(r × d)·λ/(h): per unit
+    // λ, −s·s_j·Rᵀd − m·s²·⟨[Rᵀα]×, A_j⟩, and ⟨[v]×, A⟩ = v·(A21 − A12, A02 − A20, A10 − A01).
+    const bool inertial = mPrediction.inertialForcing;
+    const Vec3d restAngular = inertial && inFrameAngularPerImpulse != nullptr
+                                  ? Vec3d(inRestToWorld.transpose() * *inFrameAngularPerImpulse)
+                                  : Vec3d::Zero();
+    const ModalProperties& properties = mAsset->Modal();
+    const double momentScale = mSettings.mass * scale * scale;
+    const float* row = mState.Proxies().Row(inNode);
+    double compliance = 0.0;
+    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
+    {
+        const float* u = row + 4 * (j + 1);
+        const double along =
+            double(u[0]) * direction.x() + double(u[1]) * direction.y() + double(u[2]) * direction.z();
+        response.displacement += along * mStepDisplacement[j];
+        double impulse = along;
+        if (inertial)
+        {
+            const Mat3d& moment = properties.firstMoment[j];
+            const Vec3d axial(moment(2, 1) - moment(1, 2), moment(0, 2) - moment(2, 0),
+                              moment(1, 0) - moment(0, 1));
+            impulse -= scale * properties.meanDisplacement[j].dot(restDirection) +
+                       momentScale * restAngular.dot(axial);
+        }
+        compliance += mStepCompliance[j] * along * impulse;
+    }
+    // Symmetric and positive for modes orthogonal to the rigid motions; a basis that is not can make it
+    // slightly negative, which the solver cannot take.
+    response.compliance = std::max(compliance, 0.0);
+    return response;
 }
 
 DeformedBody DeformableShape::Body(const btTransform& inWorldFromLocal, double inInflate) const

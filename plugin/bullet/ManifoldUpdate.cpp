@@ -1,11 +1,11 @@
 #include "ManifoldUpdate.h"
 
-#include <bdt/bullet/Conversions.h>
-
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <algorithm>
+#include <bdt/bullet/Conversions.h>
+#include <cmath>
 
 namespace bdt
 {
@@ -23,7 +23,8 @@ btScalar Combine(CalculateCombinedCallback inCallback,
 } // namespace
 
 btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
-                                  const btCollisionObject& inA, const btCollisionObject& inB)
+                                  const btCollisionObject& inA, const btCollisionObject& inB,
+                                  double inTimeStep)
 {
     const btVector3 normal = ToBtVector(inContact.normal);
     const btVector3 pointOnB = ToBtVector(inContact.pointOnB);
@@ -53,16 +54,60 @@ btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t in
                     &btManifoldResult::calculateCombinedContactStiffness, inA, inB);
         point.m_contactPointFlags |= BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING;
     }
+    if (inContact.compliance > 0.0 && std::isfinite(inContact.compliance))
+    {
+        // Bullet's solver reads a point's CFM as displacement per impulse (it divides it by h) and adds it to
+        // the row's inverse effective mass: the modal give of the surface. A soft contact (stiffness k,
+        // damping c) is a compliance 1/(hk + c) with ERP hk/(hk + c) in Bullet's solver; in series with the
+        // modes, the compliances add.
+        double cfm = inContact.compliance;
+        if ((point.m_contactPointFlags & BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING) != 0 && inTimeStep > 0.0)
+        {
+            const double hk = inTimeStep * double(point.m_combinedContactStiffness1);
+            const double denominator =
+                std::max(hk + double(point.m_combinedContactDamping1), double(SIMD_EPSILON));
+            cfm += 1.0 / denominator;
+            point.m_contactERP = btScalar(hk / denominator);
+            point.m_contactPointFlags |= BT_CONTACT_FLAG_HAS_CONTACT_ERP;
+        }
+        point.m_contactCFM = btScalar(cfm);
+        point.m_contactPointFlags |= BT_CONTACT_FLAG_HAS_CONTACT_CFM;
+    }
     if (((inA.getCollisionFlags() | inB.getCollisionFlags()) & btCollisionObject::CF_HAS_FRICTION_ANCHOR) !=
         0)
         point.m_contactPointFlags |= BT_CONTACT_FLAG_FRICTION_ANCHOR;
     btPlaneSpace1(point.m_normalWorldOnB, point.m_lateralFrictionDir1, point.m_lateralFrictionDir2);
 
+    SetSolverGap(point, inContact);
     point.m_partId0 = int(inRegion);
     point.m_index0 = int(inContact.node0);
     point.m_partId1 = inContact.partId1;
     point.m_index1 = inContact.index1;
     return point;
+}
+
+void SetSolverGap(btManifoldPoint& ioPoint, const PairContact& inContact)
+{
+    if (!(inContact.predictionErp > 0.0))
+        return;
+    // What the solver must make zero at the end of the step: the rigid motion h·J·v, the surface's motion
+    // with last step's force held (stepMotion), its give to the change of this point's impulse
+    // (compliance·(λ − λ°): the solver adds compliance·λ itself, CFM), and the geometric gap, all of it if
+    // apart (a speculative contact) and its erp share if penetrating (Baumgarte):
+    //     h·J·v + compliance·λ = −target,   target = stepMotion − compliance·λ° + (d > 0 ? d : erp·d).
+    // Bullet asks h·J·v + cfm·λ = −distance when distance > 0 and −erp·distance otherwise: the distance
+    // handed to it is target or target/erp. The modes' motion is a motion, not an error to correct a fifth
+    // at a time: scaled by erp it would be followed late again, and would leave a resting contact
+    // penetrating by (1 − erp)/erp × compliance·λ.
+    const double erp = (ioPoint.m_contactPointFlags & BT_CONTACT_FLAG_HAS_CONTACT_ERP) != 0
+                           ? double(ioPoint.m_contactERP)
+                           : inContact.predictionErp;
+    if (!(erp > 0.0))
+        return;
+    const double d = inContact.distance;
+    const double target = inContact.stepMotion - inContact.compliance * double(ioPoint.m_appliedImpulse) +
+                          (d > 0.0 ? d : erp * d);
+    ioPoint.m_distance1 = btScalar(target > 0.0 ? target : target / erp);
 }
 
 WrittenPoints RecordWritten(std::span<const btManifoldPoint> inPoints)

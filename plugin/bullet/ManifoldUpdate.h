@@ -25,8 +25,15 @@ namespace bdt
 /// btManifoldResult's calculateCombined* functions), contact stiffness and damping when either object has
 /// CF_HAS_CONTACT_STIFFNESS_DAMPING, the friction-anchor flag, friction directions from btPlaneSpace1.
 /// Identifiers: m_partId0 = `inRegion`, m_index0 = A's proxy node, m_partId1 / m_index1 from the contact.
+/// The point's distance is the solver's gap of `SetSolverGap` (before any warm start). A contact with a
+/// `compliance` > 0 (a vibrating surface, `PredictContacts`) gets it as Bullet's per-point
+/// constraint force mixing (BT_CONTACT_FLAG_HAS_CONTACT_CFM, m_contactCFM = compliance: the solver then
+/// reaches J·v·h + compliance·λ = −gap), in series with the contact stiffness and damping if either object
+/// has them (converted to CFM and ERP over `inTimeStep` seconds as Bullet's solver does); such a point
+/// no longer sees the solver's global CFM (btContactSolverInfo::m_globalCfm, 0 by default).
 btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
-                                  const btCollisionObject& inA, const btCollisionObject& inB);
+                                  const btCollisionObject& inA, const btCollisionObject& inB,
+                                  double inTimeStep);
 
 /// A point as the narrowphase last wrote it into a manifold: its identifiers and lifetime. Bullet's
 /// refreshContactPoints, which btCompoundCollisionAlgorithm runs on its children's manifolds every step,
@@ -39,6 +46,17 @@ struct WrittenPoint
     int lifeTime = 0;
 };
 using WrittenPoints = std::array<WrittenPoint, MANIFOLD_CACHE_SIZE>;
+
+/// For a contact with a prediction (`PredictContacts`; nothing otherwise), sets the distance Bullet's solver
+/// gets so that it drives the gap the surface will really have at the end of the step to zero: the
+/// geometric distance d (in full when apart, its Baumgarte share erp·d when penetrating, as Bullet would),
+/// plus in full the modes' motion with last step's force held (stepMotion), less compliance × the point's
+/// warm-start impulse λ° (`m_appliedImpulse`: call it after the warm start), which that motion already
+/// holds and Bullet's CFM counts again; so a contact resting under a steady load keeps no gap, whatever its
+/// compliance. erp is the point's own (BT_CONTACT_FLAG_HAS_CONTACT_ERP) or the prediction's. Split impulse
+/// (btContactSolverInfo::m_splitImpulse) still takes a distance below its threshold (−4 cm by default) out
+/// of the velocities, the predicted motion with it.
+void SetSolverGap(btManifoldPoint& ioPoint, const PairContact& inContact);
 
 /// The identifiers and lifetimes of `inPoints` (at most MANIFOLD_CACHE_SIZE), for the next step.
 WrittenPoints RecordWritten(std::span<const btManifoldPoint> inPoints);

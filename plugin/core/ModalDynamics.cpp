@@ -105,6 +105,7 @@ ModalDynamics::ModalDynamics(const Model& inModel, const ModalProperties& inProp
     mQ.assign(modes, 0.0);
     mQDot.assign(modes, 0.0);
     mQFloat.assign(modes, 0.0f);
+    mEquilibrium.assign(modes, 0.0);
     Configure();
 }
 
@@ -200,6 +201,9 @@ void ModalDynamics::Step(double inTimeStep, std::span<const double> inGeneralize
         }
         // Constant force: oscillate about the static deflection q* = f/(μω²).
         const double equilibrium = useForce ? inGeneralizedForce[j] / (mMu[j] * mOmega[j] * mOmega[j]) : 0.0;
+        // Remembered for `VibrationEnergy` and `StepResponse`; where the strain limit stops the mode short of
+        // it, the limit is where the mode comes to rest.
+        mEquilibrium[j] = std::clamp(equilibrium, -mLimit[j], mLimit[j]);
         const double x = mQ[j] - equilibrium;
         const double v = mQDot[j];
         const double* phi = mPhi.data() + 4 * j;
@@ -226,9 +230,41 @@ void ModalDynamics::Step(double inTimeStep, std::span<const double> inGeneralize
         ++mGuard.resets;
         std::fill(mQ.begin(), mQ.end(), 0.0);
         std::fill(mQDot.begin(), mQDot.end(), 0.0);
+        std::fill(mEquilibrium.begin(), mEquilibrium.end(), 0.0);
     }
     for (std::size_t j = 0; j < modes; ++j)
         mQFloat[j] = float(mQ[j]);
+}
+
+void ModalDynamics::StepHeld(double inTimeStep)
+{
+    mHeldForce.resize(mQ.size());
+    for (std::size_t j = 0; j < mQ.size(); ++j)
+        mHeldForce[j] = mMu[j] * mOmega[j] * mOmega[j] * mEquilibrium[j];
+    Step(inTimeStep, mHeldForce);
+}
+
+void ModalDynamics::StepResponse(double inTimeStep, std::span<double> outHeldDisplacement,
+                                 std::span<double> outCompliance) const
+{
+    const std::size_t modes = mQ.size();
+    if (!IsFinitePositive(inTimeStep) || outHeldDisplacement.size() != modes || outCompliance.size() != modes)
+        return;
+    for (std::size_t j = 0; j < modes; ++j)
+    {
+        if (mMu[j] <= 0.0)
+        {
+            outHeldDisplacement[j] = outCompliance[j] = 0.0;
+            continue;
+        }
+        // Step's update with the force f = g/h: q(h) = q* + φ00 (q − q*) + φ01 q̇, q* = f/(μω²), so
+        // q(h) − q = (φ00 − 1)(q − q*) + φ01 q̇, linear in q* with slope 1 − φ00. The transition is
+        // recomputed (Step caches the one of the step it last took, the same in bdt::World; this is const).
+        double phi[4];
+        Transition(mOmega[j], mZeta[j], inTimeStep, phi);
+        outHeldDisplacement[j] = (phi[0] - 1.0) * (mQ[j] - mEquilibrium[j]) + phi[1] * mQDot[j];
+        outCompliance[j] = (1.0 - phi[0]) / (mMu[j] * mOmega[j] * mOmega[j] * inTimeStep);
+    }
 }
 
 bool ModalDynamics::SetState(std::span<const double> inQ, std::span<const double> inQDot)
@@ -249,6 +285,7 @@ void ModalDynamics::Reset()
     std::fill(mQ.begin(), mQ.end(), 0.0);
     std::fill(mQDot.begin(), mQDot.end(), 0.0);
     std::fill(mQFloat.begin(), mQFloat.end(), 0.0f);
+    std::fill(mEquilibrium.begin(), mEquilibrium.end(), 0.0);
 }
 
 double ModalDynamics::Energy() const
@@ -256,6 +293,25 @@ double ModalDynamics::Energy() const
     double energy = 0.0;
     for (std::size_t j = 0; j < mQ.size(); ++j)
         energy += 0.5 * mMu[j] * (mQDot[j] * mQDot[j] + mOmega[j] * mOmega[j] * mQ[j] * mQ[j]);
+    return energy;
+}
+
+double ModalDynamics::KineticEnergy() const
+{
+    double energy = 0.0;
+    for (std::size_t j = 0; j < mQ.size(); ++j)
+        energy += 0.5 * mMu[j] * mQDot[j] * mQDot[j];
+    return energy;
+}
+
+double ModalDynamics::VibrationEnergy() const
+{
+    double energy = 0.0;
+    for (std::size_t j = 0; j < mQ.size(); ++j)
+    {
+        const double x = mQ[j] - mEquilibrium[j];
+        energy += 0.5 * mMu[j] * (mQDot[j] * mQDot[j] + mOmega[j] * mOmega[j] * x * x);
+    }
     return energy;
 }
 

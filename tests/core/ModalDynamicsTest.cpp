@@ -451,5 +451,77 @@ TEST(ModalDynamics, ConstructorRejectsBadParameters)
                  Error);
 }
 
+// StepResponse splits the next step exactly: the motion with the last force held, plus the compliance times
+// the change of the impulse; for stiff (ωh ≫ 1), critical and soft modes, with and without damping.
+TEST(ModalDynamics, StepResponsePredictsTheNextStepExactly)
+{
+    const std::vector<ModeInfo> info = {{3.0f, 0.0f}, {250.0f, 0.05f}, {900.0f, 1.0f}, {40.0f, 3.0f}};
+    const std::uint32_t m = std::uint32_t(info.size());
+    const Model model = TetraModel(m, info, 21);
+    std::mt19937 random(21);
+    for (double h : {1.0 / 240.0, 1.0 / 60.0, 0.5})
+        for (int trial = 0; trial < 20; ++trial)
+        {
+            ModalDynamics dynamics(model, ComputeModalProperties(model, Vec3d::Zero()), cRadius, cMass,
+                                   cScale, FreeSettings());
+            std::vector<double> q(m), v(m), held(m), next(m);
+            for (std::uint32_t j = 0; j < m; ++j)
+            {
+                q[j] = test::Uniform(random, -0.01, 0.01);
+                v[j] = test::Uniform(random, -0.01, 0.01) * info[j].frequency;
+                held[j] = test::Uniform(random, -5.0, 5.0);
+                next[j] = held[j] + test::Uniform(random, -5.0, 5.0);
+            }
+            ASSERT_TRUE(dynamics.SetState(q, v));
+            dynamics.Step(h, held); // the force held over the last step
+            std::vector<double> motion(m), compliance(m);
+            dynamics.StepResponse(h, motion, compliance);
+            const std::vector<double> before(dynamics.QDouble().begin(), dynamics.QDouble().end());
+            dynamics.Step(h, next);
+            for (std::uint32_t j = 0; j < m; ++j)
+            {
+                const double predicted = before[j] + motion[j] + compliance[j] * (next[j] - held[j]) * h;
+                const double scale = std::abs(before[j]) + std::abs(dynamics.QDouble()[j]) + 1e-12;
+                EXPECT_NEAR(dynamics.QDouble()[j], predicted, 1e-9 * scale) << "h " << h << " mode " << j;
+                EXPECT_GE(compliance[j], 0.0);
+            }
+        }
+}
+
+// Under a steady force the modes ring down about its deflection: the vibration energy about the equilibrium
+// goes to 0 while the modal energy keeps the elastic energy of the deflection; holding the force again steps
+// exactly as that force would.
+TEST(ModalDynamics, VibrationEnergyIsMeasuredAboutTheHeldLoad)
+{
+    const std::vector<ModeInfo> info = {{250.0f, 0.05f}, {400.0f, 0.05f}};
+    const Model model = TetraModel(2, info, 4);
+    ModalDynamics dynamics(model, ComputeModalProperties(model, Vec3d::Zero()), cRadius, cMass, cScale,
+                           FreeSettings());
+    const std::vector<double> force = {3.0, -2.0};
+    dynamics.Step(1.0 / 60.0, force);
+    EXPECT_GT(dynamics.VibrationEnergy(), 0.0);
+    for (std::uint32_t j = 0; j < 2; ++j)
+        EXPECT_NEAR(dynamics.Equilibrium()[j],
+                    force[j] / (dynamics.ModalMass(j) * info[j].frequency * info[j].frequency), 1e-12);
+    ModalDynamics twin = dynamics;
+    for (int k = 0; k < 120; ++k)
+    {
+        dynamics.StepHeld(1.0 / 60.0);
+        twin.Step(1.0 / 60.0, force);
+    }
+    for (std::uint32_t j = 0; j < 2; ++j)
+        EXPECT_NEAR(dynamics.QDouble()[j], twin.QDouble()[j], 1e-12 * std::abs(twin.QDouble()[j]));
+    double elastic = 0.0;
+    for (std::uint32_t j = 0; j < 2; ++j)
+        elastic +=
+            0.5 * force[j] * force[j] / (dynamics.ModalMass(j) * info[j].frequency * info[j].frequency);
+    EXPECT_LT(dynamics.VibrationEnergy(), 1e-12 * elastic);
+    EXPECT_LT(dynamics.KineticEnergy(), 1e-12 * elastic);
+    EXPECT_NEAR(dynamics.Energy(), elastic, 1e-9 * elastic);
+    dynamics.Reset();
+    EXPECT_EQ(dynamics.Equilibrium()[0], 0.0);
+    EXPECT_EQ(dynamics.VibrationEnergy(), 0.0);
+}
+
 } // namespace
 } // namespace bdt

@@ -45,8 +45,20 @@ struct WorldSettings
 {
     /// Drive the modes by the frame's acceleration and gravity (`InertialForce`), besides contact impulses.
     bool inertialForcing = true;
-    /// While a body's vibration energy per kg is above this (J/kg), it is kept awake.
-    double wakeEnergyPerKg = 1e-4;
+    /// While the kinetic energy of a body's modes per kg is above this (J/kg), it is kept awake. The default,
+    /// ½·(0.1 m/s)², is a surface vibrating at 10 cm/s rms, an eighth of Bullet's default linear sleeping
+    /// threshold (0.8 m/s): Bullet counts frames moving that slowly as at rest, and the residual jitter it
+    /// leaves a pile with (0.1–0.2 m/s, 0.4–0.9 rad/s in the 100-chair pile with sleeping disabled) rings
+    /// the modes to about 1e-3 J/kg, so a lower threshold keeps awake for good a pile Bullet would put to
+    /// sleep. Sleep no longer freezes a vibration (a sleeping body's modes ring down, see `World`), so this
+    /// only decides when vibration is motion.
+    double wakeEnergyPerKg = 5e-3;
+    /// The contact's restitution also acts on the normal component of the modes' part of the surface velocity
+    /// at each contact that pushed (World's post-tick): Bullet's solver sees rigid bodies only, so without it
+    /// a vibrating surface beats against what it rests on with no contact loss at all. A model choice (the
+    /// contact is inelastic for the whole surface, not for the frame alone), on by default; off, the modes
+    /// lose energy only to their damping.
+    bool modalContactConstraint = true;
 };
 
 /// What the last simulation step did, summed over the attached bodies.
@@ -82,10 +94,23 @@ struct DebugDrawOptions
 /// set — the world user info is left untouched):
 /// - pre-tick: each awake body's modes advance by the step (`ModalDynamics::Step`, exact), driven by the
 ///   last solve's contact impulses held as a constant force over the step and by the inertial force of the
-///   frame's acceleration; then `DeformableShape::BeginStep` stamps the new q;
-/// - Bullet: broadphase on the root spheres, our narrowphase to the proxies, the solver;
-/// - post-tick: every contact impulse (normal and friction) on a deformable body is projected on its proxy
-///   (Ūᵀ Rᵀ J) and accumulated for the next modal step; non-finite transforms are restored and counted.
+///   frame's acceleration; then `DeformableShape::BeginStep` stamps the new q, and
+///   `DeformableShape::PredictStep` tells the narrowphase how the modes will move over this step. The modes
+///   of a sleeping body ring down under the force they last held (`ModalDynamics::StepHeld`): sleep stops the
+///   frame, not the vibration;
+/// - Bullet: broadphase on the root spheres, our narrowphase to the proxies, the solver. Each contact of an
+///   awake body carries its surface's predicted motion over the step and its modal compliance
+///   (`PredictContacts`, as distance and CFM), so the solver closes the gap the surface will really have:
+///   the contact is implicit in the modes. (Treated as rigid, the surface lags a step behind the modes and
+///   the position-dependent part of the impulse — Baumgarte, speculative contacts, a stiffness ~ m/h² —
+///   pumps them: the smaller the step, the worse.);
+/// - post-tick: every contact impulse on a deformable body is projected on its proxy (Ūᵀ Rᵀ J) and
+///   accumulated for the next modal step: the normal impulse always, the friction impulse only where the
+///   contact slides (static friction is statically indeterminate for a rigid body: the solver's choice of it
+///   follows warm starting and iteration order, no load the modes could take; kinetic friction, μ·λ along
+///   the slip, is determinate). Then, with `WorldSettings::modalContactConstraint`, each contact that pushed
+///   also stops the normal component of the modes' part of its surface velocity (inelastic); non-finite
+///   transforms are restored and counted.
 ///
 /// The dispatcher must have the BD-Tree algorithms (`registerCollisionAlgorithms` or
 /// `bdt::CollisionConfiguration`); the constructor throws `bdt::Error` if it has not.
