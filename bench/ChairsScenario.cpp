@@ -2,13 +2,17 @@
 // paper's Table 1 chair, M = 10 modes, contact proxies at level 10) dropped into a pile on the ground, as
 // deformable bodies and as rigid ones (q forced to 0, no sphere updates), stepped alternately in one run so
 // both see the same machine load. Reports per-step time (median, p95), Bullet's collision time, contacts,
-// sphere updates, memory, and the deformable / rigid ratio.
+// sphere updates, memory, and the deformable / rigid ratio. `--front` turns the narrowphase's front
+// tracking on (`DeformableShapeSettings::frontTracking`); `--scenes front` steps the deformable pile with
+// front tracking and without it alternately instead (the same motion, bit for bit: the A/B of its cost).
 #include "Scenario.h"
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
+#include <bdt/adapter/World.h>
 #include <bdt/bake/SmoothBasis.h>
+#include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <chrono>
 #include <cstdio>
@@ -32,8 +36,30 @@ struct ChairsOptions
     std::uint32_t level = 10;
     std::uint32_t layers = 4;
     double timeStep = 1.0 / 60.0;
-    std::string scenes = "both";
+    std::string scenes = "both"; // both (deformable and rigid), deformable, rigid, or front (on and off)
+    bool front = false;          // front tracking on every body
 };
+
+// A scene to build: its name in the report, rigid or deformable, front tracking or not.
+struct SceneSpec
+{
+    const char* name;
+    bool rigid;
+    bool front;
+};
+
+// The scenes `--scenes` asks for, stepped alternately in this order.
+std::vector<SceneSpec> ChosenScenes(const ChairsOptions& inOptions)
+{
+    if (inOptions.scenes == "front")
+        return {{"front_on", false, true}, {"front_off", false, false}};
+    std::vector<SceneSpec> specs;
+    if (inOptions.scenes == "both" || inOptions.scenes == "deformable")
+        specs.push_back({"deformable", false, inOptions.front});
+    if (inOptions.scenes == "both" || inOptions.scenes == "rigid")
+        specs.push_back({"rigid", true, inOptions.front});
+    return specs;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -99,17 +125,24 @@ struct Run
 };
 
 std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
-                                        const std::shared_ptr<const DeformableAsset>& inAsset, bool inRigid)
+                                        const std::shared_ptr<const DeformableAsset>& inAsset,
+                                        const SceneSpec& inSpec)
 {
     auto world = std::make_unique<SampleWorld>();
     world->AddGroundPlane();
-    world->Deformables().SetRigid(inRigid);
+    world->Deformables().SetRigid(inSpec.rigid);
     PileSettings pile;
     pile.count = inOptions.count;
     pile.layers = inOptions.layers;
     pile.body.mass = 4.0;
     pile.body.proxyLevel = inOptions.level;
-    AddPile(*world, inAsset, pile);
+    for (btRigidBody* body : AddPile(*world, inAsset, pile))
+    {
+        DeformableShape& shape = *World::Shape(body);
+        DeformableShapeSettings settings = shape.Settings();
+        settings.frontTracking = inSpec.front;
+        shape.SetSettings(settings);
+    }
     return world;
 }
 
@@ -122,19 +155,22 @@ int RunChairs(const ChairsOptions& inOptions)
     const auto asset = DeformableAsset::Create(tree);
     asset->Proxies(inOptions.level);
     const double bakeMs = std::chrono::duration<double, std::milli>(Clock::now() - bakeStart).count();
-    std::printf("chair: %zu triangles, M = %u, %u nodes, level %u; baked in %.0f ms; %u chairs, %d steps\n",
+    const std::vector<SceneSpec> specs = ChosenScenes(inOptions);
+    std::printf("chair: %zu triangles, M = %u, %u nodes, level %u; baked in %.0f ms; %u chairs, %d steps; "
+                "front tracking %s\n",
                 tree->GetModel().TriangleCount(), tree->ModeCount(), tree->NodeCount(), inOptions.level,
-                bakeMs, inOptions.count, inOptions.steps);
+                bakeMs, inOptions.count, inOptions.steps,
+                specs.size() == 2 && specs[0].front != specs[1].front ? "on and off"
+                : specs[0].front                                      ? "on"
+                                                                      : "off");
 
     std::vector<Run> runs;
-    for (const char* scene : {"deformable", "rigid"})
+    for (const SceneSpec& spec : specs)
     {
-        if (inOptions.scenes != "both" && inOptions.scenes != scene)
-            continue;
         Run run;
-        run.name = scene;
+        run.name = spec.name;
         const double before = ResidentBytes();
-        run.world = BuildScene(inOptions, asset, std::string(scene) == "rigid");
+        run.world = BuildScene(inOptions, asset, spec);
         run.memoryBytes = ResidentBytes() - before;
         runs.push_back(std::move(run));
     }
@@ -150,6 +186,9 @@ int RunChairs(const ChairsOptions& inOptions)
                              {"triangles", tree->GetModel().TriangleCount()},
                              {"modes", tree->ModeCount()},
                              {"level", inOptions.level},
+                             {"front_tracking", inOptions.scenes == "front" ? "on and off"
+                                                : inOptions.front           ? "on"
+                                                                            : "off"},
                              {"asset_mb", double(asset->MemoryBytes()) / 1e6},
                              {"peak_resident_mb", PeakResidentBytes() / 1e6}};
     nlohmann::json scenes = nlohmann::json::array();
@@ -170,14 +209,21 @@ int RunChairs(const ChairsOptions& inOptions)
     report["scenes"] = scenes;
     if (runs.size() == 2)
     {
-        std::vector<double> ratios;
+        // The first scene over the second: deformable / rigid, or front on / off.
+        std::vector<double> ratios, collisionRatios;
         for (std::size_t i = 0; i < runs[0].stepMs.size(); ++i)
+        {
             ratios.push_back(runs[0].stepMs[i] / runs[1].stepMs[i]);
+            collisionRatios.push_back(runs[0].collisionMs[i] / runs[1].collisionMs[i]);
+        }
+        const std::string key = std::string(runs[0].name) + "_over_" + runs[1].name;
         const double ratio = Median(runs[0].stepMs) / Median(runs[1].stepMs);
-        report["deformable_over_rigid_step_ratio"] = ratio;
-        report["deformable_over_rigid_step_ratio_paired_median"] = Median(ratios);
-        std::printf("deformable / rigid: %.3f (ratio of medians), %.3f (median of per-step ratios)\n", ratio,
-                    Median(ratios));
+        report[key + "_step_ratio"] = ratio;
+        report[key + "_step_ratio_paired_median"] = Median(ratios);
+        report[key + "_collision_ratio_paired_median"] = Median(collisionRatios);
+        std::printf("%s / %s: %.3f (ratio of medians), %.3f (median of per-step ratios); collision %.3f "
+                    "(median of per-step ratios)\n",
+                    runs[0].name, runs[1].name, ratio, Median(ratios), Median(collisionRatios));
     }
     std::printf("peak resident %.0f MB\n", PeakResidentBytes() / 1e6);
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
@@ -200,8 +246,13 @@ const bool sRegistered = RegisterScenario(
         ioCommand.add_option("--layers", options->layers, "Layers of the dropped block")
             ->check(CLI::Range(1u, 1000u));
         ioCommand.add_option("--dt", options->timeStep, "Time step, s")->check(CLI::Range(1e-5, 1.0));
-        ioCommand.add_option("--scenes", options->scenes, "both, deformable or rigid")
-            ->check(CLI::IsMember({"both", "deformable", "rigid"}));
+        ioCommand
+            .add_option("--scenes", options->scenes,
+                        "both, deformable, rigid, or front (deformable with front tracking and without)")
+            ->check(CLI::IsMember({"both", "deformable", "rigid", "front"}));
+        ioCommand.add_flag("--front", options->front,
+                           "Front tracking on: each deformable pair's proxy descent starts from last step's "
+                           "front (off by default; --scenes front runs both)");
         return [options] { return RunChairs(*options); };
     });
 

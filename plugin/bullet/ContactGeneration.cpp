@@ -70,6 +70,18 @@ void AppendProxyContacts(const std::vector<ProxyContact>& inContacts, double inM
     }
 }
 
+// Puts tree-vs-tree contacts in ascending (A's proxy, B's proxy) order. The descent from the roots and the
+// one from the pair's front find the same contacts in different orders, and what follows depends on the
+// order (the regions' centroids are sums, `ReduceContacts` breaks ties by position, the solver visits the
+// manifold points in turn): one order makes the narrowphase's result independent of the path taken.
+// Each pair of proxies appears once, so the order is total. O(k log k) for k contacts, tens to hundreds.
+void SortByProxies(std::vector<ProxyContact>& ioContacts)
+{
+    std::sort(ioContacts.begin(), ioContacts.end(),
+              [](const ProxyContact& inX, const ProxyContact& inY)
+              { return inX.nodeA != inY.nodeA ? inX.nodeA < inY.nodeA : inX.nodeB < inY.nodeB; });
+}
+
 Capsule WorldCapsule(const btCapsuleShape& inCapsule, const btTransform& inTransform)
 {
     btVector3 half(0, 0, 0);
@@ -103,10 +115,11 @@ double RadiusGrowth(const DeformableShape& inShape, std::uint32_t inNode)
 } // namespace
 
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
-                      double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats)
+                      double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
+                      TraversalFront* ioFront)
 {
     const std::size_t first = outContacts.size();
-    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats);
+    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront);
     // Contact geometry: a proxy pushes with its sphere moved by the proxy's mean displacement (c' = c + Ū q,
     // eq. 5) at its rest radius. The radius growth (eq. 7) bounds how far the proxy's triangles spread about
     // that centre, which the culling needs, but it grows with |q| whichever way the body deforms: pushing
@@ -219,7 +232,8 @@ void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjec
 }
 
 void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
-                            double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats)
+                            double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
+                            TraversalFront* ioFront)
 {
     const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
     if (shapeA == nullptr)
@@ -239,7 +253,11 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
     {
         const DeformableShape* deformableB = AsDeformable(shapeB);
         const DeformedBody bodyB = deformableB->Body(transformB, deformableB->getMargin());
-        CollideProxies(bodyA, bodyB, proxyContacts, ioStats);
+        if (ioFront != nullptr)
+            CollideProxies(bodyA, bodyB, *ioFront, proxyContacts, ioStats);
+        else
+            CollideProxies(bodyA, bodyB, proxyContacts, ioStats);
+        SortByProxies(proxyContacts);
         AppendProxyContacts(proxyContacts, inMaxDistance, true, outContacts);
         return;
     }

@@ -19,6 +19,18 @@ namespace bdt
 // Bullet's pool elements are 192 bytes by default; per-pair data lives on the heap.
 static_assert(sizeof(DeformableCollisionAlgorithm) <= 64, "DeformableCollisionAlgorithm is kept small");
 
+/// The front of a pair of deformables and the shapes it was made for, A's and B's. The core query already
+/// starts from the roots when the trees or proxy levels differ from the front's (`TraversalFront::Key`); the
+/// shapes catch a swap of roles between two bodies of one asset, which the key cannot see. (Even such a front
+/// would give the right contacts, any front being a complete cut of the pair's proxy pairs; it would only
+/// start the descent in the wrong places.)
+struct DeformableCollisionAlgorithm::PairFront
+{
+    TraversalFront front;
+    const DeformableShape* shapeA = nullptr;
+    const DeformableShape* shapeB = nullptr;
+};
+
 namespace
 {
 
@@ -66,6 +78,27 @@ DeformableCollisionAlgorithm::~DeformableCollisionAlgorithm()
     ReleaseManifolds();
 }
 
+TraversalFront* DeformableCollisionAlgorithm::FrontFor(const DeformableShape& inA,
+                                                       const btCollisionShape* inB)
+{
+    const DeformableShape* shapeB = AsDeformable(inB);
+    if (mClosestPoints || shapeB == nullptr || !inA.Settings().frontTracking ||
+        !shapeB->Settings().frontTracking)
+    {
+        mFront.reset();
+        return nullptr;
+    }
+    if (!mFront)
+        mFront = std::make_unique<PairFront>();
+    if (mFront->shapeA != &inA || mFront->shapeB != shapeB)
+    {
+        mFront->front.Clear();
+        mFront->shapeA = &inA;
+        mFront->shapeB = shapeB;
+    }
+    return &mFront->front;
+}
+
 void DeformableCollisionAlgorithm::ReleaseManifolds()
 {
     for (const RegionManifold& region : mManifolds)
@@ -111,7 +144,7 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     thread_local std::vector<PairContact> contacts;
     contacts.clear();
     QueryStats stats;
-    GenerateContacts(a, b, threshold, contacts, stats);
+    GenerateContacts(a, b, threshold, contacts, stats, FrontFor(*shapeA, b.getCollisionShape()));
     AddStats(shapeA->Stats(), stats);
     if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
         shapeB != nullptr && shapeB != shapeA)

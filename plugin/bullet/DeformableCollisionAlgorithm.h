@@ -9,6 +9,7 @@
 
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -16,6 +17,8 @@ class btPersistentManifold;
 
 namespace bdt
 {
+
+class DeformableShape;
 
 /// Narrowphase of a deformable against any shape (another deformable, sphere, box, capsule, any convex,
 /// static plane, any concave). Either body of the pair may be the deformable; for two deformables the
@@ -34,7 +37,14 @@ namespace bdt
 /// children under them): no manifold is created; every contact within the result's
 /// m_closestPointDistanceThreshold is reported through `resultOut->addContactPoint`, unreduced.
 ///
-/// 48 bytes (the manifold list lives on the heap), well under Bullet's default pool element of 192.
+/// Front tracking (two deformables, both with `DeformableShapeSettings::frontTracking`): the pair keeps its
+/// `TraversalFront` across steps, so each step's proxy descent starts where the last one stopped (half the
+/// sphere tests for two boxes resting on each other, 6% fewer in the benchmark's chair pile). Allocated on
+/// the pair's first such query, dropped when the setting is off; closest-points algorithms (made per query)
+/// never keep one. The contacts, and so the manifolds, are the same with or without it (`GenerateContacts`).
+///
+/// 56 bytes (the manifold list and the front live on the heap), well under Bullet's default pool element
+/// of 192.
 class DeformableCollisionAlgorithm : public btCollisionAlgorithm
 {
 public:
@@ -72,9 +82,15 @@ private:
     void UpdateManifolds(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                          std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
                          double inThreshold, std::uint32_t inMaxManifolds, double inTimeStep);
+    struct PairFront;
+
     void ReleaseManifolds();
+    /// The front to pass to `GenerateContacts` for deformable A against `inB`, or null (B not deformable,
+    /// closest points, or front tracking off on either side). Cleared when the bodies' roles changed.
+    TraversalFront* FrontFor(const DeformableShape& inA, const btCollisionShape* inB);
 
     std::vector<RegionManifold> mManifolds; ///< One per kept region, ascending region keys.
+    std::unique_ptr<PairFront> mFront;      ///< Two deformables with front tracking only; else null.
     bool mClosestPoints = false;
 };
 

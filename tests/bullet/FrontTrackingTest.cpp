@@ -1,0 +1,251 @@
+// Front tracking in the narrowphase (`DeformableShapeSettings::frontTracking`, `TraversalFront`): a pair of
+// deformables gets the same contacts, bit for bit and in the same order, with its front as without it, so a
+// world steps identically either way, through drops, rest, proxy-level changes and the setting toggled; and a
+// resting pile needs markedly fewer sphere tests with it.
+#include "../../plugin/bullet/ContactGeneration.h"
+#include "CollisionTestScenes.h"
+#include "support/BulletScenes.h"
+#include "support/QueryOracles.h"
+
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <bdt/adapter/Scenes.h>
+#include <bdt/adapter/World.h>
+#include <bdt/bullet/Conversions.h>
+#include <bdt/core/TraversalFront.h>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace bdt
+{
+namespace
+{
+
+// --- GenerateContacts with and without a front ---
+
+// Same contacts in the same order, every field exactly equal.
+void ExpectSameContacts(const std::vector<PairContact>& inWithout, const std::vector<PairContact>& inWith,
+                        const std::string& inContext)
+{
+    ASSERT_EQ(inWithout.size(), inWith.size()) << inContext;
+    for (std::size_t i = 0; i < inWithout.size(); ++i)
+    {
+        const PairContact& x = inWithout[i];
+        const PairContact& y = inWith[i];
+        ASSERT_EQ(x.node0, y.node0) << inContext << " contact " << i;
+        ASSERT_EQ(x.index1, y.index1) << inContext << " contact " << i;
+        EXPECT_EQ(x.partId1, y.partId1) << inContext;
+        EXPECT_EQ(x.distance, y.distance) << inContext << " contact " << i;
+        EXPECT_EQ(x.pointOnB, y.pointOnB) << inContext << " contact " << i;
+        EXPECT_EQ(x.normal, y.normal) << inContext << " contact " << i;
+    }
+}
+
+// B comes through A (apart, touching, deep, apart again, twice) while both vibrate; A's proxy level changes
+// and later changes back, and for the last steps the front is used with the roles swapped (both bodies are of
+// one asset at one level, so the front's key cannot tell: any front is a complete cut of the pair's proxy
+// pairs, the descent only starts in the wrong places). Each step the narrowphase with the pair's front must
+// equal the one without, contact for contact, in ascending (A's proxy, B's proxy) order.
+TEST(FrontTracking, GenerateContactsWithAFrontEqualsWithout)
+{
+    using namespace test::collision;
+    std::mt19937 random(17);
+    DeformableObject a(0.01);
+    DeformableObject b(0.005);
+    const btTransform transformA = RandomTransform(random, 0.0);
+    const btQuaternion spinB = RandomTransform(random, 0.0).getRotation();
+    TraversalFront front;
+    constexpr int cSteps = 200;
+    int stepsInContact = 0;
+    std::uint64_t testsWithout = 0, testsWith = 0;
+    for (int step = 0; step < cSteps; ++step)
+    {
+        const std::string context = "step " + std::to_string(step);
+        const double t = double(step) / cSteps;
+        a.RandomQ(random, 0.02);
+        b.RandomQ(random, 0.02);
+        // Centre distance 2 (the unit boxes' bounding spheres apart) down to 0.8 (deep) and back, twice.
+        const double distance = 2.0 - 1.2 * std::pow(std::sin(2.0 * M_PI * t), 2.0);
+        btTransform transformB(spinB * btQuaternion(btVector3(0, 1, 0), btScalar(0.3 * t)),
+                               btVector3(btScalar(distance), btScalar(0.2 * std::sin(7.0 * t)), 0));
+        // Both changes fall on steps in contact, where the pair holds a front.
+        if (step == 60 || step == 130)
+        {
+            DeformableShapeSettings settings = a.shape->Settings();
+            settings.proxyLevel = step == 60 ? 4 : 5;
+            a.shape->SetSettings(settings);
+        }
+        const bool swapped = step >= cSteps - 20;
+        DeformableObject& first = swapped ? b : a;
+        DeformableObject& second = swapped ? a : b;
+        const btCollisionObjectWrapper wrapA(nullptr, first.shape.get(), &first.object,
+                                             swapped ? transformB : transformA, -1, -1);
+        const btCollisionObjectWrapper wrapB(nullptr, second.shape.get(), &second.object,
+                                             swapped ? transformA : transformB, -1, -1);
+        std::vector<PairContact> without, with;
+        QueryStats statsWithout, statsWith;
+        GenerateContacts(wrapA, wrapB, 0.02, without, statsWithout);
+        GenerateContacts(wrapA, wrapB, 0.02, with, statsWith, &front);
+        ExpectSameContacts(without, with, context);
+        if (step == 60 || step == 130 || step == cSteps - 20)
+        {
+            EXPECT_FALSE(with.empty()) << context << ": the changes are meant to meet a front";
+        }
+        for (std::size_t i = 1; i < with.size(); ++i)
+            ASSERT_TRUE(with[i - 1].node0 < with[i].node0 ||
+                        (with[i - 1].node0 == with[i].node0 && with[i - 1].index1 < with[i].index1))
+                << context << ": contacts not in (A's proxy, B's proxy) order at " << i;
+        stepsInContact += without.empty() ? 0 : 1;
+        testsWithout += statsWithout.overlapTests;
+        testsWith += statsWith.overlapTests;
+    }
+    // The path is in contact for a good share of the steps, not all, and the front does save tests.
+    EXPECT_GT(stepsInContact, cSteps / 3);
+    EXPECT_LT(stepsInContact, cSteps);
+    EXPECT_LT(testsWith, testsWithout);
+    std::cout << "[ info ] " << stepsInContact << " steps in contact; sphere tests " << testsWith
+              << " with the front, " << testsWithout << " without\n";
+}
+
+// --- Whole worlds, front on and off ---
+
+// Appends the bytes of `inValues` to `ioBytes`.
+template <class T>
+void AppendBytes(std::vector<unsigned char>& ioBytes, const T* inValues, std::size_t inCount)
+{
+    const std::size_t at = ioBytes.size();
+    ioBytes.resize(at + inCount * sizeof(T));
+    std::memcpy(ioBytes.data() + at, inValues, inCount * sizeof(T));
+}
+
+// Everything a step decides, as bytes: each body's transform (basis rows and origin, without Bullet's unused
+// fourth lanes), velocities, q (double and the float the trees see) and q̇.
+std::vector<unsigned char> Snapshot(World& inWorld)
+{
+    std::vector<unsigned char> bytes;
+    for (btRigidBody* body : inWorld.Bodies())
+    {
+        const btTransform& transform = body->getWorldTransform();
+        for (int row = 0; row < 3; ++row)
+            AppendBytes(bytes, &transform.getBasis()[row][0], 3);
+        AppendBytes(bytes, &transform.getOrigin()[0], 3);
+        AppendBytes(bytes, &body->getLinearVelocity()[0], 3);
+        AppendBytes(bytes, &body->getAngularVelocity()[0], 3);
+        const ModalDynamics& dynamics = World::Shape(body)->Dynamics();
+        AppendBytes(bytes, dynamics.QDouble().data(), dynamics.QDouble().size());
+        AppendBytes(bytes, dynamics.Q().data(), dynamics.Q().size());
+        AppendBytes(bytes, dynamics.QDot().data(), dynamics.QDot().size());
+    }
+    return bytes;
+}
+
+// Sets the proxy level and the front setting of one body.
+void Configure(btRigidBody* inBody, std::uint32_t inLevel, bool inFront)
+{
+    DeformableShape& shape = *World::Shape(inBody);
+    DeformableShapeSettings settings = shape.Settings();
+    settings.proxyLevel = inLevel;
+    settings.frontTracking = inFront;
+    shape.SetSettings(settings);
+}
+
+// A pile of deformable chairs (4 kg, 3000 triangles, 10 modes, proxy level 8) dropped in three layers onto
+// the ground: they hit the ground and each other, then settle into a pile.
+struct Pile
+{
+    explicit Pile(bool inFront)
+    {
+        world.AddGroundPlane();
+        PileSettings pile;
+        pile.count = 12;
+        pile.layers = 3;
+        pile.body.mass = 4.0;
+        pile.body.proxyLevel = 8;
+        bodies = AddPile(world, test::ShapeAsset("chair", 3000, 10), pile);
+        for (btRigidBody* body : bodies)
+            Configure(body, 8, inFront);
+    }
+
+    SampleWorld world;
+    std::vector<btRigidBody*> bodies;
+    std::uint64_t overlapTests = 0; ///< Sphere tests over the run (`StepStats::overlapTests`).
+};
+
+// Steps a pile with front tracking and one without, side by side, `inSteps` steps at 60 Hz, calling
+// `inBeforeStep(step, withFront, withoutFront)` before each; after each step both must hold the same bytes.
+// Returns the overlap tests of the pile with the front over those of the one without.
+double RunSideBySide(int inSteps, const std::function<void(int, Pile&, Pile&)>& inBeforeStep = {})
+{
+    Pile withFront(true);
+    Pile withoutFront(false);
+    int mismatches = 0;
+    int awakeSteps = 0;
+    for (int step = 0; step < inSteps; ++step)
+    {
+        if (inBeforeStep)
+            inBeforeStep(step, withFront, withoutFront);
+        withFront.world.Step(1, 1.0 / 60.0);
+        withoutFront.world.Step(1, 1.0 / 60.0);
+        withFront.overlapTests += withFront.world.Deformables().Stats().overlapTests;
+        withoutFront.overlapTests += withoutFront.world.Deformables().Stats().overlapTests;
+        const std::vector<unsigned char> a = Snapshot(withFront.world.Deformables());
+        const std::vector<unsigned char> b = Snapshot(withoutFront.world.Deformables());
+        const bool same = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+        if (!same && ++mismatches <= 3)
+            ADD_FAILURE() << "step " << step << ": the worlds differ";
+        bool awake = false;
+        for (btRigidBody* body : withFront.bodies)
+            awake = awake || body->isActive();
+        awakeSteps += awake ? 1 : 0;
+    }
+    EXPECT_EQ(mismatches, 0) << "steps whose state differs, of " << inSteps;
+    // The pile is still moving for most of the run (it does not fall asleep early and make this trivial).
+    EXPECT_GT(awakeSteps, inSteps * 3 / 4);
+    EXPECT_GT(withoutFront.overlapTests, 0u);
+    const double ratio = double(withFront.overlapTests) / double(withoutFront.overlapTests);
+    std::cout << "[ info ] overlap tests over " << inSteps << " steps: " << withFront.overlapTests
+              << " with the front, " << withoutFront.overlapTests << " without: ratio " << ratio << "\n";
+    return ratio;
+}
+
+// Drop, impacts and rest for 5 s: the same transforms, velocities and modes every step, bit for bit, and
+// markedly fewer sphere tests with the front.
+TEST(FrontTracking, PileStepsIdenticallyWithFewerTests)
+{
+    const double ratio = RunSideBySide(300);
+    EXPECT_LE(ratio, 0.8);
+}
+
+// Proxy levels changed mid-run, per body (a pair then has two different levels, which the front's key
+// covers), and later back; front tracking turned off and on again on some bodies: still the same world as
+// the one that never tracks fronts.
+TEST(FrontTracking, ProxyLevelChangesAndTogglesKeepThePileIdentical)
+{
+    const auto change = [](int inStep, Pile& ioWithFront, Pile& ioWithoutFront)
+    {
+        for (std::size_t i = 0; i < ioWithFront.bodies.size(); ++i)
+        {
+            std::uint32_t level = 8;
+            if (inStep >= 80 && inStep < 160)
+                level = i % 2 == 0 ? 6 : 9;
+            else if (inStep >= 160)
+                level = 7;
+            // Bodies 0 to 3 stop tracking fronts for steps 120 to 139, then start again.
+            const bool front = !(i < 4 && inStep >= 120 && inStep < 140);
+            if (inStep == 80 || inStep == 120 || inStep == 140 || inStep == 160)
+            {
+                Configure(ioWithFront.bodies[i], level, front);
+                Configure(ioWithoutFront.bodies[i], level, false);
+            }
+        }
+    };
+    RunSideBySide(220, change);
+}
+
+} // namespace
+} // namespace bdt
