@@ -68,6 +68,9 @@ btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t in
                 std::max(hk + double(point.m_combinedContactDamping1), double(SIMD_EPSILON));
             cfm += 1.0 / denominator;
             point.m_contactERP = btScalar(hk / denominator);
+            // btManifoldPoint keeps the CFM and ERP in the stiffness's and damping's storage (a union): the
+            // point is now a CFM/ERP point, and says so to contact callbacks too.
+            point.m_contactPointFlags &= ~BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING;
             point.m_contactPointFlags |= BT_CONTACT_FLAG_HAS_CONTACT_ERP;
         }
         point.m_contactCFM = btScalar(cfm);

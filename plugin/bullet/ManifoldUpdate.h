@@ -29,8 +29,9 @@ namespace bdt
 /// `compliance` > 0 (a vibrating surface, `PredictContacts`) gets it as Bullet's per-point
 /// constraint force mixing (BT_CONTACT_FLAG_HAS_CONTACT_CFM, m_contactCFM = compliance: the solver then
 /// reaches J·v·h + compliance·λ = −gap), in series with the contact stiffness and damping if either object
-/// has them (converted to CFM and ERP over `inTimeStep` seconds as Bullet's solver does); such a point
-/// no longer sees the solver's global CFM (btContactSolverInfo::m_globalCfm, 0 by default).
+/// has them (converted to CFM and ERP over `inTimeStep` seconds as Bullet's solver does, and the point's
+/// stiffness-damping flag cleared: the CFM and ERP share its storage); such a point no longer sees the
+/// solver's global CFM (btContactSolverInfo::m_globalCfm, 0 by default).
 btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
                                   const btCollisionObject& inA, const btCollisionObject& inB,
                                   double inTimeStep);

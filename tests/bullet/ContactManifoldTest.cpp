@@ -1,6 +1,7 @@
 // Regions, the four-point reduction, warm starting and the manifolds' lifetime, in a real btCollisionWorld.
 
 #include "../../plugin/bullet/ContactRegions.h"
+#include "../../plugin/bullet/ManifoldUpdate.h"
 #include "CollisionTestScenes.h"
 #include "support/QueryOracles.h"
 
@@ -9,14 +10,21 @@
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+#include <BulletDynamics/ConstraintSolver/btContactSolverInfo.h>
+#include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
+#include <array>
 #include <bdt/bullet/CollisionConfiguration.h>
 #include <bdt/bullet/CollisionRegistration.h>
+#include <bdt/bullet/Conversions.h>
 #include <gtest/gtest.h>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 #include <tuple>
 
@@ -403,6 +411,378 @@ TEST(ContactManifolds, PointsAgainstACompoundChildSurviveBulletsCompoundRefresh)
             }
     }
     EXPECT_GT(points, 1);
+}
+
+// ---- Persistence in the four-point reduction ----
+
+// Contacts on the floor y = 0 (normal up) at (x, z) with distance d.
+std::vector<PairContact> FloorContacts(const std::vector<std::array<double, 3>>& inXZD)
+{
+    std::vector<PairContact> contacts;
+    for (const auto& [x, z, d] : inXZD)
+    {
+        PairContact contact;
+        contact.pointOnB = Vec3d(x, 0.0, z);
+        contact.normal = Vec3d::UnitY();
+        contact.distance = d;
+        contacts.push_back(contact);
+    }
+    return contacts;
+}
+
+std::vector<std::uint32_t> AllCandidates(std::size_t inCount)
+{
+    std::vector<std::uint32_t> candidates(inCount);
+    for (std::uint32_t i = 0; i < candidates.size(); ++i)
+        candidates[i] = i;
+    return candidates;
+}
+
+TEST(ContactRegions, AKeptPointWithinTheDepthToleranceIsChosenBeforeASlightlyDeeperNewOne)
+{
+    // 0 is the deepest by 1e-4; 1 was kept last step.
+    const std::vector<PairContact> contacts = FloorContacts({{{0.0, 0.0, -0.0100},
+                                                              {0.1, 0.0, -0.0099},
+                                                              {2.0, 0.0, 0.0},
+                                                              {0.0, 2.0, 0.0},
+                                                              {-2.0, -2.0, 0.0},
+                                                              {1.0, 1.0, 0.0}}});
+    const std::vector<std::uint32_t> candidates = AllCandidates(contacts.size());
+    const std::vector<std::uint8_t> kept = {0, 1, 0, 0, 0, 0};
+    std::vector<std::uint32_t> chosen;
+    ReduceContacts(contacts, candidates, chosen);
+    ASSERT_EQ(chosen.size(), 4u);
+    EXPECT_EQ(chosen[0], 0u) << "without persistence, the deepest";
+    ReduceContacts(contacts, candidates, chosen, kept, 2e-4, 0.0);
+    ASSERT_EQ(chosen.size(), 4u);
+    EXPECT_EQ(chosen[0], 1u) << "the kept point, within 2e-4 of the deepest";
+    ReduceContacts(contacts, candidates, chosen, kept, 5e-5, 0.0);
+    ASSERT_EQ(chosen.size(), 4u);
+    EXPECT_EQ(chosen[0], 0u) << "deeper by more than the tolerance";
+
+    // Two kept points within the tolerance: the deeper of them.
+    std::vector<PairContact> two = contacts;
+    two[2].distance = -0.00995;
+    two[3].distance = -0.0099;
+    ReduceContacts(two, candidates, chosen, std::vector<std::uint8_t>{0, 0, 1, 1, 0, 0}, 2e-4, 0.0);
+    ASSERT_EQ(chosen.size(), 4u);
+    EXPECT_EQ(chosen[0], 2u) << "the deepest kept point";
+}
+
+TEST(ContactRegions, AKeptPointWithinTheSpreadToleranceIsChosenBeforeASlightlyBetterNewOne)
+{
+    struct Case
+    {
+        const char* stage;
+        std::vector<std::array<double, 3>> contacts; // 0 the deepest; `better` and `kept` near-tied
+        std::size_t position;                        // where in the choice order they compete
+        std::uint32_t better, kept;
+        double ratio; // kept's score over better's
+    };
+    const std::vector<Case> cases = {
+        // Farthest from the deepest: 1 at 1.0, 2 (kept) at 0.98.
+        {"second",
+         {{0, 0, -0.05}, {1, 0, 0}, {0, 0.98, 0}, {0.1, 0.1, 0}, {0.2, -0.1, 0}, {-0.1, 0.2, 0}},
+         1,
+         1,
+         2,
+         0.98},
+        // Largest triangle with 0 and 1 (4 away): 2 spans 4·1.0, 3 (kept) 4·0.97.
+        {"third",
+         {{0, 0, -0.05}, {4, 0, 0}, {0, 1, 0}, {1, -0.97, 0}, {0.5, 0.2, 0}, {2, 0.1, 0}},
+         2,
+         2,
+         3,
+         0.97},
+        // Most area outside the triangle (0, 1, 2): 3 adds 4·1.0 across edge 0–1, 4 (kept) 4·0.97.
+        {"fourth",
+         {{0, 0, -0.05}, {4, 0, 0}, {2, 3, 0}, {2, -1, 0}, {2.5, -0.97, 0}, {2, 1, 0}},
+         3,
+         3,
+         4,
+         0.97},
+    };
+    for (const Case& scenario : cases)
+    {
+        const std::vector<PairContact> contacts = FloorContacts(scenario.contacts);
+        const std::vector<std::uint32_t> candidates = AllCandidates(contacts.size());
+        std::vector<std::uint8_t> kept(contacts.size(), 0);
+        kept[scenario.kept] = 1;
+        std::vector<std::uint32_t> chosen;
+        ReduceContacts(contacts, candidates, chosen);
+        ASSERT_EQ(chosen.size(), 4u);
+        EXPECT_EQ(chosen[scenario.position], scenario.better) << scenario.stage << " without persistence";
+        const double slack = 1.0 - scenario.ratio;
+        ReduceContacts(contacts, candidates, chosen, kept, 0.0, slack + 0.01);
+        ASSERT_EQ(chosen.size(), 4u);
+        EXPECT_EQ(chosen[scenario.position], scenario.kept) << scenario.stage << " within the tolerance";
+        ReduceContacts(contacts, candidates, chosen, kept, 0.0, slack - 0.01);
+        ASSERT_EQ(chosen.size(), 4u);
+        EXPECT_EQ(chosen[scenario.position], scenario.better)
+            << scenario.stage << " better by more than the tolerance";
+    }
+}
+
+TEST(ContactRegions, PersistenceChangesNothingWithoutKeptFlagsOrWithAllOrNone)
+{
+    std::mt19937 random(41);
+    for (int trial = 0; trial < 300; ++trial)
+    {
+        const std::size_t count = 5 + random() % 20;
+        std::vector<PairContact> contacts(count);
+        for (PairContact& contact : contacts)
+        {
+            contact.pointOnB =
+                Vec3d(Uniform(random, -1, 1), Uniform(random, -0.01, 0.01), Uniform(random, -1, 1));
+            contact.normal = (Vec3d::UnitY() + 0.05 * RandomUnit(random)).normalized();
+            contact.distance = Uniform(random, -0.1, 0.02);
+        }
+        // A shuffled subset of the contacts as candidates (indices into them, not 0..n-1).
+        std::vector<std::uint32_t> candidates = AllCandidates(count);
+        std::shuffle(candidates.begin(), candidates.end(), random);
+        candidates.resize(std::max<std::size_t>(5, count - random() % 3));
+        std::vector<std::uint32_t> plain, chosen;
+        ReduceContacts(contacts, candidates, plain);
+
+        std::vector<std::uint8_t> flags(candidates.size());
+        for (std::uint8_t& flag : flags)
+            flag = std::uint8_t(random() % 2);
+        const double tolerance = 1e9;
+        // Empty or the wrong size: ignored, whatever the tolerances.
+        ReduceContacts(contacts, candidates, chosen, {}, tolerance, tolerance);
+        EXPECT_EQ(chosen, plain) << "trial " << trial;
+        std::vector<std::uint8_t> shorter(flags.begin(), flags.end() - 1);
+        ReduceContacts(contacts, candidates, chosen, shorter, tolerance, tolerance);
+        EXPECT_EQ(chosen, plain) << "trial " << trial;
+        std::vector<std::uint8_t> longer = flags;
+        longer.push_back(1);
+        ReduceContacts(contacts, candidates, chosen, longer, tolerance, tolerance);
+        EXPECT_EQ(chosen, plain) << "trial " << trial;
+        // All kept or none kept: no candidate is favoured.
+        ReduceContacts(contacts, candidates, chosen, std::vector<std::uint8_t>(candidates.size(), 0),
+                       tolerance, tolerance);
+        EXPECT_EQ(chosen, plain) << "trial " << trial;
+        ReduceContacts(contacts, candidates, chosen, std::vector<std::uint8_t>(candidates.size(), 1),
+                       tolerance, tolerance);
+        EXPECT_EQ(chosen, plain) << "trial " << trial;
+        // Zero tolerances: only an exact tie could go to a kept point (none in random data).
+        ReduceContacts(contacts, candidates, chosen, flags, 0.0, 0.0);
+        EXPECT_EQ(chosen, plain) << "trial " << trial;
+    }
+}
+
+TEST(ContactRegions, WithUnboundedTolerancesTheFourKeptPointsAreKept)
+{
+    std::mt19937 random(42);
+    for (int trial = 0; trial < 300; ++trial)
+    {
+        const std::size_t count = 6 + random() % 20;
+        std::vector<PairContact> contacts(count);
+        for (PairContact& contact : contacts)
+        {
+            contact.pointOnB = Vec3d(Uniform(random, -1, 1), 0.0, Uniform(random, -1, 1));
+            contact.normal = Vec3d::UnitY();
+            contact.distance = Uniform(random, -0.1, 0.02);
+        }
+        const std::vector<std::uint32_t> candidates = AllCandidates(count);
+        std::vector<std::uint32_t> order = candidates;
+        std::shuffle(order.begin(), order.end(), random);
+        std::vector<std::uint8_t> kept(count, 0);
+        for (int i = 0; i < 4; ++i)
+            kept[order[std::size_t(i)]] = 1;
+        std::vector<std::uint32_t> chosen;
+        // A spread tolerance of 1 (all of the best score) admits any kept point that adds spread at all.
+        ReduceContacts(contacts, candidates, chosen, kept, 1e9, 1.0);
+        ASSERT_EQ(chosen.size(), 4u);
+        for (const std::uint32_t index : chosen)
+            EXPECT_TRUE(kept[index]) << "trial " << trial << " chose " << index;
+    }
+}
+
+// ---- Manifold points of predicted contacts: CFM, ERP and the solver's gap ----
+
+PairContact PredictedContact(double inDistance, double inStepMotion, double inCompliance, double inErp)
+{
+    PairContact contact;
+    contact.pointOnB = Vec3d(0.1, -0.2, 0.3);
+    contact.normal = Vec3d(0.2, 1.0, -0.1).normalized();
+    contact.distance = inDistance;
+    contact.stepMotion = inStepMotion;
+    contact.compliance = inCompliance;
+    contact.predictionErp = inErp;
+    contact.node0 = 7;
+    contact.index1 = 3;
+    contact.partId1 = 2;
+    return contact;
+}
+
+TEST(ContactManifolds, ModalComplianceIsThePointsCfmInSeriesWithContactStiffnessAndDamping)
+{
+    btSphereShape sphere(0.5);
+    btCollisionObject a, b;
+    a.setCollisionShape(&sphere);
+    b.setCollisionShape(&sphere);
+    a.setWorldTransform(btTransform(btQuaternion(btVector3(1, 0, 0), 0.3), btVector3(0.1, 0.5, 0)));
+    b.setWorldTransform(btTransform(btQuaternion(btVector3(0, 1, 0), -0.2), btVector3(0, -0.5, 0.2)));
+    const double h = 1.0 / 60.0;
+    const int cfmFlags = BT_CONTACT_FLAG_HAS_CONTACT_CFM | BT_CONTACT_FLAG_HAS_CONTACT_ERP;
+
+    // Rigid surfaces: no CFM of their own; identifiers and points as btManifoldResult makes them.
+    PairContact contact = PredictedContact(-0.01, 0.0, 0.0, 0.0);
+    btManifoldPoint point = MakeManifoldPoint(contact, 5, a, b, h);
+    EXPECT_EQ(point.m_contactPointFlags & cfmFlags, 0);
+    EXPECT_EQ(point.m_distance1, btScalar(-0.01));
+    EXPECT_EQ(point.m_partId0, 5);
+    EXPECT_EQ(point.m_index0, 7);
+    EXPECT_EQ(point.m_partId1, 2);
+    EXPECT_EQ(point.m_index1, 3);
+    EXPECT_LT((ToVec3d(point.getPositionWorldOnA()) - (contact.pointOnB + contact.normal * contact.distance))
+                  .norm(),
+              1e-6);
+    EXPECT_LT(
+        (ToVec3d(a.getWorldTransform() * point.m_localPointA) - ToVec3d(point.getPositionWorldOnA())).norm(),
+        1e-6);
+    EXPECT_LT((ToVec3d(b.getWorldTransform() * point.m_localPointB) - contact.pointOnB).norm(), 1e-6);
+
+    // A compliant surface: m_contactCFM is the compliance, no ERP of its own.
+    for (const double compliance : {1e-6, 0.003, 2.0})
+    {
+        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, compliance, 0.2), 0, a, b, h);
+        EXPECT_EQ(point.m_contactPointFlags & cfmFlags, BT_CONTACT_FLAG_HAS_CONTACT_CFM) << compliance;
+        EXPECT_EQ(point.m_contactCFM, btScalar(compliance));
+    }
+    for (const double bad :
+         {-0.003, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()})
+    {
+        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, bad, 0.2), 0, a, b, h);
+        EXPECT_EQ(point.m_contactPointFlags & cfmFlags, 0) << bad;
+    }
+
+    // Contact stiffness k and damping c (combined as Bullet does: in series, and summed). Without compliance
+    // they are left to Bullet, which converts them itself.
+    a.setContactStiffnessAndDamping(2e4, 30);
+    b.setContactStiffnessAndDamping(6e4, 10);
+    const double k = 1.0 / (1.0 / double(a.getContactStiffness()) + 1.0 / double(b.getContactStiffness()));
+    const double c = double(a.getContactDamping()) + double(b.getContactDamping());
+    point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, 0.0, 0.2), 0, a, b, h);
+    EXPECT_NE(point.m_contactPointFlags & BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING, 0);
+    EXPECT_EQ(point.m_contactPointFlags & cfmFlags, 0);
+    EXPECT_NEAR(point.m_combinedContactStiffness1, k, 1e-4 * k);
+    EXPECT_NEAR(point.m_combinedContactDamping1, c, 1e-4 * c);
+    // With compliance: Bullet's soft contact is the compliance 1/(hk + c) with ERP hk/(hk + c), in series
+    // with the modes' compliance. (btManifoldPoint keeps the CFM and ERP in the stiffness's and damping's
+    // storage, a union: the point no longer claims stiffness and damping.)
+    for (const double step : {1.0 / 60.0, 1.0 / 240.0})
+    {
+        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, 0.003, 0.2), 0, a, b, step);
+        EXPECT_EQ(point.m_contactPointFlags & cfmFlags, cfmFlags);
+        EXPECT_EQ(point.m_contactPointFlags & BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING, 0);
+        const double cfm = 0.003 + 1.0 / (step * k + c);
+        EXPECT_NEAR(point.m_contactCFM, cfm, 1e-6 * cfm);
+        EXPECT_NEAR(point.m_contactERP, step * k / (step * k + c), 1e-6);
+    }
+}
+
+TEST(ContactManifolds, SolverGapIsWhatBulletNeedsToCloseThePredictedGap)
+{
+    // Bullet drives h·J·v + cfm·λ to −distance (distance > 0) or −erp·distance; SetSolverGap must make that
+    // −target, target = stepMotion − compliance·λ° + (d > 0 ? d : erp·d).
+    int checked = 0;
+    for (const double d : {0.02, 0.001, 0.0, -0.004, -0.03})
+        for (const double motion : {0.0, 0.004, -0.006})
+            for (const double compliance : {0.0, 0.002})
+                for (const double warm : {0.0, 1.5})
+                    for (const double erp : {0.2, 0.8})
+                        for (const bool ownErp : {false, true})
+                        {
+                            const PairContact contact = PredictedContact(d, motion, compliance, erp);
+                            btManifoldPoint point;
+                            point.m_distance1 = btScalar(d);
+                            point.m_appliedImpulse = btScalar(warm);
+                            if (ownErp)
+                            {
+                                point.m_contactERP = btScalar(0.5);
+                                point.m_contactPointFlags |= BT_CONTACT_FLAG_HAS_CONTACT_ERP;
+                            }
+                            SetSolverGap(point, contact);
+                            const double e = ownErp ? 0.5 : erp;
+                            const double target = motion - compliance * warm + (d > 0.0 ? d : e * d);
+                            const double distance = double(point.m_distance1);
+                            const double asked = distance > 0.0 ? distance : e * distance;
+                            EXPECT_NEAR(asked, target, 1e-7)
+                                << "d " << d << " motion " << motion << " compliance " << compliance
+                                << " warm " << warm << " erp " << e;
+                            ++checked;
+                        }
+    EXPECT_EQ(checked, 240);
+
+    // No prediction: the distance is left as it was.
+    for (const double noErp : {0.0, -0.2, std::numeric_limits<double>::quiet_NaN()})
+    {
+        btManifoldPoint point;
+        point.m_distance1 = btScalar(0.125);
+        point.m_appliedImpulse = btScalar(2);
+        SetSolverGap(point, PredictedContact(-0.01, 0.004, 0.002, noErp));
+        EXPECT_EQ(point.m_distance1, btScalar(0.125));
+    }
+}
+
+TEST(ContactManifolds, BulletsSolverClosesThePredictedGapThroughTheCompliance)
+{
+    // One point under a 2 kg ball on static ground, solved by Bullet: h·v·n + compliance·λ = −target.
+    const double h = 1.0 / 60.0, mass = 2.0, erp = 0.2;
+    struct Case
+    {
+        double distance, motion, compliance, warm, velocity;
+    };
+    for (const Case& scenario : {Case{-0.01, 0.002, 0.004, 0.0, -1.0}, Case{0.005, -0.001, 0.002, 0.5, -1.0},
+                                 Case{-0.02, -0.001, 0.003, 1.0, -0.5}, Case{0.003, -0.01, 0.001, 0.0, 0.0},
+                                 Case{-0.005, 0.0, 0.0, 0.0, -0.3}})
+    {
+        btSphereShape ballShape(0.5);
+        btVector3 inertia;
+        ballShape.calculateLocalInertia(btScalar(mass), inertia);
+        btRigidBody ball(
+            btRigidBody::btRigidBodyConstructionInfo(btScalar(mass), nullptr, &ballShape, inertia));
+        btStaticPlaneShape groundShape(btVector3(0, 1, 0), 0);
+        btRigidBody ground(btRigidBody::btRigidBodyConstructionInfo(0, nullptr, &groundShape));
+        ball.setWorldTransform(
+            btTransform(btQuaternion::getIdentity(), btVector3(0, btScalar(0.5 + scenario.distance), 0)));
+        ball.setLinearVelocity(btVector3(0, btScalar(scenario.velocity), 0));
+
+        PairContact contact;
+        contact.pointOnB = Vec3d::Zero();
+        contact.normal = Vec3d::UnitY();
+        contact.distance = scenario.distance;
+        contact.stepMotion = scenario.motion;
+        contact.compliance = scenario.compliance;
+        contact.predictionErp = erp;
+        contact.node0 = 0;
+        btManifoldPoint point = MakeManifoldPoint(contact, 0, ball, ground, h);
+        point.m_appliedImpulse = btScalar(scenario.warm); // the warm start, then the gap that accounts for it
+        SetSolverGap(point, contact);
+        btPersistentManifold manifold(&ball, &ground, 0, 1, 1);
+        manifold.addManifoldPoint(point);
+
+        btContactSolverInfo info;
+        info.m_timeStep = btScalar(h);
+        info.m_erp2 = btScalar(erp);
+        info.m_splitImpulse = false; // all of the gap in the velocities
+        info.m_numIterations = 20;
+        btSequentialImpulseConstraintSolver solver;
+        btCollisionObject* bodies[2] = {&ball, &ground};
+        btPersistentManifold* manifolds[1] = {&manifold};
+        solver.solveGroup(bodies, 2, manifolds, 1, nullptr, 0, info, nullptr, nullptr);
+
+        const double impulse = manifold.getContactPoint(0).m_appliedImpulse;
+        const double velocity = ball.getLinearVelocity().y();
+        ASSERT_GT(impulse, 0.0) << "the contact pushes";
+        EXPECT_NEAR(impulse, mass * (velocity - scenario.velocity), 1e-4);
+        const double target = scenario.motion - scenario.compliance * scenario.warm +
+                              (scenario.distance > 0.0 ? scenario.distance : erp * scenario.distance);
+        EXPECT_NEAR(h * velocity + scenario.compliance * impulse, -target, 1e-6)
+            << "d " << scenario.distance << " motion " << scenario.motion;
+    }
 }
 
 } // namespace
