@@ -430,6 +430,24 @@ std::vector<PairContact> FloorContacts(const std::vector<std::array<double, 3>>&
     return contacts;
 }
 
+// `inCount` contacts under a face about the plane y = 0: points in [-1, 1]² across it and within ±`inHeight`
+// of it, normals +y tilted by up to `inTilt`, distances in [-0.1, 0.02].
+std::vector<PairContact> RandomFaceContacts(std::mt19937& ioRandom, std::size_t inCount, double inHeight,
+                                            double inTilt)
+{
+    std::vector<PairContact> contacts(inCount);
+    for (PairContact& contact : contacts)
+    {
+        contact.pointOnB =
+            Vec3d(Uniform(ioRandom, -1, 1), inHeight > 0.0 ? Uniform(ioRandom, -inHeight, inHeight) : 0.0,
+                  Uniform(ioRandom, -1, 1));
+        contact.normal = inTilt > 0.0 ? Vec3d((Vec3d::UnitY() + inTilt * RandomUnit(ioRandom)).normalized())
+                                      : Vec3d::UnitY();
+        contact.distance = Uniform(ioRandom, -0.1, 0.02);
+    }
+    return contacts;
+}
+
 std::vector<std::uint32_t> AllCandidates(std::size_t inCount)
 {
     std::vector<std::uint32_t> candidates(inCount);
@@ -529,14 +547,7 @@ TEST(ContactRegions, PersistenceChangesNothingWithoutKeptFlagsOrWithAllOrNone)
     for (int trial = 0; trial < 300; ++trial)
     {
         const std::size_t count = 5 + random() % 20;
-        std::vector<PairContact> contacts(count);
-        for (PairContact& contact : contacts)
-        {
-            contact.pointOnB =
-                Vec3d(Uniform(random, -1, 1), Uniform(random, -0.01, 0.01), Uniform(random, -1, 1));
-            contact.normal = (Vec3d::UnitY() + 0.05 * RandomUnit(random)).normalized();
-            contact.distance = Uniform(random, -0.1, 0.02);
-        }
+        const std::vector<PairContact> contacts = RandomFaceContacts(random, count, 0.01, 0.05);
         // A shuffled subset of the contacts as candidates (indices into them, not 0..n-1).
         std::vector<std::uint32_t> candidates = AllCandidates(count);
         std::shuffle(candidates.begin(), candidates.end(), random);
@@ -577,13 +588,7 @@ TEST(ContactRegions, WithUnboundedTolerancesTheFourKeptPointsAreKept)
     for (int trial = 0; trial < 300; ++trial)
     {
         const std::size_t count = 6 + random() % 20;
-        std::vector<PairContact> contacts(count);
-        for (PairContact& contact : contacts)
-        {
-            contact.pointOnB = Vec3d(Uniform(random, -1, 1), 0.0, Uniform(random, -1, 1));
-            contact.normal = Vec3d::UnitY();
-            contact.distance = Uniform(random, -0.1, 0.02);
-        }
+        const std::vector<PairContact> contacts = RandomFaceContacts(random, count, 0.0, 0.0);
         const std::vector<std::uint32_t> candidates = AllCandidates(count);
         std::vector<std::uint32_t> order = candidates;
         std::shuffle(order.begin(), order.end(), random);
