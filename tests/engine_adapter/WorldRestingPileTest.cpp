@@ -86,11 +86,13 @@ void ExpectComesToRest(double inTimeStep)
     ASSERT_GT(rigid.sleepTime, 0.0);
     // The drop rings the modes: about 1 J per chair at the impacts.
     EXPECT_GT(deformable.peakEnergy, 0.1);
-    // Between 7 and 8 s the vibration is well below what keeps a chair awake (5e-3 J/kg, 0.02 J for these
-    // 4 kg chairs): under 2e-3 J per chair. Measured: at most 1e-5 natively, 1e-3 at 60 Hz in the portable
-    // (sanitizer) build, whose pile is still settling then; the coupling that pumped the modes kept 1e-3 J per
-    // chair at 60 Hz and 0.04 at 120 Hz, and kept the pile awake for good, which the sleep checks below catch.
-    EXPECT_LT(deformable.settledKinetic, 12 * 2e-3);
+    // Between 7 and 8 s the vibration is below half of what keeps a chair awake (5e-3 J/kg, 0.02 J for these
+    // 4 kg chairs): under 1e-2 J per chair. When the pile stops settling depends on rounding, so this varies
+    // by build: measured at most 1e-5 natively, 1e-3 at 60 Hz in the portable (sanitizer) build and 4e-3 at
+    // 120 Hz against double-precision Bullet, piles still settling then. The coupling that pumped the modes
+    // kept 0.04 J per chair at 120 Hz (and 1e-3 at 60 Hz), and kept the pile awake for good, which the sleep
+    // checks below catch.
+    EXPECT_LT(deformable.settledKinetic, 12 * 1e-2);
     // The deformable pile falls asleep too, a few seconds after the rigid one at most (measured: 7.0 s at
     // 60 Hz, 5.8 s at 120 Hz), and its modes, which keep ringing down while it sleeps, are then at rest.
     EXPECT_EQ(deformable.awakeAtEnd, 0u);
