@@ -76,6 +76,10 @@ void ConstrainContactModes(btDispatcher& ioDispatcher, const btContactSolverInfo
                 shape = nullptr; // modes not stepped this step (static, asleep, rigid): nothing to hold
         if (shapes[0] == nullptr && shapes[1] == nullptr)
             continue;
+        Mat3d restToWorld[2] = {Mat3d::Identity(), Mat3d::Identity()}; // nearest-rotation fits, once a manifold
+        for (int side = 0; side < 2; ++side)
+            if (shapes[side] != nullptr)
+                restToWorld[side] = shapes[side]->Body(objects[side]->getWorldTransform()).pose.rotation;
         for (int p = 0; p < manifold->getNumContacts(); ++p)
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);
@@ -89,9 +93,8 @@ void ConstrainContactModes(btDispatcher& ioDispatcher, const btContactSolverInfo
                 if (shapes[side] == nullptr || nodes[side] < 0)
                     continue;
                 const std::uint32_t node = std::uint32_t(nodes[side]);
-                const btTransform& transform = objects[side]->getWorldTransform();
-                velocity += (side == 0 ? 1.0 : -1.0) * shapes[side]->ProxyModalVelocity(node, transform);
-                mobility += shapes[side]->ProxyModalMobility(node, transform);
+                velocity += (side == 0 ? 1.0 : -1.0) * shapes[side]->ProxyModalVelocity(node, restToWorld[side]);
+                mobility += shapes[side]->ProxyModalMobility(node, restToWorld[side]);
             }
             const Vec3d impulse = ContactImpulse(point, inInfo, velocity, mobility);
             if (!impulse.allFinite() || impulse.isZero(0.0))
@@ -99,8 +102,7 @@ void ConstrainContactModes(btDispatcher& ioDispatcher, const btContactSolverInfo
             for (int side = 0; side < 2; ++side)
                 if (shapes[side] != nullptr && nodes[side] >= 0)
                     shapes[side]->ApplyProxyImpulse(std::uint32_t(nodes[side]),
-                                                    side == 0 ? impulse : Vec3d(-impulse),
-                                                    objects[side]->getWorldTransform());
+                                                    side == 0 ? impulse : Vec3d(-impulse), restToWorld[side]);
         }
     }
 }

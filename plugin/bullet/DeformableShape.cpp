@@ -248,6 +248,11 @@ void DeformableShape::PredictStep(const StepPrediction& inPrediction)
 
 Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const btTransform& inWorldFromLocal) const
 {
+    return ProxyModalVelocity(inNode, Body(inWorldFromLocal).pose.rotation);
+}
+
+Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld) const
+{
     if (inNode >= mState.Tree().NodeCount())
         return Vec3d::Zero();
     const std::span<const double> qDot = mDynamics.QDot();
@@ -258,10 +263,15 @@ Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const btTransfor
         const float* u = row + 4 * (j + 1);
         rest += qDot[j] * Vec3d(double(u[0]), double(u[1]), double(u[2]));
     }
-    return Scale() * (Body(inWorldFromLocal).pose.rotation * rest);
+    return Scale() * (inRestToWorld * rest);
 }
 
 Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const btTransform& inWorldFromLocal) const
+{
+    return ProxyModalMobility(inNode, Body(inWorldFromLocal).pose.rotation);
+}
+
+Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const Mat3d& inRestToWorld) const
 {
     Mat3d rest = Mat3d::Zero();
     if (inNode >= mState.Tree().NodeCount())
@@ -276,16 +286,20 @@ Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const btTransfor
         const Vec3d v{double(u[0]), double(u[1]), double(u[2])};
         rest += (v * v.transpose()) / mu;
     }
-    const Mat3d rotation = Body(inWorldFromLocal).pose.rotation;
-    return Scale() * Scale() * (rotation * rest * rotation.transpose());
+    return Scale() * Scale() * (inRestToWorld * rest * inRestToWorld.transpose());
 }
 
 void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse,
                                         const btTransform& inWorldFromLocal)
 {
+    ApplyProxyImpulse(inNode, inImpulse, Body(inWorldFromLocal).pose.rotation);
+}
+
+void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld)
+{
     if (inNode >= mState.Tree().NodeCount())
         return;
-    const Vec3d rest = Scale() * (Body(inWorldFromLocal).pose.rotation.transpose() * inImpulse);
+    const Vec3d rest = Scale() * (inRestToWorld.transpose() * inImpulse);
     const float* row = mState.Proxies().Row(inNode);
     mScratch.resize(mState.ModeCount());
     for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)

@@ -197,14 +197,20 @@ public:
     /// The world velocity of proxy `inNode`'s centre due to the modes, s·R·Σ_j Ū_j q̇_j (m/s; R as in
     /// `AddContactImpulse`). Zero for a node outside the tree. About 6M flops.
     Vec3d ProxyModalVelocity(std::uint32_t inNode, const btTransform& inWorldFromLocal) const;
+    /// The same with R given (`Body(transform).pose.rotation`, computed once for several proxies).
+    Vec3d ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld) const;
     /// The modes' mobility at proxy `inNode`: the change of `ProxyModalVelocity` per unit world impulse
     /// applied there (`ApplyProxyImpulse`), Σ_j (s·R·Ū_j)(s·R·Ū_j)ᵀ/μ_j (m/s per N·s, symmetric positive
     /// semi-definite). Zero for a node outside the tree. About 15M flops.
     Mat3d ProxyModalMobility(std::uint32_t inNode, const btTransform& inWorldFromLocal) const;
+    /// The same with R given (`Body(transform).pose.rotation`, computed once for several proxies).
+    Mat3d ProxyModalMobility(std::uint32_t inNode, const Mat3d& inRestToWorld) const;
     /// Applies the world impulse `inImpulse` (N·s) at proxy `inNode` to the modes at once (q̇ jumps by
     /// g_j/μ_j with g_j = s·Ū_jᵀRᵀJ, `ModalDynamics::ApplyImpulse`), not to the pending impulse. Ignored for
     /// a node outside the tree; counted as rejected by the dynamics if not finite. About 6M flops.
     void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const btTransform& inWorldFromLocal);
+    /// The same with R given (`Body(transform).pose.rotation`, computed once for several proxies).
+    void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld);
     /// Applies the accumulated generalised impulse to the dynamics (q̇ jumps) and clears it.
     void FlushImpulses();
     /// The generalised impulse accumulated since the last flush or clear (M entries, N·s·model unit).
