@@ -1,8 +1,7 @@
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
-
 #include <algorithm>
 #include <array>
+#include <bdt/core/Error.h>
+#include <bdt/core/ProceduralShapes.h>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -177,38 +176,21 @@ ShapeMesh MakeSphere(double inTarget)
     return mesh;
 }
 
-// A chair 0.45 m wide and deep, seat top at 0.45 m, back top at 0.9 m; origin at the chair's centre. Six
-// closed boxes (seat, back, four legs) that overlap slightly where they join, as modelled furniture does.
-// The target is shared between the parts in proportion to their surface areas.
+// A chair made of `ChairParts`: six closed boxes that overlap slightly where they join, as modelled furniture
+// does. The target is shared between the parts in proportion to their surface areas.
 ShapeMesh MakeChair(double inTarget)
 {
-    constexpr double width = 0.45, seatThickness = 0.04, seatTop = 0.45, height = 0.9, leg = 0.04,
-                     back = 0.04;
-    struct Part
-    {
-        Vec3d center;
-        Vec3d size;
-    };
-    std::vector<Part> parts;
-    parts.push_back({{0.0, seatTop - 0.5 * seatThickness, 0.0}, {width, seatThickness, width}});
-    const double backBottom = seatTop - 0.5 * seatThickness;
-    parts.push_back(
-        {{0.0, 0.5 * (backBottom + height), -0.5 * (width - back)}, {width, height - backBottom, back}});
-    const double legTop = seatTop - 0.5 * seatThickness; // Legs reach into the middle of the seat.
-    for (const double x : {-1.0, 1.0})
-        for (const double z : {-1.0, 1.0})
-            parts.push_back(
-                {{x * 0.5 * (width - leg), 0.5 * legTop, z * 0.5 * (width - leg)}, {leg, legTop, leg}});
+    const std::vector<BoxPart> parts = ChairParts();
     double totalArea = 0.0;
-    for (const Part& part : parts)
+    for (const BoxPart& part : parts)
         totalArea += 2.0 * (part.size.x() * part.size.y() + part.size.y() * part.size.z() +
                             part.size.z() * part.size.x());
     ShapeMesh mesh;
-    for (const Part& part : parts)
+    for (const BoxPart& part : parts)
     {
         const Vec3d& s = part.size;
         const double area = 2.0 * (s.x() * s.y() + s.y() * s.z() + s.z() * s.x());
-        AppendBox(part.center - Vec3d(0.0, 0.5 * height, 0.0), s, inTarget * area / totalArea, mesh);
+        AppendBox(part.center, s, inTarget * area / totalArea, mesh);
     }
     return mesh;
 }
@@ -372,6 +354,26 @@ ShapeMesh MakePawn(double inTarget)
 }
 
 } // namespace
+
+std::vector<BoxPart> ChairParts()
+{
+    // 0.45 m wide and deep, seat top at 0.45 m, back top at 0.9 m; built upright, then centred on the chair's
+    // half height.
+    constexpr double width = 0.45, seatThickness = 0.04, seatTop = 0.45, height = 0.9, leg = 0.04,
+                     back = 0.04;
+    const Vec3d center(0.0, 0.5 * height, 0.0);
+    std::vector<BoxPart> parts;
+    parts.push_back({Vec3d(0.0, seatTop - 0.5 * seatThickness, 0.0) - center, {width, seatThickness, width}});
+    const double backBottom = seatTop - 0.5 * seatThickness;
+    parts.push_back({Vec3d(0.0, 0.5 * (backBottom + height), -0.5 * (width - back)) - center,
+                     {width, height - backBottom, back}});
+    const double legTop = seatTop - 0.5 * seatThickness; // Legs reach into the middle of the seat.
+    for (const double x : {-1.0, 1.0})
+        for (const double z : {-1.0, 1.0})
+            parts.push_back({Vec3d(x * 0.5 * (width - leg), 0.5 * legTop, z * 0.5 * (width - leg)) - center,
+                             {leg, legTop, leg}});
+    return parts;
+}
 
 std::optional<EShape> ShapeFromName(std::string_view inName)
 {

@@ -161,6 +161,46 @@ TEST(ProceduralShapesTest, BoundsAsDocumented)
         EXPECT_LT(bounds(shape).center().norm(), 0.1f) << ShapeName(shape);
 }
 
+// The chair's mesh is the surfaces of its parts: every vertex on the surface of one of `ChairParts`' boxes,
+// the mesh's area their total area, its bounds their union's.
+TEST(ProceduralShapesTest, ChairIsTheSurfaceOfItsParts)
+{
+    const std::vector<BoxPart> parts = ChairParts();
+    ASSERT_EQ(parts.size(), 6u);
+    const ShapeMesh mesh = MakeShape(EShape::Chair, 3000);
+    const auto onSurface = [](const BoxPart& inPart, const Vec3d& inPoint)
+    {
+        const Vec3d offset = (inPoint - inPart.center).cwiseAbs() - 0.5 * inPart.size;
+        return offset.maxCoeff() <= 1e-6 && offset.maxCoeff() >= -1e-6;
+    };
+    for (const Vec3f& p : mesh.positions)
+        ASSERT_TRUE(std::any_of(parts.begin(), parts.end(),
+                                [&](const BoxPart& inPart) { return onSurface(inPart, p.cast<double>()); }))
+            << p.transpose();
+    double meshArea = 0.0;
+    for (const Triangle& t : mesh.triangles)
+    {
+        const Vec3d a = mesh.positions[t[0]].cast<double>(), b = mesh.positions[t[1]].cast<double>(),
+                    c = mesh.positions[t[2]].cast<double>();
+        meshArea += 0.5 * (b - a).cross(c - a).norm();
+    }
+    double partsArea = 0.0;
+    Eigen::AlignedBox3d partsBounds;
+    for (const BoxPart& part : parts)
+    {
+        const Vec3d& s = part.size;
+        partsArea += 2.0 * (s.x() * s.y() + s.y() * s.z() + s.z() * s.x());
+        partsBounds.extend(part.center - 0.5 * s);
+        partsBounds.extend(part.center + 0.5 * s);
+    }
+    EXPECT_NEAR(meshArea, partsArea, 1e-5 * partsArea);
+    Eigen::AlignedBox3d meshBounds;
+    for (const Vec3f& p : mesh.positions)
+        meshBounds.extend(p.cast<double>());
+    EXPECT_LT((meshBounds.min() - partsBounds.min()).norm(), 1e-6);
+    EXPECT_LT((meshBounds.max() - partsBounds.max()).norm(), 1e-6);
+}
+
 TEST(ProceduralShapesTest, CurtainIsOpenManifoldGrid)
 {
     const ShapeMesh mesh = MakeShape(EShape::Curtain, 12020);

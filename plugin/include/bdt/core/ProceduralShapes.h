@@ -1,7 +1,6 @@
 #pragma once
 
 #include <bdt/core/Math.h>
-
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -16,7 +15,8 @@ namespace bdt
 /// 0.5; torus about y with radii 0.5 and 0.15; pawn 0.96 tall.
 enum class EShape : std::uint8_t
 {
-    Chair,   ///< A plastic chair: seat, back and four legs (the paper's Table 1 chair: 9421 vertices, 17914 faces).
+    Chair,   ///< A plastic chair: seat, back and four legs (the paper's Table 1 chair: 9421 vertices, 17914
+             ///< faces).
     Curtain, ///< A hanging cloth, a single-sided grid (the paper's curtain: 6184 vertices, 12020 faces).
     Beam,    ///< A slender box, length 10× its height.
     Box,     ///< A subdivided cube.
@@ -31,6 +31,17 @@ struct ShapeMesh
     std::vector<Vec3f> positions;
     std::vector<Triangle> triangles;
 };
+
+/// An axis-aligned box of a shape built from boxes: centre and full size, metres, in the shape's frame.
+struct BoxPart
+{
+    Vec3d center;
+    Vec3d size;
+};
+
+/// The six boxes (seat, back, four legs) that `MakeShape(EShape::Chair, ...)` meshes, in the mesh's frame:
+/// what a rigid-body user would model the same chair with (a compound of boxes). Cost O(1).
+std::vector<BoxPart> ChairParts();
 
 /// The shape called `inName` ("chair", "curtain", ...), case-sensitive lower case; nullopt if unknown.
 std::optional<EShape> ShapeFromName(std::string_view inName);
