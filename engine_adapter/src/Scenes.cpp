@@ -7,18 +7,15 @@
 namespace bdt
 {
 
-std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inAsset,
-                                  const PileSettings& inSettings)
+std::vector<btTransform> PileTransforms(const DeformableAsset& inAsset, const PileSettings& inSettings)
 {
-    if (!inAsset)
-        throw Error("pile: the asset is null");
     if (inSettings.layers == 0 || !(inSettings.spacing > 0.0) || !std::isfinite(inSettings.spacing) ||
         !std::isfinite(inSettings.dropHeight) || !std::isfinite(inSettings.maxTiltRadians))
         throw Error("pile: layers must be >= 1 and spacing, drop height and tilt finite (spacing > 0)");
     // The local frame's origin is the centre of mass; the bounding sphere of the root, about the centre of
     // mass, bounds the body in any orientation.
-    const Vec3d center = inAsset->Mass().centerOfMass;
-    const BDTree& tree = inAsset->Tree();
+    const Vec3d center = inAsset.Mass().centerOfMass;
+    const BDTree& tree = inAsset.Tree();
     const float* root = tree.Row(0);
     const double reach =
         inSettings.body.scale * ((Vec3d(root[0], root[1], root[2]) - center).norm() + double(root[3]));
@@ -29,8 +26,8 @@ std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<co
 
     std::mt19937 random(inSettings.seed);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
-    std::vector<btRigidBody*> bodies;
-    bodies.reserve(inSettings.count);
+    std::vector<btTransform> transforms;
+    transforms.reserve(inSettings.count);
     for (std::uint32_t i = 0; i < inSettings.count; ++i)
     {
         const std::uint32_t layer = i / (side * side);
@@ -45,8 +42,22 @@ std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<co
         orientation = btQuaternion(btVector3(btScalar(std::cos(tiltAxis)), 0, btScalar(std::sin(tiltAxis))),
                                    btScalar(tilt)) *
                       orientation;
+        transforms.emplace_back(orientation, btVector3(btScalar(x), btScalar(y), btScalar(z)));
+    }
+    return transforms;
+}
+
+std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inAsset,
+                                  const PileSettings& inSettings)
+{
+    if (!inAsset)
+        throw Error("pile: the asset is null");
+    std::vector<btRigidBody*> bodies;
+    bodies.reserve(inSettings.count);
+    for (const btTransform& transform : PileTransforms(*inAsset, inSettings))
+    {
         BodyDesc desc = inSettings.body;
-        desc.transform = btTransform(orientation, btVector3(btScalar(x), btScalar(y), btScalar(z)));
+        desc.transform = transform;
         bodies.push_back(ioWorld.Deformables().CreateBody(inAsset, desc));
     }
     return bodies;
