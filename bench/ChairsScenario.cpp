@@ -5,13 +5,19 @@
 // sphere updates, memory, and the deformable / rigid ratio. `--front` turns the narrowphase's front
 // tracking on (`DeformableShapeSettings::frontTracking`); `--scenes front` steps the deformable pile with
 // front tracking and without it alternately instead (the same motion, bit for bit: the A/B of its cost).
+// `--scenes bullet` (or `all`) adds the pile as a Bullet user models it today without this plugin: rigid
+// compounds of the chair's six boxes (`ChairParts`), same placements, mass and inertia, in the same kind of
+// world: the floor that Bullet's own broadphase, narrowphase and solver set for this scene.
 #include "Scenario.h"
 
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btCompoundShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bake/SmoothBasis.h>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <chrono>
@@ -36,15 +42,23 @@ struct ChairsOptions
     std::uint32_t level = 10;
     std::uint32_t layers = 4;
     double timeStep = 1.0 / 60.0;
-    std::string scenes = "both"; // both (deformable and rigid), deformable, rigid, or front (on and off)
+    std::string scenes = "both"; // both (deformable, rigid), deformable, rigid, bullet, all, or front
     bool front = false;          // front tracking on every body
 };
 
-// A scene to build: its name in the report, rigid or deformable, front tracking or not.
+// What a scene's chairs are.
+enum class EChairs : std::uint8_t
+{
+    Deformable, ///< This plugin's deformable shape.
+    Rigid,      ///< The same shape with q forced to 0 and no sphere updates.
+    Bullet,     ///< Bullet's own rigid compound of the chair's boxes.
+};
+
+// A scene to build: its name in the report, its chairs, front tracking or not.
 struct SceneSpec
 {
     const char* name;
-    bool rigid;
+    EChairs chairs;
     bool front;
 };
 
@@ -52,12 +66,15 @@ struct SceneSpec
 std::vector<SceneSpec> ChosenScenes(const ChairsOptions& inOptions)
 {
     if (inOptions.scenes == "front")
-        return {{"front_on", false, true}, {"front_off", false, false}};
+        return {{"front_on", EChairs::Deformable, true}, {"front_off", EChairs::Deformable, false}};
+    const std::string& scenes = inOptions.scenes;
     std::vector<SceneSpec> specs;
-    if (inOptions.scenes == "both" || inOptions.scenes == "deformable")
-        specs.push_back({"deformable", false, inOptions.front});
-    if (inOptions.scenes == "both" || inOptions.scenes == "rigid")
-        specs.push_back({"rigid", true, inOptions.front});
+    if (scenes == "both" || scenes == "all" || scenes == "deformable")
+        specs.push_back({"deformable", EChairs::Deformable, inOptions.front});
+    if (scenes == "both" || scenes == "all" || scenes == "rigid")
+        specs.push_back({"rigid", EChairs::Rigid, inOptions.front});
+    if (scenes == "all" || scenes == "bullet")
+        specs.push_back({"bullet", EChairs::Bullet, false});
     return specs;
 }
 
@@ -83,9 +100,11 @@ double PeakResidentBytes()
 struct Run
 {
     const char* name = "";
+    std::vector<std::unique_ptr<btBoxShape>> boxes; // the Bullet scene's compound children; outlive the world
     std::unique_ptr<SampleWorld> world;
+    std::vector<btRigidBody*> chairs;
     double memoryBytes = 0.0; // resident growth when the scene was built
-    std::vector<double> stepMs, collisionMs, contacts, spheres, tests, awake;
+    std::vector<double> stepMs, collisionMs, solverMs, contacts, spheres, tests, awake;
     std::uint64_t finalClamped = 0;
     double lowestHeight = 0.0;
 
@@ -96,11 +115,17 @@ struct Run
         stepMs.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
         const StepStats& stats = world->Deformables().Stats();
         collisionMs.push_back(stats.collisionMs);
-        contacts.push_back(double(stats.contacts));
+        solverMs.push_back(stats.solverMs);
+        // Every manifold's points, whatever the shapes (the stats count only those touching deformables).
+        btDispatcher& dispatcher = *world->Dynamics().getDispatcher();
+        std::size_t points = 0;
+        for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+            points += std::size_t(dispatcher.getManifoldByIndexInternal(m)->getNumContacts());
+        contacts.push_back(double(points));
         spheres.push_back(double(stats.spheresUpdated));
         tests.push_back(double(stats.overlapTests));
         std::size_t active = 0;
-        for (btRigidBody* body : world->Deformables().Bodies())
+        for (btRigidBody* body : chairs)
             active += body->isActive() ? 1 : 0;
         awake.push_back(double(active));
     }
@@ -112,6 +137,7 @@ struct Run
                 {"step_ms_p95", Percentile(stepMs, 95.0)},
                 {"collision_ms_median", Median(collisionMs)},
                 {"collision_ms_p95", Percentile(collisionMs, 95.0)},
+                {"solver_ms_median", Median(solverMs)},
                 {"contacts_per_step_median", Median(contacts)},
                 {"spheres_updated_per_step_median", Median(spheres)},
                 {"overlap_tests_per_step_median", Median(tests)},
@@ -119,29 +145,70 @@ struct Run
                 {"strain_clamps", finalClamped},
                 {"lowest_body_height_m", lowestHeight},
                 {"step_ms_mean", Mean(stepMs)},
-                {"series", {{"step_ms", stepMs}, {"collision_ms", collisionMs}, {"contacts", contacts},
+                {"series", {{"step_ms", stepMs}, {"collision_ms", collisionMs}, {"solver_ms", solverMs},
+                            {"contacts", contacts},
                             {"overlap_tests", tests}, {"awake_bodies", awake}}}};
     }
 };
 
+// The chair as a Bullet user models it: a compound of its boxes in the chair's local frame (centre of mass,
+// principal axes, as `DeformableShape`'s), each box with a 4 mm margin (Bullet's default 4 cm exceeds the
+// legs' half width). The boxes are shared by every chair's compound and owned by `ioBoxes`.
+std::unique_ptr<btCompoundShape> MakeChairCompound(const DeformableAsset& inAsset,
+                                                   std::vector<std::unique_ptr<btBoxShape>>& ioBoxes)
+{
+    const std::vector<BoxPart> parts = ChairParts();
+    if (ioBoxes.empty())
+        for (const BoxPart& part : parts)
+        {
+            ioBoxes.push_back(std::make_unique<btBoxShape>(ToBtVector(0.5 * part.size)));
+            ioBoxes.back()->setMargin(btScalar(0.004));
+        }
+    const Pose principal = inAsset.Mass().ToPrincipal();
+    btMatrix3x3 basis;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            basis[r][c] = btScalar(principal.rotation(r, c));
+    auto compound = std::make_unique<btCompoundShape>(true, int(parts.size()));
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        compound->addChildShape(btTransform(basis, ToBtVector(principal.Apply(parts[i].center))),
+                                ioBoxes[i].get());
+    return compound;
+}
+
 std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
                                         const std::shared_ptr<const DeformableAsset>& inAsset,
-                                        const SceneSpec& inSpec)
+                                        const SceneSpec& inSpec, Run& ioRun)
 {
     auto world = std::make_unique<SampleWorld>();
     world->AddGroundPlane();
-    world->Deformables().SetRigid(inSpec.rigid);
+    world->Deformables().SetRigid(inSpec.chairs == EChairs::Rigid);
     PileSettings pile;
     pile.count = inOptions.count;
     pile.layers = inOptions.layers;
     pile.body.mass = 4.0;
     pile.body.proxyLevel = inOptions.level;
+    if (inSpec.chairs == EChairs::Bullet)
+    {
+        // The same placements, mass, inertia and material (`BodyMaterial`'s friction 0.6, no restitution).
+        const btVector3 inertia = ToBtVector(pile.body.mass * inAsset->Mass().principalInertia);
+        for (const btTransform& transform : PileTransforms(*inAsset, pile))
+        {
+            btRigidBody* body = world->AddRigid(MakeChairCompound(*inAsset, ioRun.boxes), transform,
+                                                pile.body.mass, pile.body.material.friction);
+            body->setMassProps(btScalar(pile.body.mass), inertia);
+            body->updateInertiaTensor();
+            ioRun.chairs.push_back(body);
+        }
+        return world;
+    }
     for (btRigidBody* body : AddPile(*world, inAsset, pile))
     {
         DeformableShape& shape = *World::Shape(body);
         DeformableShapeSettings settings = shape.Settings();
         settings.frontTracking = inSpec.front;
         shape.SetSettings(settings);
+        ioRun.chairs.push_back(body);
     }
     return world;
 }
@@ -170,7 +237,7 @@ int RunChairs(const ChairsOptions& inOptions)
         Run run;
         run.name = spec.name;
         const double before = ResidentBytes();
-        run.world = BuildScene(inOptions, asset, spec);
+        run.world = BuildScene(inOptions, asset, spec, run);
         run.memoryBytes = ResidentBytes() - before;
         runs.push_back(std::move(run));
     }
@@ -195,36 +262,38 @@ int RunChairs(const ChairsOptions& inOptions)
     for (Run& run : runs)
     {
         double lowest = 1e30;
-        for (btRigidBody* body : run.world->Deformables().Bodies())
+        for (btRigidBody* body : run.chairs)
             lowest = std::min(lowest, double(body->getWorldTransform().getOrigin().y()));
         run.lowestHeight = lowest;
         run.finalClamped = run.world->Deformables().Stats().clamped;
         scenes.push_back(run.Report());
         std::printf(
-            "%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, %.0f contacts, %.0f spheres updated, "
-            "%.0f tests, %.1f MB\n",
+            "%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, solver %.2f ms, %.0f contacts, %.0f spheres "
+            "updated, %.0f tests, %.1f MB\n",
             run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
-            Median(run.contacts), Median(run.spheres), Median(run.tests), run.memoryBytes / 1e6);
+            Median(run.solverMs), Median(run.contacts), Median(run.spheres), Median(run.tests),
+            run.memoryBytes / 1e6);
     }
     report["scenes"] = scenes;
-    if (runs.size() == 2)
-    {
-        // The first scene over the second: deformable / rigid, or front on / off.
-        std::vector<double> ratios, collisionRatios;
-        for (std::size_t i = 0; i < runs[0].stepMs.size(); ++i)
+    // Each scene over each later one: deformable / rigid, deformable / bullet, rigid / bullet, front on / off.
+    for (std::size_t a = 0; a < runs.size(); ++a)
+        for (std::size_t b = a + 1; b < runs.size(); ++b)
         {
-            ratios.push_back(runs[0].stepMs[i] / runs[1].stepMs[i]);
-            collisionRatios.push_back(runs[0].collisionMs[i] / runs[1].collisionMs[i]);
+            std::vector<double> ratios, collisionRatios;
+            for (std::size_t i = 0; i < runs[a].stepMs.size(); ++i)
+            {
+                ratios.push_back(runs[a].stepMs[i] / runs[b].stepMs[i]);
+                collisionRatios.push_back(runs[a].collisionMs[i] / runs[b].collisionMs[i]);
+            }
+            const std::string key = std::string(runs[a].name) + "_over_" + runs[b].name;
+            const double ratio = Median(runs[a].stepMs) / Median(runs[b].stepMs);
+            report[key + "_step_ratio"] = ratio;
+            report[key + "_step_ratio_paired_median"] = Median(ratios);
+            report[key + "_collision_ratio_paired_median"] = Median(collisionRatios);
+            std::printf("%s / %s: %.3f (ratio of medians), %.3f (median of per-step ratios); collision %.3f "
+                        "(median of per-step ratios)\n",
+                        runs[a].name, runs[b].name, ratio, Median(ratios), Median(collisionRatios));
         }
-        const std::string key = std::string(runs[0].name) + "_over_" + runs[1].name;
-        const double ratio = Median(runs[0].stepMs) / Median(runs[1].stepMs);
-        report[key + "_step_ratio"] = ratio;
-        report[key + "_step_ratio_paired_median"] = Median(ratios);
-        report[key + "_collision_ratio_paired_median"] = Median(collisionRatios);
-        std::printf("%s / %s: %.3f (ratio of medians), %.3f (median of per-step ratios); collision %.3f "
-                    "(median of per-step ratios)\n",
-                    runs[0].name, runs[1].name, ratio, Median(ratios), Median(collisionRatios));
-    }
     std::printf("peak resident %.0f MB\n", PeakResidentBytes() / 1e6);
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
         return 1;
@@ -248,8 +317,9 @@ const bool sRegistered = RegisterScenario(
         ioCommand.add_option("--dt", options->timeStep, "Time step, s")->check(CLI::Range(1e-5, 1.0));
         ioCommand
             .add_option("--scenes", options->scenes,
-                        "both, deformable, rigid, or front (deformable with front tracking and without)")
-            ->check(CLI::IsMember({"both", "deformable", "rigid", "front"}));
+                        "both (deformable and rigid), deformable, rigid, bullet (Bullet's own compound "
+                        "chairs), all (the three), or front (deformable with front tracking and without)")
+            ->check(CLI::IsMember({"both", "deformable", "rigid", "bullet", "all", "front"}));
         ioCommand.add_flag("--front", options->front,
                            "Front tracking on: each deformable pair's proxy descent starts from last step's "
                            "front (off by default; --scenes front runs both)");
