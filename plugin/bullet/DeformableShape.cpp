@@ -167,6 +167,7 @@ void DeformableShape::setLocalScaling(const btVector3& inScaling)
     ModalDynamics dynamics = MakeDynamics(*mAsset, mSettings, double(s));
     if (!dynamics.SetState(mDynamics.QDouble(), mDynamics.QDot()))
         dynamics.Reset();
+    dynamics.ContinueGuardStats(mDynamics.GuardStats());
     mDynamics = std::move(dynamics);
     mLocalScaling = inScaling;
     ClearPrediction(); // made for the old modal masses
@@ -193,6 +194,7 @@ void DeformableShape::SetSettings(const DeformableShapeSettings& inSettings)
         dynamics.SetSettings(inSettings.modal);
     else if (!dynamics.SetState(mDynamics.QDouble(), mDynamics.QDot()))
         dynamics.Reset();
+    dynamics.ContinueGuardStats(mDynamics.GuardStats());
     std::shared_ptr<const ProxyLevel> proxies = mAsset->Proxies(inSettings.proxyLevel);
     if (proxies != mState.ProxiesPtr())
         mState.SetProxies(std::move(proxies));

@@ -697,6 +697,18 @@ TEST(DeformableShape, SetLocalScalingAcceptsOnlyUniformPositiveFiniteScales)
         EXPECT_DOUBLE_EQ(shape.Dynamics().QDot()[j], qDot[j]);
     }
     EXPECT_NEAR(shape.Dynamics().ModalMass(0), 4.0 * mass0, 1e-12 * mass0);
+    // The guards' counters survive the rebuilds of the dynamics (a rescale, a new mass): totals never go back.
+    const std::vector<double> nanImpulse(q.size(), std::numeric_limits<double>::quiet_NaN());
+    shape.Dynamics().ApplyImpulse(nanImpulse);
+    const std::uint64_t rejected = shape.Dynamics().GuardStats().rejectedImpulses;
+    ASSERT_GT(rejected, 0u);
+    shape.setLocalScaling(btVector3(3, 3, 3));
+    EXPECT_EQ(shape.Dynamics().GuardStats().rejectedImpulses, rejected);
+    DeformableShapeSettings heavier = shape.Settings();
+    heavier.mass *= 2.0;
+    shape.SetSettings(heavier);
+    EXPECT_EQ(shape.Dynamics().GuardStats().rejectedImpulses, rejected);
+    shape.setLocalScaling(btVector3(2, 2, 2));
 
     btVector3 scaledLow, scaledHigh;
     shape.getAabb(identity, scaledLow, scaledHigh);

@@ -126,6 +126,9 @@ public:
     double KineticEnergy() const;
 
     const ModalGuardStats& GuardStats() const { return mGuard; }
+    /// Continues the counters of `inPrevious` (the dynamics this one replaces when a body is rebuilt for a new
+    /// scale or mass), so that totals read step after step never go back. O(1).
+    void ContinueGuardStats(const ModalGuardStats& inPrevious) { mGuard = inPrevious; }
 
 private:
     void Configure();
