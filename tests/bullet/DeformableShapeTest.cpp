@@ -1,6 +1,8 @@
 // DeformableShape against brute force: bounds, triangle queries, Bullet's ray and sweep tests through
-// processAllTriangles, inertia, scaling, settings and the impulse path into the modal dynamics.
+// processAllTriangles, inertia, scaling, settings and the impulse path into the modal dynamics (the predicted
+// step response and the modal mobility: DeformableShapeResponseTest.cpp).
 
+#include "support/BulletScenes.h"
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
@@ -47,28 +49,6 @@ std::shared_ptr<const DeformableAsset> MakeAsset(const char* inShape, std::uint3
                                                  std::uint32_t inModes = 6)
 {
     return DeformableAsset::Create(ShapeTree(inShape, inTriangles, inModes));
-}
-
-// The same shape turned by a fixed rotation in its rest frame, so that its principal frame (the shape's local
-// frame) is not aligned with the rest frame's axes: boxes do not stay boxes between the two.
-std::shared_ptr<const DeformableAsset> MakeTurnedAsset(const char* inShape, std::uint32_t inTriangles = 1500,
-                                                       std::uint32_t inModes = 6)
-{
-    ShapeMesh mesh = MakeShape(*ShapeFromName(inShape), inTriangles);
-    const Eigen::Matrix3f turn =
-        Eigen::AngleAxisf(0.7f, Eigen::Vector3f(1.0f, 2.0f, -0.5f).normalized()).toRotationMatrix();
-    for (Vec3f& position : mesh.positions)
-        position = turn * position;
-    Model model = SmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inModes);
-    return DeformableAsset::Create(std::make_shared<const BDTree>(BDTree::Build(model)));
-}
-
-btQuaternion RandomQuaternion(std::mt19937& ioRandom)
-{
-    std::normal_distribution<double> normal;
-    btQuaternion rotation(btScalar(normal(ioRandom)), btScalar(normal(ioRandom)), btScalar(normal(ioRandom)),
-                          btScalar(normal(ioRandom)));
-    return rotation.normalized();
 }
 
 btTransform RandomTransform(std::mt19937& ioRandom, double inTranslation)
@@ -251,7 +231,7 @@ TEST(DeformableShape, AabbContainsEveryDeformedVertexForAnyQAndTransform)
     std::mt19937 random(11);
     for (const char* name : {"chair", "turned chair", "torus", "curtain"})
     {
-        const auto asset = std::string(name) == "turned chair" ? MakeTurnedAsset("chair") : MakeAsset(name);
+        const auto asset = std::string(name) == "turned chair" ? TurnedShapeAsset("chair") : MakeAsset(name);
         for (int trial = 0; trial < 24; ++trial)
         {
             DeformableShapeSettings settings;
@@ -302,7 +282,7 @@ TEST(DeformableShape, ProcessAllTrianglesReportsExactlyTheTrianglesWhoseBoxOverl
     for (const char* name : {"turned chair", "torus"})
     {
         DeformableShape shape(std::string(name) == "torus" ? MakeAsset(name, 2000, 6)
-                                                           : MakeTurnedAsset("chair", 2000, 6));
+                                                           : TurnedShapeAsset("chair", 2000, 6));
         shape.setLocalScaling(btVector3(1, 1, 1) * btScalar(1.7));
         ASSERT_TRUE(shape.State().SetQ(ScaledQ(shape, 0.1, random)));
         const std::vector<Tri> triangles = PlacedTriangles(shape, btTransform::getIdentity());
@@ -435,7 +415,7 @@ TEST(DeformableShape, RayTestHitsWhereBruteForceDoes)
     for (const char* name : {"turned chair", "torus"})
     {
         DeformableShape shape(std::string(name) == "torus" ? MakeAsset(name, 1500, 6)
-                                                           : MakeTurnedAsset("chair", 1500, 6));
+                                                           : TurnedShapeAsset("chair", 1500, 6));
         shape.setLocalScaling(btVector3(1, 1, 1) * btScalar(Uniform(random, 0.5, 2.0)));
         SingleObjectWorld scene(shape, RandomTransform(random, 3.0));
         const double size = Size(shape) * ShapeScale(shape);
@@ -535,7 +515,7 @@ TEST(DeformableShape, ConvexSweepOfASphereStopsWhereBruteForceDoes)
     for (const char* name : {"chair", "turned torus"})
     {
         DeformableShape shape(std::string(name) == "chair" ? MakeAsset(name, 1200, 6)
-                                                           : MakeTurnedAsset("torus", 1200, 6));
+                                                           : TurnedShapeAsset("torus", 1200, 6));
         shape.setLocalScaling(btVector3(1, 1, 1) * btScalar(Uniform(random, 0.5, 2.0)));
         SingleObjectWorld scene(shape, RandomTransform(random, 3.0));
         const double size = Size(shape) * ShapeScale(shape);
@@ -654,7 +634,7 @@ TEST(DeformableShape, LocalInertiaIsMassTimesScaleSquaredTimesPrincipalMoments)
         EXPECT_NEAR(inertia[axis], expected[axis], 1e-6 * expected.maxCoeff());
 
     // A solid unit cube about its centre: m (1² + 1²) / 12 on every axis, scaled by s².
-    DeformableShape box(MakeTurnedAsset("box", 1200, 4));
+    DeformableShape box(TurnedShapeAsset("box", 1200, 4));
     ASSERT_TRUE(box.Asset().Mass().solid);
     box.setLocalScaling(btVector3(2, 2, 2));
     box.calculateLocalInertia(btScalar(3), inertia);
@@ -753,7 +733,7 @@ TEST(DeformableShape, ContactImpulsesGiveTheBruteForceVelocityJump)
     DeformableShapeSettings settings;
     settings.mass = 3.0;
     settings.proxyLevel = 4;
-    DeformableShape shape(MakeTurnedAsset("chair", 1500, 6), settings);
+    DeformableShape shape(TurnedShapeAsset("chair", 1500, 6), settings);
     const double scale = 1.7;
     shape.setLocalScaling(btVector3(1, 1, 1) * btScalar(scale));
     const btQuaternion rotation = RandomQuaternion(random);
@@ -976,337 +956,6 @@ TEST(DeformableShape, SetSettingsValidatesEverythingBeforeApplyingAnything)
     for (const Vec3d& vertex : LocalVertices(shape))
         EXPECT_TRUE((vertex.array() >= ToVec3d(low).array()).all() &&
                     (vertex.array() <= ToVec3d(high).array()).all());
-}
-
-// ---- Predicted step response and modal mobility at the proxies ----
-
-// World centre of proxy `inNode` at the modal coordinates `inQ` (double): c + Σ_j Ū_j q_j from the proxy row,
-// then the shape's scale and the placement of `Body` (brute force in double, not the sphere kernel).
-Vec3d ProxyCentreAt(const DeformableShape& inShape, std::uint32_t inNode, std::span<const double> inQ,
-                    const btTransform& inTransform)
-{
-    const float* row = inShape.State().Proxies().Row(inNode);
-    Vec3d centre(row[0], row[1], row[2]);
-    for (std::uint32_t j = 0; j < inShape.State().ModeCount(); ++j)
-    {
-        const float* u = row + 4 * (j + 1);
-        centre += inQ[j] * Vec3d(u[0], u[1], u[2]);
-    }
-    const DeformedBody body = inShape.Body(inTransform);
-    return body.pose.Apply(body.scale * centre);
-}
-
-// A shape of a turned chair (principal frame not the rest frame), scaled, with a random state that stays
-// well inside the strain limits over a couple of steps, and the force of its last step held in its
-// equilibrium: the modes have stepped once under `force`.
-struct PredictingShape
-{
-    explicit PredictingShape(std::mt19937& ioRandom, double inTimeStep)
-    {
-        DeformableShapeSettings settings;
-        settings.mass = 3.0;
-        settings.proxyLevel = 4;
-        shape = std::make_unique<DeformableShape>(MakeTurnedAsset("chair", 1500, 6), settings);
-        shape->setLocalScaling(btVector3(1, 1, 1) * btScalar(1.3));
-        transform = btTransform(RandomQuaternion(ioRandom), btVector3(0.5, -1, 2));
-        ModalDynamics& dynamics = shape->Dynamics();
-        const std::uint32_t modes = dynamics.ModeCount();
-        std::vector<double> q(modes), qDot(modes);
-        force.resize(modes);
-        for (std::uint32_t j = 0; j < modes; ++j)
-        {
-            const double limit = dynamics.StrainLimit(j);
-            const double stiffness = dynamics.ModalMass(j) * dynamics.Frequency(j) * dynamics.Frequency(j);
-            q[j] = Uniform(ioRandom, -0.1, 0.1) * limit;
-            qDot[j] = Uniform(ioRandom, -0.1, 0.1) * limit * dynamics.Frequency(j);
-            force[j] = Uniform(ioRandom, -0.1, 0.1) * limit * stiffness;
-        }
-        EXPECT_TRUE(dynamics.SetState(q, qDot));
-        dynamics.Step(inTimeStep, force);
-        EXPECT_TRUE(shape->BeginStep());
-        EXPECT_EQ(dynamics.GuardStats().clamped, 0u);
-    }
-
-    Mat3d RestToWorld() const { return shape->Body(transform).pose.rotation; }
-
-    std::unique_ptr<DeformableShape> shape;
-    btTransform transform;
-    std::vector<double> force; // the generalised force of the last step
-};
-
-// The modes stepped over h from the shape's current state under `inForce`: their q after the step.
-std::vector<double> SteppedQ(const DeformableShape& inShape, double inTimeStep,
-                             std::span<const double> inForce)
-{
-    ModalDynamics dynamics = inShape.Dynamics();
-    dynamics.Step(inTimeStep, inForce);
-    EXPECT_EQ(dynamics.GuardStats().clamped, inShape.Dynamics().GuardStats().clamped) << "strain limit hit";
-    return {dynamics.QDouble().begin(), dynamics.QDouble().end()};
-}
-
-TEST(DeformableShape, ProxyResponseDisplacementIsTheProxysMotionOverTheNextStepUnderTheHeldForce)
-{
-    std::mt19937 random(31);
-    for (const double h : {1.0 / 240.0, 1.0 / 60.0, 0.1})
-    {
-        PredictingShape fixture(random, h);
-        DeformableShape& shape = *fixture.shape;
-        shape.PredictStep({h, false, 0.2});
-        ASSERT_TRUE(shape.Predicting());
-        const std::vector<double> before(shape.Dynamics().QDouble().begin(),
-                                         shape.Dynamics().QDouble().end());
-        const std::vector<double> after = SteppedQ(shape, h, fixture.force);
-        const Mat3d restToWorld = fixture.RestToWorld();
-
-        double largest = 0.0;
-        const std::vector<std::uint32_t> nodes = ProxyNodes(shape.State().Proxies());
-        for (int trial = 0; trial < 20; ++trial)
-        {
-            const std::uint32_t node = nodes[random() % nodes.size()];
-            const Vec3d direction = RandomDirection(random);
-            const double moved = direction.dot(ProxyCentreAt(shape, node, after, fixture.transform) -
-                                               ProxyCentreAt(shape, node, before, fixture.transform));
-            largest = std::max(largest, std::abs(moved));
-            const ProxyStepResponse response = shape.ProxyResponse(node, direction, restToWorld);
-            EXPECT_NEAR(response.displacement, moved, 1e-9 * ModelRadius(shape.Asset().GetModel()))
-                << "h " << h << " node " << node;
-        }
-        EXPECT_GT(largest, 1e-4) << "the proxies move: the comparison means something";
-
-        // The helper's proxy centre is the tree state's updated sphere centre (float) at the current q.
-        for (const std::uint32_t node : {nodes.front(), nodes.back()})
-        {
-            const UpdatedSphere sphere = shape.State().Sphere(node);
-            const DeformedBody body = shape.Body(fixture.transform);
-            const Vec3d stateCentre =
-                body.pose.Apply(body.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
-            EXPECT_LT((stateCentre - ProxyCentreAt(shape, node, before, fixture.transform)).norm(), 1e-5);
-        }
-    }
-}
-
-TEST(DeformableShape, ProxyResponseComplianceIsTheExtraMotionPerUnitImpulseOverTheStep)
-{
-    std::mt19937 random(32);
-    int reversed = 0;
-    for (const double h : {1.0 / 240.0, 1.0 / 60.0, 0.1})
-    {
-        PredictingShape fixture(random, h);
-        DeformableShape& shape = *fixture.shape;
-        const Mat3d restToWorld = fixture.RestToWorld();
-        const double mass = shape.Settings().mass;
-        const double scale = ShapeScale(shape);
-        const std::uint32_t modes = shape.Dynamics().ModeCount();
-        const std::vector<double> held = SteppedQ(shape, h, fixture.force);
-        btVector3 localInertia;
-        shape.calculateLocalInertia(btScalar(mass), localInertia);
-        const Mat3d basis = ToMat3d(fixture.transform.getBasis());
-        const Mat3d inverseInertia =
-            basis * ToVec3d(localInertia).cwiseInverse().asDiagonal() * basis.transpose();
-
-        const std::vector<std::uint32_t> nodes = ProxyNodes(shape.State().Proxies());
-        for (int trial = 0; trial < 12; ++trial)
-        {
-            const std::uint32_t node = nodes[random() % nodes.size()];
-            const Vec3d direction = RandomDirection(random);
-            const Vec3d lever = ProxyCentreAt(shape, node, shape.Dynamics().QDouble(), fixture.transform) -
-                                ToVec3d(fixture.transform.getOrigin());
-            const Vec3d angularPerImpulse = inverseInertia * lever.cross(direction);
-            const double impulse = 0.01; // N·s, small enough to keep the modes off their strain limits
-
-            // The step's force with the impulse held over it as a force, plus (optionally) the inertial force
-            // of the frame acceleration it causes (`InertialForce`, the brute-force oracle).
-            const auto extraMotion = [&](bool inInertial, const Vec3d* inAngular)
-            {
-                shape.AddContactImpulse(node, ToBtVector(Vec3d(impulse * direction)), restToWorld);
-                std::vector<double> force = fixture.force;
-                for (std::uint32_t j = 0; j < modes; ++j)
-                    force[j] += shape.PendingImpulse()[j] / h;
-                shape.ClearImpulses();
-                if (inInertial)
-                {
-                    std::vector<double> inertial(modes);
-                    const Vec3d angular =
-                        inAngular != nullptr ? Vec3d(impulse * *inAngular / h) : Vec3d::Zero();
-                    InertialForce(shape.Asset().Modal(), mass, scale, restToWorld,
-                                  impulse * direction / (mass * h), Vec3d::Zero(), Vec3d::Zero(), angular,
-                                  inertial);
-                    for (std::uint32_t j = 0; j < modes; ++j)
-                        force[j] += inertial[j];
-                }
-                const std::vector<double> pushed = SteppedQ(shape, h, force);
-                return direction.dot(ProxyCentreAt(shape, node, pushed, fixture.transform) -
-                                     ProxyCentreAt(shape, node, held, fixture.transform)) /
-                       impulse;
-            };
-
-            shape.PredictStep({h, false, 0.2});
-            const double plain = extraMotion(false, nullptr);
-            ASSERT_GT(plain, 0.0) << "Σ c_j u_j² of a moving proxy";
-            const double tolerance = 1e-6 * plain;
-            EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld).compliance, plain, tolerance);
-            // Without inertial forcing the frame term is ignored.
-            EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld, &angularPerImpulse).compliance,
-                        plain, tolerance);
-
-            shape.PredictStep({h, true, 0.2});
-            const double linear = extraMotion(true, nullptr);
-            EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld).compliance, std::max(linear, 0.0),
-                        tolerance)
-                << "h " << h << " node " << node;
-            const double full = extraMotion(true, &angularPerImpulse);
-            EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld, &angularPerImpulse).compliance,
-                        std::max(full, 0.0), tolerance)
-                << "h " << h << " node " << node;
-
-            // A frame term that turns the response negative (linear in it: the opposite of the linear part's)
-            // is clamped at 0, which the solver can take.
-            const double slope = full - linear;
-            if (linear > 0.0 && std::abs(slope) > 1e-3 * linear)
-            {
-                const double factor = -2.0 * linear / slope;
-                const Vec3d reversing = factor * angularPerImpulse;
-                // The modes' loads grow with the factor and cancel along the direction, so does the
-                // tolerance.
-                EXPECT_NEAR(extraMotion(true, &reversing), -linear, 1e-7 * (1.0 + std::abs(factor)) * linear)
-                    << "linear in the frame term, factor " << factor;
-                EXPECT_EQ(shape.ProxyResponse(node, direction, restToWorld, &reversing).compliance, 0.0);
-                ++reversed;
-            }
-        }
-    }
-    EXPECT_GT(reversed, 10);
-}
-
-TEST(DeformableShape, ProxyModalMobilityIsTheVelocityJumpPerUnitImpulseSymmetricAndPositive)
-{
-    std::mt19937 random(33);
-    PredictingShape fixture(random, 1.0 / 60.0);
-    DeformableShape& shape = *fixture.shape;
-    const btTransform& transform = fixture.transform;
-    const std::uint32_t modes = shape.Dynamics().ModeCount();
-    const std::vector<double> q(shape.Dynamics().QDouble().begin(), shape.Dynamics().QDouble().end());
-    const std::vector<double> qDot(shape.Dynamics().QDot().begin(), shape.Dynamics().QDot().end());
-
-    const std::vector<std::uint32_t> nodes = ProxyNodes(shape.State().Proxies());
-    for (int trial = 0; trial < 10; ++trial)
-    {
-        const std::uint32_t node = nodes[random() % nodes.size()];
-        ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
-
-        // The modal velocity is the derivative of the proxy centre along q̇ (linear in q: one difference).
-        std::vector<double> ahead(modes);
-        for (std::uint32_t j = 0; j < modes; ++j)
-            ahead[j] = q[j] + qDot[j];
-        const Vec3d velocity = shape.ProxyModalVelocity(node, transform);
-        const Vec3d expected =
-            ProxyCentreAt(shape, node, ahead, transform) - ProxyCentreAt(shape, node, q, transform);
-        EXPECT_LT((velocity - expected).norm(), 1e-9 * expected.norm() + 1e-12);
-
-        // Columns by brute force: the velocity jump of a unit impulse along each world axis.
-        const Mat3d mobility = shape.ProxyModalMobility(node, transform);
-        Mat3d measured;
-        for (int axis = 0; axis < 3; ++axis)
-        {
-            ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
-            const double impulse = 0.5;
-            shape.ApplyProxyImpulse(node, impulse * Vec3d::Unit(axis), transform);
-            measured.col(axis) = (shape.ProxyModalVelocity(node, transform) - velocity) / impulse;
-        }
-        ASSERT_GT(mobility.norm(), 0.0);
-        EXPECT_LT((mobility - measured).norm(), 1e-9 * mobility.norm()) << "node " << node;
-        EXPECT_LT((mobility - mobility.transpose()).norm(), 1e-12 * mobility.norm());
-        const Eigen::SelfAdjointEigenSolver<Mat3d> eigen(0.5 * (mobility + mobility.transpose()));
-        EXPECT_GE(eigen.eigenvalues().minCoeff(), -1e-12 * mobility.norm());
-
-        // And it is the kinetic energy's quadratic form: ΔT = J·v + ½ JᵀMJ for any impulse J.
-        ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
-        const Vec3d impulse = Uniform(random, 0.1, 2.0) * RandomDirection(random);
-        const double before = shape.Dynamics().KineticEnergy();
-        shape.ApplyProxyImpulse(node, impulse, transform);
-        const double gained = impulse.dot(velocity) + 0.5 * impulse.dot(mobility * impulse);
-        EXPECT_NEAR(shape.Dynamics().KineticEnergy() - before, gained, 1e-9 * (before + std::abs(gained)));
-    }
-
-    // A node outside the tree: no velocity, no mobility, no response, and an impulse there does nothing.
-    ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
-    shape.PredictStep({1.0 / 60.0, true, 0.2});
-    const std::uint32_t outside = shape.State().Tree().NodeCount();
-    EXPECT_TRUE(shape.ProxyModalVelocity(outside, transform).isZero(0.0));
-    EXPECT_TRUE(shape.ProxyModalMobility(outside, transform).isZero(0.0));
-    const ProxyStepResponse response = shape.ProxyResponse(outside, Vec3d::UnitX(), fixture.RestToWorld());
-    EXPECT_EQ(response.displacement, 0.0);
-    EXPECT_EQ(response.compliance, 0.0);
-    shape.ApplyProxyImpulse(outside, Vec3d(1, 2, 3), transform);
-    EXPECT_TRUE(std::equal(qDot.begin(), qDot.end(), shape.Dynamics().QDot().begin()));
-}
-
-TEST(DeformableShape, PredictionIsMadeOnlyForAValidStepAndForgottenWhenTheBodyChanges)
-{
-    std::mt19937 random(34);
-    PredictingShape fixture(random, 1.0 / 60.0);
-    DeformableShape& shape = *fixture.shape;
-    const Mat3d restToWorld = fixture.RestToWorld();
-    const std::uint32_t node = ProxyNodes(shape.State().Proxies()).back();
-    const Vec3d direction = Vec3d(1, 2, -1).normalized();
-    const auto responds = [&]
-    {
-        const ProxyStepResponse response = shape.ProxyResponse(node, direction, restToWorld);
-        return response.displacement != 0.0 || response.compliance != 0.0;
-    };
-
-    // Never predicted: the surface is rigid to the solver, whatever the modes do.
-    EXPECT_FALSE(shape.Predicting());
-    EXPECT_FALSE(responds());
-
-    const StepPrediction valid{1.0 / 120.0, false, 0.3};
-    shape.PredictStep(valid);
-    ASSERT_TRUE(shape.Predicting());
-    EXPECT_EQ(shape.Prediction().timeStep, valid.timeStep);
-    EXPECT_EQ(shape.Prediction().inertialForcing, valid.inertialForcing);
-    EXPECT_EQ(shape.Prediction().contactErp, valid.contactErp);
-    EXPECT_TRUE(responds());
-    shape.PredictStep({1.0 / 60.0, true, 1.0}); // erp 1 is in range
-    EXPECT_TRUE(shape.Predicting());
-
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    const double inf = std::numeric_limits<double>::infinity();
-    for (const StepPrediction& bad :
-         {StepPrediction{0.0, true, 0.2}, StepPrediction{-0.01, true, 0.2}, StepPrediction{nan, true, 0.2},
-          StepPrediction{inf, true, 0.2}, StepPrediction{0.01, true, 0.0}, StepPrediction{0.01, true, 1.5},
-          StepPrediction{0.01, true, nan}, StepPrediction{0.01, true, -0.2}})
-    {
-        shape.PredictStep(valid);
-        ASSERT_TRUE(shape.Predicting());
-        shape.PredictStep(bad);
-        EXPECT_FALSE(shape.Predicting()) << bad.timeStep << " " << bad.contactErp;
-        EXPECT_FALSE(responds());
-    }
-
-    shape.PredictStep(valid);
-    shape.ClearPrediction();
-    EXPECT_FALSE(shape.Predicting());
-
-    shape.PredictStep(valid);
-    const std::vector<float> q(shape.Dynamics().Q().begin(), shape.Dynamics().Q().end());
-    ASSERT_TRUE(shape.SetQ(q));
-    EXPECT_FALSE(shape.Predicting()) << "SetQ";
-
-    shape.PredictStep(valid);
-    DeformableShapeSettings settings = shape.Settings();
-    settings.modal.stiffnessScale = 2.0f;
-    shape.SetSettings(settings);
-    EXPECT_FALSE(shape.Predicting()) << "SetSettings";
-
-    shape.PredictStep(valid);
-    shape.setLocalScaling(btVector3(2, 2, 2));
-    EXPECT_FALSE(shape.Predicting()) << "setLocalScaling";
-
-    // A refused SetQ or scaling changes nothing, the prediction included.
-    shape.PredictStep(valid);
-    EXPECT_FALSE(shape.SetQ(std::vector<float>(q.size() + 1, 0.0f)));
-    EXPECT_THROW(shape.setLocalScaling(btVector3(1, 2, 1)), Error);
-    EXPECT_TRUE(shape.Predicting());
 }
 
 } // namespace

@@ -43,13 +43,15 @@ TEST(Scenes, PileBodiesStartApartAndAboveTheGround)
     const auto asset = test::ShapeAsset("chair", 1000, 4);
     PileSettings pile = SmallPile();
     const std::vector<btTransform> transforms = PileTransforms(*asset, pile);
-    // The root sphere about the centre of mass bounds the body in any orientation (brute force: its vertices).
+    // The root sphere about the centre of mass bounds the body in any orientation (brute force: its
+    // vertices).
     double reach = 0.0;
     for (const Vec3f& p : asset->Tree().GetModel().Positions())
         reach = std::max(reach, (p.cast<double>() - asset->Mass().centerOfMass).norm());
     for (std::size_t i = 0; i < transforms.size(); ++i)
     {
-        const Vec3d a(transforms[i].getOrigin().x(), transforms[i].getOrigin().y(), transforms[i].getOrigin().z());
+        const Vec3d a(transforms[i].getOrigin().x(), transforms[i].getOrigin().y(),
+                      transforms[i].getOrigin().z());
         EXPECT_GT(a.y() - reach, pile.dropHeight - 1e-6) << i;
         for (std::size_t j = i + 1; j < transforms.size(); ++j)
         {

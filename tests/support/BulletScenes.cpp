@@ -4,6 +4,8 @@
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/World.h>
+#include <bdt/core/BDTree.h>
+#include <bdt/core/ProceduralShapes.h>
 #include <map>
 #include <tuple>
 
@@ -20,6 +22,26 @@ std::shared_ptr<const DeformableAsset> ShapeAsset(const std::string& inShape, st
     if (!asset)
         asset = DeformableAsset::Create(ShapeTree(inShape.c_str(), inTriangles, inModes));
     return asset;
+}
+
+std::shared_ptr<const DeformableAsset> TurnedShapeAsset(const char* inShape, std::uint32_t inTriangles,
+                                                        std::uint32_t inModes)
+{
+    ShapeMesh mesh = MakeShape(*ShapeFromName(inShape), inTriangles);
+    const Eigen::Matrix3f turn =
+        Eigen::AngleAxisf(0.7f, Eigen::Vector3f(1.0f, 2.0f, -0.5f).normalized()).toRotationMatrix();
+    for (Vec3f& position : mesh.positions)
+        position = turn * position;
+    Model model = SmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inModes);
+    return DeformableAsset::Create(std::make_shared<const BDTree>(BDTree::Build(model)));
+}
+
+btQuaternion RandomQuaternion(std::mt19937& ioRandom)
+{
+    std::normal_distribution<double> normal;
+    btQuaternion rotation(btScalar(normal(ioRandom)), btScalar(normal(ioRandom)), btScalar(normal(ioRandom)),
+                          btScalar(normal(ioRandom)));
+    return rotation.normalized();
 }
 
 Vec3d DeformedVertexWorld(btRigidBody& inBody, std::size_t inVertex)

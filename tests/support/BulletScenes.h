@@ -2,9 +2,11 @@
 
 // Helpers for the Bullet-level tests: shared assets and brute-force measures of deformed bodies.
 
+#include <LinearMath/btQuaternion.h>
 #include <bdt/adapter/SampleWorld.h>
 #include <bdt/core/DeformableAsset.h>
 #include <memory>
+#include <random>
 #include <string>
 
 class btRigidBody;
@@ -15,6 +17,15 @@ namespace bdt::test
 /// A DeformableAsset of a built-in shape with a smooth basis, cached per (shape, triangles, modes).
 std::shared_ptr<const DeformableAsset> ShapeAsset(const std::string& inShape, std::uint32_t inTriangles,
                                                   std::uint32_t inModes);
+
+/// A DeformableAsset of a built-in shape turned by a fixed rotation in its rest frame, so that its principal
+/// frame (the shape's local frame) is not aligned with the rest frame's axes: boxes do not stay boxes between
+/// the two. Not cached.
+std::shared_ptr<const DeformableAsset> TurnedShapeAsset(const char* inShape, std::uint32_t inTriangles = 1500,
+                                                        std::uint32_t inModes = 6);
+
+/// A uniformly distributed random rotation (a normalised 4D Gaussian).
+btQuaternion RandomQuaternion(std::mt19937& ioRandom);
 
 /// World position of deformed vertex `inVertex` of a body made by bdt::World (brute force: p + U q in double,
 /// then the shape's principal frame, scale and the body's transform).
