@@ -165,10 +165,7 @@ std::unique_ptr<btCompoundShape> MakeChairCompound(const DeformableAsset& inAsse
             ioBoxes.back()->setMargin(btScalar(0.004));
         }
     const Pose principal = inAsset.Mass().ToPrincipal();
-    btMatrix3x3 basis;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-            basis[r][c] = btScalar(principal.rotation(r, c));
+    const btMatrix3x3 basis = ToBtMatrix(principal.rotation);
     auto compound = std::make_unique<btCompoundShape>(true, int(parts.size()));
     for (std::size_t i = 0; i < parts.size(); ++i)
         compound->addChildShape(btTransform(basis, ToBtVector(principal.Apply(parts[i].center))),
