@@ -1,7 +1,8 @@
-#include <algorithm>
-#include <array>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
+
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
