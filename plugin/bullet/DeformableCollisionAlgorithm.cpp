@@ -255,20 +255,20 @@ void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrappe
         // more than a tenth of the contact breaking threshold in depth (Bullet's own scale for a point's
         // persistence) or a tenth in spread.
         keptFlags.assign(members[k].size(), 0);
-        for (const RegionManifold& region : mManifolds)
-        {
-            if (region.region != key)
-                continue;
+        // This region's manifold of last step, if it had one (its points and its manifold are kept).
+        const auto previousRegion =
+            std::find_if(mManifolds.begin(), mManifolds.end(),
+                         [key](const RegionManifold& inRegion) { return inRegion.region == key; });
+        if (previousRegion != mManifolds.end())
             for (std::size_t c = 0; c < members[k].size(); ++c)
             {
                 const PairContact& contact = inContacts[members[k][c]];
                 const auto [partB, indexB] = OtherIdentifiers(contact, inB);
-                for (const WrittenPoint& point : region.written)
+                for (const WrittenPoint& point : previousRegion->written)
                     if (point.index0 == int(contact.node0) && point.index1 == indexB &&
                         point.partId1 == partB)
                         keptFlags[c] = 1;
             }
-        }
         ReduceContacts(inContacts, members[k], chosen, keptFlags, 0.1 * inThreshold, 0.1);
         // The solver's view of a vibrating surface, for the points it gets: where the modes will carry it
         // over the step and how they give way (closest-point queries report the geometry as it is).
@@ -289,10 +289,8 @@ void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrappe
             points.push_back(point);
         }
 
-        btPersistentManifold* manifold = nullptr;
-        for (const RegionManifold& region : mManifolds)
-            if (region.region == key)
-                manifold = region.manifold;
+        btPersistentManifold* manifold =
+            previousRegion != mManifolds.end() ? previousRegion->manifold : nullptr;
         if (manifold == nullptr)
             manifold = m_dispatcher->getNewManifold(&objectA, &objectB);
         if (manifold == nullptr) // pool exhausted with dynamic allocation disabled
