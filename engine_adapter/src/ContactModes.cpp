@@ -79,7 +79,7 @@ void ConstrainContactModes(btDispatcher& ioDispatcher, const btContactSolverInfo
         Mat3d restToWorld[2] = {Mat3d::Identity(), Mat3d::Identity()}; // nearest-rotation fits, once a manifold
         for (int side = 0; side < 2; ++side)
             if (shapes[side] != nullptr)
-                restToWorld[side] = shapes[side]->Body(objects[side]->getWorldTransform()).pose.rotation;
+                restToWorld[side] = shapes[side]->RestToWorld(objects[side]->getWorldTransform());
         for (int p = 0; p < manifold->getNumContacts(); ++p)
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);

@@ -300,7 +300,7 @@ void World::StepModes(Body& ioBody, double inTimeStep)
     {
         const Vec3d acceleration = ToVec3d(linear - ioBody.previousLinearVelocity) / inTimeStep;
         const Vec3d angularAcceleration = ToVec3d(angular - ioBody.previousAngularVelocity) / inTimeStep;
-        const Mat3d restToWorld = shape.Body(rigid.getWorldTransform()).pose.rotation;
+        const Mat3d restToWorld = shape.RestToWorld(rigid.getWorldTransform());
         mInertial.assign(dynamics.ModeCount(), 0.0);
         InertialForce(shape.Asset().Modal(), shape.Settings().mass, double(shape.getLocalScaling().x()),
                       restToWorld, acceleration, ToVec3d(rigid.getGravity()), ToVec3d(angular),
@@ -400,9 +400,9 @@ void World::ReadImpulses()
             continue;
         // Each body's rest-to-world rotation once per manifold, not once per point.
         const Mat3d rotation0 =
-            shape0 != nullptr ? shape0->Body(object0->getWorldTransform()).pose.rotation : Mat3d::Identity();
+            shape0 != nullptr ? shape0->RestToWorld(object0->getWorldTransform()) : Mat3d::Identity();
         const Mat3d rotation1 =
-            shape1 != nullptr ? shape1->Body(object1->getWorldTransform()).pose.rotation : Mat3d::Identity();
+            shape1 != nullptr ? shape1->RestToWorld(object1->getWorldTransform()) : Mat3d::Identity();
         for (int p = 0; p < points; ++p)
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);

@@ -172,13 +172,13 @@ PairPrediction PreparePrediction(const btCollisionObjectWrapper& inA, const btCo
     if (prediction.predictA)
     {
         prediction.erp = shapeA->Prediction().contactErp;
-        prediction.rotationA = shapeA->Body(inA.getWorldTransform()).pose.rotation;
+        prediction.rotationA = shapeA->RestToWorld(inA.getWorldTransform());
     }
     if (prediction.predictB)
     {
         if (!prediction.predictA)
             prediction.erp = shapeB->Prediction().contactErp;
-        prediction.rotationB = shapeB->Body(inB.getWorldTransform()).pose.rotation;
+        prediction.rotationB = shapeB->RestToWorld(inB.getWorldTransform());
     }
     return prediction;
 }

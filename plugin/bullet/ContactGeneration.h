@@ -77,7 +77,7 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
 
 /// What `PredictContacts` needs of a pair beyond its contacts: which sides have a prediction
 /// (`DeformableShape::Predicting`), its Baumgarte factor, and each predicting side's rest-to-world rotation
-/// (`DeformableShape::Body`, a nearest-rotation fit: computed once per pair, not once per region).
+/// (`DeformableShape::RestToWorld`, a nearest-rotation fit: computed once per pair, not once per region).
 struct PairPrediction
 {
     bool predictA = false;

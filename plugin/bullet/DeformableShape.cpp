@@ -250,7 +250,7 @@ void DeformableShape::PredictStep(const StepPrediction& inPrediction)
 
 Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const btTransform& inWorldFromLocal) const
 {
-    return ProxyModalVelocity(inNode, Body(inWorldFromLocal).pose.rotation);
+    return ProxyModalVelocity(inNode, RestToWorld(inWorldFromLocal));
 }
 
 Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld) const
@@ -270,7 +270,7 @@ Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inR
 
 Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const btTransform& inWorldFromLocal) const
 {
-    return ProxyModalMobility(inNode, Body(inWorldFromLocal).pose.rotation);
+    return ProxyModalMobility(inNode, RestToWorld(inWorldFromLocal));
 }
 
 Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const Mat3d& inRestToWorld) const
@@ -294,7 +294,7 @@ Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const Mat3d& inR
 void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse,
                                         const btTransform& inWorldFromLocal)
 {
-    ApplyProxyImpulse(inNode, inImpulse, Body(inWorldFromLocal).pose.rotation);
+    ApplyProxyImpulse(inNode, inImpulse, RestToWorld(inWorldFromLocal));
 }
 
 void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld)
@@ -364,6 +364,11 @@ ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec
     return response;
 }
 
+Mat3d DeformableShape::RestToWorld(const btTransform& inWorldFromLocal) const
+{
+    return NearestRotation(ToMat3d(inWorldFromLocal.getBasis())) * mAsset->Mass().ToPrincipal().rotation;
+}
+
 DeformedBody DeformableShape::Body(const btTransform& inWorldFromLocal, double inInflate) const
 {
     const Pose principal = mAsset->Mass().ToPrincipal();
@@ -381,7 +386,7 @@ DeformedBody DeformableShape::Body(const btTransform& inWorldFromLocal, double i
 void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse,
                                         const btTransform& inWorldFromLocal)
 {
-    AddContactImpulse(inNode, inImpulse, Body(inWorldFromLocal).pose.rotation);
+    AddContactImpulse(inNode, inImpulse, RestToWorld(inWorldFromLocal));
 }
 
 void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse,

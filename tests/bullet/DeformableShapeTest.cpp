@@ -224,6 +224,25 @@ TEST(DeformableShape, ConstructorRejectsBadInput)
     EXPECT_THROW(DeformableShape(asset, settings), Error);
 }
 
+// ---- Placement ----
+
+TEST(DeformableShape, RestToWorldIsTheRotationOfBodyBitForBit)
+{
+    std::mt19937 random(12);
+    DeformableShape shape(TurnedShapeAsset("chair", 800, 4));
+    for (int trial = 0; trial < 50; ++trial)
+    {
+        btTransform transform = RandomTransform(random, 3.0);
+        // Bullet's bases are orthonormal to float precision only: a slightly stretched one too.
+        if (trial % 2 == 1)
+            transform.setBasis(transform.getBasis().scaled(btVector3(1.0f + 3e-7f, 1.0f, 1.0f - 2e-7f)));
+        const Mat3d rotation = shape.RestToWorld(transform);
+        EXPECT_EQ(rotation, shape.Body(transform).pose.rotation) << trial;
+        EXPECT_TRUE((rotation * rotation.transpose()).isIdentity(1e-12)) << trial;
+        EXPECT_NEAR(rotation.determinant(), 1.0, 1e-12) << trial;
+    }
+}
+
 // ---- Bounds ----
 
 TEST(DeformableShape, AabbContainsEveryDeformedVertexForAnyQAndTransform)

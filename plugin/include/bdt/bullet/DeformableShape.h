@@ -161,7 +161,7 @@ public:
     bool Predicting() const { return mPredicting; }
     const StepPrediction& Prediction() const { return mPrediction; }
     /// The predicted motion of proxy `inNode` along the world unit vector `inDirection` over the step, for a
-    /// body whose rest-to-world rotation is `inRestToWorld` (`Body(...).pose.rotation`). With
+    /// body whose rest-to-world rotation is `inRestToWorld` (`RestToWorld`). With
     /// u_j = s·(Rᵀd)·Ū_j the proxy's motion along d per unit q_j (its mean-displacement row, as in
     /// `AddContactImpulse`): displacement Σ_j u_j Δq_j, and compliance Σ_j c_j u_j w_j (clamped at 0), how
     /// far the proxy moves along d per unit change of the impulse along d there, where w_j is the generalised
@@ -184,6 +184,10 @@ public:
     /// `inWorldFromLocal`, orthonormal only to float precision, is replaced by its nearest rotation, as `Pose`
     /// requires.
     DeformedBody Body(const btTransform& inWorldFromLocal, double inInflate = 0.0) const;
+    /// R, the rotation of `Body(inWorldFromLocal).pose` alone (rest frame to world; the same matrix, bit for
+    /// bit): what the per-proxy functions below take, computed once for several proxies of one body. A
+    /// nearest-rotation fit and a 3×3 product.
+    Mat3d RestToWorld(const btTransform& inWorldFromLocal) const;
 
     /// Adds the generalised impulse of a world impulse `inImpulse` (N·s, acting on this body) applied at
     /// proxy `inNode`: g_j += s · Ū_jᵀ Rᵀ J, R the rest-to-world rotation of `Body(inWorldFromLocal)`, Ū_j the
@@ -191,25 +195,25 @@ public:
     /// impulses are ignored and counted by the dynamics (`GuardStats().rejectedImpulses`); a node outside the
     /// tree is ignored. About 6M flops, plus the rotation of `Body` (a nearest-rotation fit).
     void AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse, const btTransform& inWorldFromLocal);
-    /// The same with R given: `inRestToWorld` = `Body(transform).pose.rotation`, computed once for several
+    /// The same with R given: `inRestToWorld` = `RestToWorld(transform)`, computed once for several
     /// impulses on one body. About 6M flops.
     void AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse, const Mat3d& inRestToWorld);
     /// The world velocity of proxy `inNode`'s centre due to the modes, s·R·Σ_j Ū_j q̇_j (m/s; R as in
     /// `AddContactImpulse`). Zero for a node outside the tree. About 6M flops.
     Vec3d ProxyModalVelocity(std::uint32_t inNode, const btTransform& inWorldFromLocal) const;
-    /// The same with R given (`Body(transform).pose.rotation`, computed once for several proxies).
+    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
     Vec3d ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld) const;
     /// The modes' mobility at proxy `inNode`: the change of `ProxyModalVelocity` per unit world impulse
     /// applied there (`ApplyProxyImpulse`), Σ_j (s·R·Ū_j)(s·R·Ū_j)ᵀ/μ_j (m/s per N·s, symmetric positive
     /// semi-definite). Zero for a node outside the tree. About 15M flops.
     Mat3d ProxyModalMobility(std::uint32_t inNode, const btTransform& inWorldFromLocal) const;
-    /// The same with R given (`Body(transform).pose.rotation`, computed once for several proxies).
+    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
     Mat3d ProxyModalMobility(std::uint32_t inNode, const Mat3d& inRestToWorld) const;
     /// Applies the world impulse `inImpulse` (N·s) at proxy `inNode` to the modes at once (q̇ jumps by
     /// g_j/μ_j with g_j = s·Ū_jᵀRᵀJ, `ModalDynamics::ApplyImpulse`), not to the pending impulse. Ignored for
     /// a node outside the tree; counted as rejected by the dynamics if not finite. About 6M flops.
     void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const btTransform& inWorldFromLocal);
-    /// The same with R given (`Body(transform).pose.rotation`, computed once for several proxies).
+    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
     void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld);
     /// Applies the accumulated generalised impulse to the dynamics (q̇ jumps) and clears it.
     void FlushImpulses();
