@@ -130,7 +130,22 @@ UpdatedSphere TreeState::UpdateSphere(std::uint32_t inNode)
         float* cached = mSpheres.data() + 4 * std::size_t(inNode);
         if (mStamp[inNode] != mEpoch)
         {
-            ComputeSphere(inNode, cached);
+            // Below the root, the tree stores each node's two children side by side at an odd index and the
+            // next one, and a traversal that splits a node looks at both: one kernel call updates the pair.
+            // (Any node of the cached prefix may be updated; the pairing only decides what is done at once.)
+            // Rows come from two arrays split at `WrappedCount` (a level boundary): a pair must not straddle it.
+            const std::uint32_t sibling = inNode == 0 ? 0 : ((inNode & 1u) != 0 ? inNode + 1 : inNode - 1);
+            const std::uint32_t first = std::min(inNode, sibling);
+            const std::uint32_t wrapped = mProxies->WrappedCount();
+            if (sibling != inNode && sibling < mStamp.size() && mStamp[sibling] != mEpoch &&
+                (first < wrapped) == (first + 1 < wrapped))
+            {
+                mKernel(mProxies->Row(first), 2, mQq.data(), mModes, mQRefNorm, mSpheres.data() + 4 * std::size_t(first));
+                mStamp[sibling] = mEpoch;
+                ++mSpheresUpdated;
+            }
+            else
+                ComputeSphere(inNode, cached);
             mStamp[inNode] = mEpoch;
             ++mSpheresUpdated;
         }

@@ -176,15 +176,23 @@ TEST(TreeState, LazyUpdatesHappenOncePerNodeAndStepInAnyOrder)
         }
     }
     EXPECT_EQ(lazy.SpheresUpdated(), proxies->VisitCount()); // once each, whatever the order and repeats
-    // A new q is a new stamp: every node is updated again on its next visit.
+    // A new q is a new stamp: every node is updated again on its next visit, together with its sibling
+    // (children are stored side by side, 3 and 4 are the root's grandchildren), each still once.
     ASSERT_TRUE(lazy.SetQ(q));
     lazy.Sphere(3);
-    EXPECT_EQ(lazy.SpheresUpdated(), proxies->VisitCount() + 1u);
+    EXPECT_EQ(lazy.SpheresUpdated(), proxies->VisitCount() + 2u);
+    const UpdatedSphere sibling = lazy.Sphere(4);
+    const UpdatedSphere expected = batch.Sphere(4);
+    EXPECT_EQ(0, std::memcmp(&sibling, &expected, sizeof(sibling)));
+    EXPECT_EQ(lazy.SpheresUpdated(), proxies->VisitCount() + 2u);
+    // The root has no sibling.
+    lazy.Sphere(0);
+    EXPECT_EQ(lazy.SpheresUpdated(), proxies->VisitCount() + 3u);
     // Nodes below the proxy level are computed without caching.
     const std::uint32_t deep = tree->NodeCount() - 1;
     lazy.Sphere(deep);
     lazy.Sphere(deep);
-    EXPECT_EQ(lazy.SpheresUpdated(), proxies->VisitCount() + 3u);
+    EXPECT_EQ(lazy.SpheresUpdated(), proxies->VisitCount() + 5u);
 }
 
 TEST(TreeState, CacheIsSizedByTheProxyLevelAndFollowsLiveChanges)

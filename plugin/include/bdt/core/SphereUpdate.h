@@ -15,6 +15,13 @@ namespace bdt
 /// and with `Tight`, R' = min(R + ΔRᵀ|q|, R + δR_tight·‖q‖₂), both conservative (two more flops and a min).
 /// `inQq` holds (q_j, q_j, q_j, |q_j|) for each mode, so every mode is one 4-wide multiply-add.
 /// `inQNorm` is ‖q‖₂ (read only when `Tight`). Writes (c'.x, c'.y, c'.z, R') to `outSphere`.
+/// The tight bound's radius: the smaller of the paper's `inPaperRadius` and R + δR_tight·‖q‖₂.
+inline float TightRadius(const float* inRow, std::uint32_t inModes, float inQNorm, float inPaperRadius)
+{
+    const float tight = inRow[3] + inRow[NodeRowLayout::TightOffset(inModes)] * inQNorm;
+    return tight < inPaperRadius ? tight : inPaperRadius;
+}
+
 template <bool Tight>
 inline void UpdateSphere(const float* inRow, const float* inQq, std::uint32_t inModes, float inQNorm, float* outSphere)
 {
@@ -54,19 +61,20 @@ inline void UpdateSphere(const float* inRow, const float* inQq, std::uint32_t in
         std::memcpy(&q0, inQq + 4 * j, sizeof(Float4));
         sum += h0 * q0;
     }
+    if constexpr (Tight)
+        sum[3] = TightRadius(inRow, inModes, inQNorm, sum[3]);
+    // One 16-byte store: a readback of the sphere then forwards from it (a separate store of the radius
+    // would stall that load by a dozen cycles).
     std::memcpy(outSphere, &sum, sizeof(Float4));
 #else
     float acc[4] = {inRow[0], inRow[1], inRow[2], inRow[3]};
     for (std::uint32_t j = 0; j < inModes; ++j)
         for (int k = 0; k < 4; ++k)
             acc[k] += inRow[4 + 4 * j + k] * inQq[4 * j + k];
+    if constexpr (Tight)
+        acc[3] = TightRadius(inRow, inModes, inQNorm, acc[3]);
     std::memcpy(outSphere, acc, sizeof(acc));
 #endif
-    if constexpr (Tight)
-    {
-        const float tight = inRow[3] + inRow[NodeRowLayout::TightOffset(inModes)] * inQNorm;
-        outSphere[3] = tight < outSphere[3] ? tight : outSphere[3];
-    }
 }
 
 } // namespace bdt

@@ -32,8 +32,9 @@ struct alignas(16) UpdatedSphere
 /// the tree: thousands of bodies share one `BDTree`.
 ///
 /// Each `SetQ` starts a new step (a new update stamp). The first `Sphere(i)` of a node in a step computes
-/// and caches its sphere (§3.4 "run time updates"); later calls in the step return the cached one, in any
-/// order. Nodes deeper than the proxy level (leaf-level queries) are computed every time, uncached.
+/// and caches its sphere (§3.4 "run time updates"), and its sibling's in the same kernel call unless that
+/// one is already current (a traversal that splits a node visits both children); later calls in the step
+/// return the cached one, in any order. Nodes deeper than the proxy level (leaf-level queries) are computed every time, uncached.
 ///
 /// With temporal coherence on (§3.5, eq. 11), spheres are computed at a reference q_ref and reused across
 /// steps while q stays near it, enlarged by δR·‖q − q_ref‖₂ (one multiply-add a sphere). The reference is
