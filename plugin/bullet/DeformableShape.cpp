@@ -83,7 +83,8 @@ ModalDynamics MakeDynamics(const DeformableAsset& inAsset, const DeformableShape
 
 DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
                                  const DeformableShapeSettings& inSettings)
-    : mAsset(CheckedAsset(std::move(inAsset))), mSettings(CheckedSettings(inSettings)),
+    : mAsset(CheckedAsset(std::move(inAsset))), mPrincipal(mAsset->Mass().ToPrincipal()),
+      mSettings(CheckedSettings(inSettings)),
       mState(mAsset->Proxies(inSettings.proxyLevel)), mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)),
       mPendingImpulse(mAsset->Tree().ModeCount(), 0.0), mStepDisplacement(mAsset->Tree().ModeCount(), 0.0),
       mStepCompliance(mAsset->Tree().ModeCount(), 0.0)
@@ -103,7 +104,7 @@ void DeformableShape::getAabb(const btTransform& inTransform, btVector3& outMin,
     const UpdatedSphere root = mState.Sphere(0);
     const double scale = Scale();
     const Vec3d localCenter =
-        scale * mAsset->Mass().ToPrincipal().Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
+        scale * mPrincipal.Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
     const double localRadius = scale * double(root.radius);
 
     // The ball's image under Bullet's basis B (orthonormal to float precision) spans r·‖row_i(B)‖ along world
@@ -137,8 +138,7 @@ void DeformableShape::processAllTriangles(btTriangleCallback* ioCallback, const 
     // querying the rest frame with the box's rest-frame bounds instead would lose triangles whose local box
     // overlaps the query box while their rest box misses the rotated box's bounds.
     // local = s·(R_p·rest + t_p) = R_p·(s·rest) + s·t_p: the pose of DeformedBody's convention.
-    const Pose principal = mAsset->Mass().ToPrincipal();
-    const DeformedBody local{&mState, Pose{principal.rotation, Scale() * principal.translation}, Scale()};
+    const DeformedBody local{&mState, Pose{mPrincipal.rotation, Scale() * mPrincipal.translation}, Scale()};
     QueryTriangles(
         local, Aabb(boxMin, boxMax),
         [&](std::uint32_t inTriangle, const Vec3d (&inVertices)[3])
@@ -364,20 +364,36 @@ ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec
     return response;
 }
 
+const DeformableShape::RotationMemo& DeformableShape::Rotations(const btMatrix3x3& inBasis) const
+{
+    btScalar basis[9];
+    for (int row = 0; row < 3; ++row)
+        for (int column = 0; column < 3; ++column)
+            basis[3 * row + column] = inBasis[row][column];
+    if (!mRotations.valid || !std::equal(basis, basis + 9, mRotations.basis))
+    {
+        std::copy(basis, basis + 9, mRotations.basis);
+        mRotations.nearest = NearestRotation(ToMat3d(inBasis));
+        mRotations.restToWorld = mRotations.nearest * mPrincipal.rotation;
+        mRotations.valid = true;
+    }
+    return mRotations;
+}
+
 Mat3d DeformableShape::RestToWorld(const btTransform& inWorldFromLocal) const
 {
-    return NearestRotation(ToMat3d(inWorldFromLocal.getBasis())) * mAsset->Mass().ToPrincipal().rotation;
+    return Rotations(inWorldFromLocal.getBasis()).restToWorld;
 }
 
 DeformedBody DeformableShape::Body(const btTransform& inWorldFromLocal, double inInflate) const
 {
-    const Pose principal = mAsset->Mass().ToPrincipal();
-    const Mat3d rotation = NearestRotation(ToMat3d(inWorldFromLocal.getBasis()));
+    const RotationMemo& rotations = Rotations(inWorldFromLocal.getBasis());
     const double scale = Scale();
     DeformedBody body;
     body.state = &mState;
-    body.pose.rotation = rotation * principal.rotation;
-    body.pose.translation = ToVec3d(inWorldFromLocal.getOrigin()) + scale * (rotation * principal.translation);
+    body.pose.rotation = rotations.restToWorld;
+    body.pose.translation =
+        ToVec3d(inWorldFromLocal.getOrigin()) + scale * (rotations.nearest * mPrincipal.translation);
     body.scale = scale;
     body.inflate = inInflate;
     return body;

@@ -227,10 +227,25 @@ public:
     QueryStats& Stats() const { return mStats; }
 
 private:
+    // The nearest rotation Q of a Bullet basis and Q·principal, the last ones asked for: the narrowphase, the
+    // prediction and the impulse read-back ask for the same body's rotation many times a step.
+    struct RotationMemo
+    {
+        btScalar basis[9] = {};
+        Mat3d nearest = Mat3d::Identity();
+        Mat3d restToWorld = Mat3d::Identity();
+        bool valid = false;
+    };
+
     void ApplySettings(const DeformableShapeSettings& inSettings);
     double Scale() const; // the uniform local scaling s
+    // The memo for `inBasis`, refitted unless the basis is the last one, element for element (bit-identical
+    // results either way: the fit is a function of the basis alone).
+    const RotationMemo& Rotations(const btMatrix3x3& inBasis) const;
 
     std::shared_ptr<const DeformableAsset> mAsset;
+    Pose mPrincipal; // mAsset->Mass().ToPrincipal(), rest frame to principal frame
+    mutable RotationMemo mRotations;
     DeformableShapeSettings mSettings;
     btVector3 mLocalScaling{1, 1, 1};
     btScalar mMargin = 0;
