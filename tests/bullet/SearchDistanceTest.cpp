@@ -9,7 +9,6 @@
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-#include <algorithm>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
@@ -110,25 +109,6 @@ TEST(SearchDistance, SurfaceSpeedBoundHoldsEveryDeformedVertex)
     }
 }
 
-TEST(SearchDistance, SurfaceReachHoldsEveryDeformedVertexAndTheMargin)
-{
-    std::mt19937 random(47);
-    for (int trial = 0; trial < 6; ++trial)
-    {
-        const auto scene = MakeSpeedScene(random, trial % 2 == 0 ? 0.7 : 1.6);
-        btRigidBody& body = *scene->body;
-        DeformableShape& shape = *World::Shape(&body);
-        shape.setMargin(btScalar(0.01 * trial));
-        const Vec3d com = ToVec3d(body.getCenterOfMassPosition());
-        double farthest = 0.0;
-        for (std::size_t i = 0; i < shape.Asset().GetModel().VertexCount(); ++i)
-            farthest = std::max(farthest, (DeformedVertexWorld(body, i) - com).norm());
-        const double margin = double(shape.getMargin());
-        EXPECT_GE(shape.SurfaceReach(), farthest + margin - 1e-9) << "trial " << trial;
-        EXPECT_LE(shape.SurfaceReach(), 2.0 * farthest + margin) << "trial " << trial;
-    }
-}
-
 TEST(SearchDistance, SurfaceSpeedBoundCoversTheForcesOfTheStep)
 {
     std::mt19937 random(43);
@@ -205,73 +185,6 @@ TEST(SearchDistance, ContactSearchDistanceStaysBetweenTheFloorAndTheThreshold)
     loose.setCollisionShape(&sphere);
     loose.setCollisionFlags(0);
     EXPECT_DOUBLE_EQ(ContactSearchDistance(threshold, cStep, body, loose), threshold);
-}
-
-// Every manifold point of the world after one collision detection with the dispatcher's time step `inStep`:
-// their distances.
-std::vector<double> ContactDistances(SampleWorld& ioWorld, double inStep)
-{
-    ioWorld.Dynamics().getDispatchInfo().m_timeStep = btScalar(inStep);
-    ioWorld.Dynamics().performDiscreteCollisionDetection();
-    std::vector<double> distances;
-    btDispatcher& dispatcher = *ioWorld.Dynamics().getDispatcher();
-    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
-    {
-        const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
-        for (int i = 0; i < manifold->getNumContacts(); ++i)
-            distances.push_back(double(manifold->getContactPoint(i).getDistance()));
-    }
-    return distances;
-}
-
-// A chair held above the ground with its nearest proxy contact at half the contact breaking threshold τ: at
-// rest the pair searches a tenth of τ and has no contact; falling fast, or without a dynamics step, it
-// searches all of τ and has them.
-TEST(SearchDistance, TheNarrowphaseSearchesAsFarAsThePairCanClose)
-{
-    SampleWorldSettings settings;
-    settings.gravity = btVector3(0, 0, 0);
-    SampleWorld world(settings);
-    btRigidBody* ground = world.AddGroundPlane(0.0);
-    BodyDesc desc;
-    desc.transform.setOrigin(btVector3(0, 2, 0));
-    desc.proxyLevel = 6;
-    btRigidBody* body = world.Deformables().CreateBody(ShapeAsset("chair", 1500, 6), desc);
-    const double threshold =
-        std::min(double(body->getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)),
-                 double(ground->getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)));
-    ASSERT_GT(threshold, 0.0);
-
-    // Lower the chair until its nearest contact, searched over all of τ, is at τ/2.
-    const double lowest = LowestVertexHeight(*body);
-    body->getWorldTransform().setOrigin(btVector3(0, btScalar(2.0 - lowest + 0.25 * threshold), 0));
-    std::vector<double> distances = ContactDistances(world, 0.0);
-    ASSERT_FALSE(distances.empty());
-    const double nearest = *std::min_element(distances.begin(), distances.end());
-    body->getWorldTransform().setOrigin(body->getWorldTransform().getOrigin() +
-                                        btVector3(0, btScalar(0.5 * threshold - nearest), 0));
-    distances = ContactDistances(world, 0.0);
-    ASSERT_FALSE(distances.empty());
-    EXPECT_NEAR(*std::min_element(distances.begin(), distances.end()), 0.5 * threshold, 1e-4);
-    for (double distance : distances)
-        EXPECT_LE(distance, threshold + 1e-6);
-
-    // At rest: nothing within τ/10.
-    EXPECT_TRUE(ContactDistances(world, cStep).empty());
-    // Falling at 1 m/s, 2·h·v = 3.3 cm: the whole threshold again, the same points.
-    body->setLinearVelocity(btVector3(0, -1, 0));
-    const std::vector<double> falling = ContactDistances(world, cStep);
-    EXPECT_EQ(falling.size(), distances.size());
-    EXPECT_NEAR(*std::min_element(falling.begin(), falling.end()), 0.5 * threshold, 1e-4);
-    // Closing slowly, at 0.45·τ/(2h): reach 0.45·τ, just short of the nearest contact.
-    body->setLinearVelocity(btVector3(0, btScalar(-0.45 * threshold / (2.0 * cStep)), 0));
-    EXPECT_TRUE(ContactDistances(world, cStep).empty());
-    // At 0.55·τ/(2h) the nearest is within reach, and only points within the reach are kept.
-    body->setLinearVelocity(btVector3(0, btScalar(-0.55 * threshold / (2.0 * cStep)), 0));
-    const std::vector<double> slow = ContactDistances(world, cStep);
-    ASSERT_FALSE(slow.empty());
-    for (double distance : slow)
-        EXPECT_LE(distance, 0.55 * threshold + 1e-6);
 }
 
 } // namespace

@@ -192,12 +192,11 @@ public:
     /// The query view of this body placed by `inWorldFromLocal` (a Bullet world transform of the shape):
     /// pose = world · principal, scale = s, inflate = `inInflate` (world units). The basis of
     /// `inWorldFromLocal`, orthonormal only to float precision, is replaced by its nearest rotation, as `Pose`
-    /// requires. The fit is kept for the last basis asked for (by `Body` or `RestToWorld`): asking again for
-    /// the same basis, element for element, costs a compare of 9 scalars, not a fit.
+    /// requires.
     DeformedBody Body(const btTransform& inWorldFromLocal, double inInflate = 0.0) const;
     /// R, the rotation of `Body(inWorldFromLocal).pose` alone (rest frame to world; the same matrix, bit for
     /// bit): what the per-proxy functions below take, computed once for several proxies of one body. A
-    /// nearest-rotation fit and a 3×3 product, kept as `Body`'s is.
+    /// nearest-rotation fit and a 3×3 product.
     Mat3d RestToWorld(const btTransform& inWorldFromLocal) const;
 
     /// Adds the generalised impulse of a world impulse `inImpulse` (N·s, acting on this body) applied at
