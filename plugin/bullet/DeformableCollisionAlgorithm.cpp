@@ -3,7 +3,6 @@
 #include "ContactGeneration.h"
 #include "ContactRegions.h"
 #include "ManifoldUpdate.h"
-#include "SearchDistance.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
@@ -132,28 +131,20 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     if (shapeA == nullptr)
         return;
 
-    // τ, which the manifolds keep, and the distance searched: τ, or less when the pair cannot close that much
-    // over the step (`ContactSearchDistance`). Closest-point queries search their whole threshold.
     double threshold = 0.0;
-    double search = 0.0;
     if (mClosestPoints)
     {
         if (resultOut == nullptr)
             return;
         threshold = std::max(0.0, double(resultOut->m_closestPointDistanceThreshold));
-        search = threshold;
     }
     else
-    {
         threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
-        search = ContactSearchDistance(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(),
-                                       *b.getCollisionObject());
-    }
 
     thread_local std::vector<PairContact> contacts;
     contacts.clear();
     QueryStats stats;
-    GenerateContacts(a, b, search, contacts, stats, FrontFor(*shapeA, b.getCollisionShape()));
+    GenerateContacts(a, b, threshold, contacts, stats, FrontFor(*shapeA, b.getCollisionShape()));
     AddStats(shapeA->Stats(), stats);
     if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
         shapeB != nullptr && shapeB != shapeA)

@@ -25,8 +25,7 @@ class DeformableShape;
 /// pair's body 0 is "A".
 ///
 /// Contact mode (the dispatcher's contact table): each step regenerates all contacts (`GenerateContacts`
-/// within `ContactSearchDistance`: the pair's contact breaking threshold τ, or less when the bodies cannot
-/// close that much over the step; points up to that distance apart are kept as speculative contacts),
+/// with the pair's contact breaking threshold τ, so points up to τ apart are kept as speculative contacts),
 /// groups them into regions of A's surface (`ContactRegions.h`), at most `maxManifoldsPerPair` of them,
 /// and writes each region's ≤ 4 best points into its own persistent manifold (body 0 = A), warm-started by
 /// identifiers (`ManifoldUpdate.h`). A region's manifold is released as soon as the region has no contact:

@@ -179,16 +179,6 @@ public:
                                     const Mat3d& inRestToWorld,
                                     const Vec3d* inFrameAngularPerImpulse = nullptr) const;
 
-    /// How far from the shape's local origin (the centre of mass) any point of the deformed surface, margin
-    /// included, can be at the current q: s·(|c'| + R') + margin for the root sphere (c', R') of the current
-    /// update (the sphere `getAabb` uses), in world units. What a rotation of the frame at ω moves the surface
-    /// by, at most ω times this, per second. Updates the root sphere if the step has not yet (8M flops).
-    double SurfaceReach() const;
-    /// An upper bound, m/s, on the speed the modes alone give any point of the surface: s·‖U_i q̇‖ ≤
-    /// s·max_i‖U_i‖₂·‖q̇‖₂, with max_i‖U_i‖₂ the root's spectral bound from the tree rows (the one of eq. 11).
-    /// Frame-independent. O(M).
-    double ModalSurfaceSpeed() const;
-
     /// The query view of this body placed by `inWorldFromLocal` (a Bullet world transform of the shape):
     /// pose = world · principal, scale = s, inflate = `inInflate` (world units). The basis of
     /// `inWorldFromLocal`, orthonormal only to float precision, is replaced by its nearest rotation, as `Pose`
