@@ -3,6 +3,7 @@
 #include "ContactGeneration.h"
 #include "ContactRegions.h"
 #include "ManifoldUpdate.h"
+#include "SearchDistance.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
@@ -99,6 +100,15 @@ TraversalFront* DeformableCollisionAlgorithm::FrontFor(const DeformableShape& in
     return &mFront->front;
 }
 
+double DeformableCollisionAlgorithm::HeldDistance() const
+{
+    double held = 0.0;
+    for (const RegionManifold& region : mManifolds)
+        for (int i = 0; i < region.manifold->getNumContacts(); ++i)
+            held = std::max(held, double(region.manifold->getContactPoint(i).getDistance()));
+    return held;
+}
+
 void DeformableCollisionAlgorithm::ReleaseManifolds()
 {
     for (const RegionManifold& region : mManifolds)
@@ -131,20 +141,32 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     if (shapeA == nullptr)
         return;
 
+    // τ, which the manifolds keep, and the distance searched: τ, or less when the pair cannot close that much
+    // over the step (`ContactSearchDistance`) and holds no point that far. Closest-point queries search their
+    // whole threshold.
     double threshold = 0.0;
+    double search = 0.0;
     if (mClosestPoints)
     {
         if (resultOut == nullptr)
             return;
         threshold = std::max(0.0, double(resultOut->m_closestPointDistanceThreshold));
+        search = threshold;
     }
     else
+    {
         threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
+        search = ContactSearchDistance(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(),
+                                       *b.getCollisionObject());
+        // Points the pair already holds stay found until they pass τ, as Bullet's own manifolds keep theirs:
+        // dropping and re-finding a resting body's supports lets it rock and creep.
+        search = std::max(search, std::min(threshold, HeldDistance()));
+    }
 
     thread_local std::vector<PairContact> contacts;
     contacts.clear();
     QueryStats stats;
-    GenerateContacts(a, b, threshold, contacts, stats, FrontFor(*shapeA, b.getCollisionShape()));
+    GenerateContacts(a, b, search, contacts, stats, FrontFor(*shapeA, b.getCollisionShape()));
     AddStats(shapeA->Stats(), stats);
     if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
         shapeB != nullptr && shapeB != shapeA)

@@ -25,7 +25,9 @@ class DeformableShape;
 /// pair's body 0 is "A".
 ///
 /// Contact mode (the dispatcher's contact table): each step regenerates all contacts (`GenerateContacts`
-/// with the pair's contact breaking threshold τ, so points up to τ apart are kept as speculative contacts),
+/// within `ContactSearchDistance`: the pair's contact breaking threshold τ, or less when the bodies cannot
+/// close that much over the step, but never less than the farthest point the pair holds from the last step;
+/// points up to that distance apart are kept as speculative contacts),
 /// groups them into regions of A's surface (`ContactRegions.h`), at most `maxManifoldsPerPair` of them,
 /// and writes each region's ≤ 4 best points into its own persistent manifold (body 0 = A), warm-started by
 /// identifiers (`ManifoldUpdate.h`). A region's manifold is released as soon as the region has no contact:
@@ -85,6 +87,8 @@ private:
     struct PairFront;
 
     void ReleaseManifolds();
+    /// The farthest distance, m, of the points the pair's manifolds hold from the last step (0 if none).
+    double HeldDistance() const;
     /// The front to pass to `GenerateContacts` for deformable A against `inB`, or null (B not deformable,
     /// closest points, or front tracking off on either side). Cleared when the bodies' roles changed.
     TraversalFront* FrontFor(const DeformableShape& inA, const btCollisionShape* inB);

@@ -124,6 +124,22 @@ void DeformableShape::getAabb(const btTransform& inTransform, btVector3& outMin,
                     RoundUp(center.z() + half.z()));
 }
 
+double DeformableShape::SurfaceReach() const
+{
+    const UpdatedSphere root = mState.Sphere(0);
+    const Vec3d center = mPrincipal.Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
+    return Scale() * (center.norm() + double(root.radius)) + double(mMargin);
+}
+
+double DeformableShape::ModalSurfaceSpeed() const
+{
+    double squared = 0.0;
+    for (const double v : mDynamics.QDot())
+        squared += v * v;
+    const float* root = mAsset->Tree().Row(0);
+    return Scale() * double(root[NodeRowLayout::TightOffset(mAsset->Tree().ModeCount()) + 1]) * std::sqrt(squared);
+}
+
 void DeformableShape::processAllTriangles(btTriangleCallback* ioCallback, const btVector3& inMin,
                                           const btVector3& inMax) const
 {

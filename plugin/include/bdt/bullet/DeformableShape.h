@@ -179,14 +179,25 @@ public:
                                     const Mat3d& inRestToWorld,
                                     const Vec3d* inFrameAngularPerImpulse = nullptr) const;
 
+    /// How far from the shape's local origin (the centre of mass) any point of the deformed surface, margin
+    /// included, can be at the current q: s·(|c'| + R') + margin for the root sphere (c', R') of the current
+    /// update (the sphere `getAabb` uses), in world units. What a rotation of the frame at ω moves the surface
+    /// by, at most ω times this, per second. Updates the root sphere if the step has not yet (8M flops).
+    double SurfaceReach() const;
+    /// An upper bound, m/s, on the speed the modes alone give any point of the surface: s·‖U_i q̇‖ ≤
+    /// s·max_i‖U_i‖₂·‖q̇‖₂, with max_i‖U_i‖₂ the root's spectral bound from the tree rows (the one of eq. 11).
+    /// Frame-independent. O(M).
+    double ModalSurfaceSpeed() const;
+
     /// The query view of this body placed by `inWorldFromLocal` (a Bullet world transform of the shape):
     /// pose = world · principal, scale = s, inflate = `inInflate` (world units). The basis of
     /// `inWorldFromLocal`, orthonormal only to float precision, is replaced by its nearest rotation, as `Pose`
-    /// requires.
+    /// requires. The fit is kept for the last basis asked for (by `Body` or `RestToWorld`): asking again for
+    /// the same basis, element for element, costs a compare of 9 scalars, not a fit.
     DeformedBody Body(const btTransform& inWorldFromLocal, double inInflate = 0.0) const;
     /// R, the rotation of `Body(inWorldFromLocal).pose` alone (rest frame to world; the same matrix, bit for
     /// bit): what the per-proxy functions below take, computed once for several proxies of one body. A
-    /// nearest-rotation fit and a 3×3 product.
+    /// nearest-rotation fit and a 3×3 product, kept as `Body`'s is.
     Mat3d RestToWorld(const btTransform& inWorldFromLocal) const;
 
     /// Adds the generalised impulse of a world impulse `inImpulse` (N·s, acting on this body) applied at
