@@ -57,9 +57,10 @@ void TreeState::SetTemporalCoherence(bool inEnabled, float inRefreshFraction)
 void TreeState::NewEpoch()
 {
     mCoherenceGrowth = 0.0f;
-    if (++mEpoch == 0)
+    if (++mEpoch == cClaimed)
     {
-        // 2^32 steps later: clear the stamps so no stale sphere matches the restarted counter.
+        // 2^32 steps later: clear the stamps so no stale sphere matches the restarted counter (and no epoch is
+        // ever the claimed mark).
         std::fill(mStamp.begin(), mStamp.end(), 0u);
         mEpoch = 1;
     }
@@ -121,41 +122,124 @@ void TreeState::ComputeSphere(std::uint32_t inNode, float* outSphere) const
     mKernel(mProxies->Row(inNode), 1, mQq.data(), mModes, mQRefNorm, outSphere);
 }
 
+thread_local bool TreeState::sConcurrent = false;
+
+// Out of line: the flag is only ever touched in this file, where its thread-local storage is direct.
+TreeState::ConcurrentScope::ConcurrentScope()
+{
+    sConcurrent = true;
+}
+
+TreeState::ConcurrentScope::~ConcurrentScope()
+{
+    sConcurrent = false;
+}
+
+namespace
+{
+
+// Below the root, the tree stores each node's two children side by side at an odd index and the next one, and
+// a traversal that splits a node looks at both: one kernel call updates the pair. (Any node of the cached
+// prefix may be updated; the pairing only decides what is done at once.) Rows come from two arrays split at
+// `WrappedCount` (a level boundary): a pair must not straddle it. Returns `inNode` when it has no sibling to
+// update with it.
+std::uint32_t UpdateSibling(std::uint32_t inNode, std::uint32_t inCached, std::uint32_t inWrapped)
+{
+    const std::uint32_t sibling = inNode == 0 ? 0 : ((inNode & 1u) != 0 ? inNode + 1 : inNode - 1);
+    const std::uint32_t first = std::min(inNode, sibling);
+    if (sibling == inNode || sibling >= inCached || (first < inWrapped) != (first + 1 < inWrapped))
+        return inNode;
+    return sibling;
+}
+
+} // namespace
+
+void TreeState::UpdateSerial(std::uint32_t inNode, float* outSphere)
+{
+    float* cached = mSpheres.data() + 4 * std::size_t(inNode);
+    const std::uint32_t sibling =
+        UpdateSibling(inNode, std::uint32_t(mStamp.size()), mProxies->WrappedCount());
+    if (sibling != inNode && mStamp[sibling] != mEpoch)
+    {
+        const std::uint32_t first = std::min(inNode, sibling);
+        mKernel(mProxies->Row(first), 2, mQq.data(), mModes, mQRefNorm, mSpheres.data() + 4 * std::size_t(first));
+        mStamp[sibling] = mEpoch;
+        ++mSpheresUpdated;
+    }
+    else
+        ComputeSphere(inNode, cached);
+    mStamp[inNode] = mEpoch;
+    ++mSpheresUpdated;
+    std::memcpy(outSphere, cached, 4 * sizeof(float));
+}
+
+void TreeState::UpdateConcurrent(std::uint32_t inNode, float* outSphere)
+{
+    std::atomic_ref<std::uint32_t> stamp(mStamp[inNode]);
+    std::uint32_t seen = stamp.load(std::memory_order_acquire);
+    const float* cached = mSpheres.data() + 4 * std::size_t(inNode);
+    if (seen == mEpoch)
+    {
+        std::memcpy(outSphere, cached, 4 * sizeof(float));
+        return;
+    }
+    std::uint64_t updated = 1;
+    if (seen != cClaimed && stamp.compare_exchange_strong(seen, cClaimed, std::memory_order_acquire))
+    {
+        // This thread owns the node's cache entry until it publishes the stamp; the sibling likewise if its
+        // claim succeeds too.
+        const std::uint32_t sibling =
+            UpdateSibling(inNode, std::uint32_t(mStamp.size()), mProxies->WrappedCount());
+        bool pair = false;
+        if (sibling != inNode)
+        {
+            std::atomic_ref<std::uint32_t> siblingStamp(mStamp[sibling]);
+            std::uint32_t seenSibling = siblingStamp.load(std::memory_order_relaxed);
+            pair = seenSibling != mEpoch && seenSibling != cClaimed &&
+                   siblingStamp.compare_exchange_strong(seenSibling, cClaimed, std::memory_order_acquire);
+        }
+        float* entry = mSpheres.data() + 4 * std::size_t(inNode);
+        if (pair)
+        {
+            const std::uint32_t first = std::min(inNode, sibling);
+            mKernel(mProxies->Row(first), 2, mQq.data(), mModes, mQRefNorm,
+                    mSpheres.data() + 4 * std::size_t(first));
+            std::atomic_ref<std::uint32_t>(mStamp[sibling]).store(mEpoch, std::memory_order_release);
+            updated = 2;
+        }
+        else
+            ComputeSphere(inNode, entry);
+        std::memcpy(outSphere, entry, 4 * sizeof(float));
+        stamp.store(mEpoch, std::memory_order_release);
+    }
+    else if (seen == mEpoch) // published by another thread since the first look
+    {
+        std::memcpy(outSphere, cached, 4 * sizeof(float));
+        return;
+    }
+    else // another thread is computing it: a private copy, the same bits
+        ComputeSphere(inNode, outSphere);
+    std::atomic_ref<std::uint64_t>(mSpheresUpdated).fetch_add(updated, std::memory_order_relaxed);
+}
+
 UpdatedSphere TreeState::UpdateSphere(std::uint32_t inNode)
 {
     UpdatedSphere sphere;
     float* out = &sphere.center[0];
-    if (inNode < mStamp.size())
-    {
-        float* cached = mSpheres.data() + 4 * std::size_t(inNode);
-        if (mStamp[inNode] != mEpoch)
-        {
-            // Below the root, the tree stores each node's two children side by side at an odd index and the
-            // next one, and a traversal that splits a node looks at both: one kernel call updates the pair.
-            // (Any node of the cached prefix may be updated; the pairing only decides what is done at once.)
-            // Rows come from two arrays split at `WrappedCount` (a level boundary): a pair must not straddle it.
-            const std::uint32_t sibling = inNode == 0 ? 0 : ((inNode & 1u) != 0 ? inNode + 1 : inNode - 1);
-            const std::uint32_t first = std::min(inNode, sibling);
-            const std::uint32_t wrapped = mProxies->WrappedCount();
-            if (sibling != inNode && sibling < mStamp.size() && mStamp[sibling] != mEpoch &&
-                (first < wrapped) == (first + 1 < wrapped))
-            {
-                mKernel(mProxies->Row(first), 2, mQq.data(), mModes, mQRefNorm, mSpheres.data() + 4 * std::size_t(first));
-                mStamp[sibling] = mEpoch;
-                ++mSpheresUpdated;
-            }
-            else
-                ComputeSphere(inNode, cached);
-            mStamp[inNode] = mEpoch;
-            ++mSpheresUpdated;
-        }
-        std::memcpy(out, cached, 4 * sizeof(float));
-    }
-    else
+    if (inNode >= mStamp.size())
     {
         ComputeSphere(inNode, out);
-        ++mSpheresUpdated;
+        if (sConcurrent)
+            std::atomic_ref<std::uint64_t>(mSpheresUpdated).fetch_add(1, std::memory_order_relaxed);
+        else
+            ++mSpheresUpdated;
     }
+    else if (sConcurrent)
+        UpdateConcurrent(inNode, out);
+    else if (mStamp[inNode] != mEpoch)
+        UpdateSerial(inNode, out);
+    else
+        std::memcpy(out, mSpheres.data() + 4 * std::size_t(inNode), 4 * sizeof(float));
     if (mCoherenceGrowth > 0.0f)
     {
         // R'' = R' + δR‖δq‖₂ (eq. 11); rounded up by one ulp to cover the float multiply-add.

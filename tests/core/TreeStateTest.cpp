@@ -10,6 +10,9 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <random>
+#include <thread>
+#include <vector>
 #include <limits>
 
 namespace bdt
@@ -193,6 +196,62 @@ TEST(TreeState, LazyUpdatesHappenOncePerNodeAndStepInAnyOrder)
     lazy.Sphere(deep);
     lazy.Sphere(deep);
     EXPECT_EQ(lazy.SpheresUpdated(), proxies->VisitCount() + 5u);
+}
+
+// Two threads in `ConcurrentScope`s visit every cached node of one state in their own random orders, over
+// many steps, racing on the misses: each gets the serial batch's spheres bit for bit, every node ends up
+// cached (a serial visit afterwards computes nothing), and at least each node's update is counted.
+TEST(TreeState, ConcurrentScopesGetTheBatchSpheresFromTwoThreads)
+{
+    const auto tree = test::ShapeTree("chair", 3000, 10);
+    const auto proxies = std::make_shared<const ProxyLevel>(tree, 9);
+    TreeState shared(proxies);
+    TreeState batch(proxies);
+    const std::uint32_t count = proxies->VisitCount();
+    std::mt19937 random(11);
+    for (int step = 0; step < 40; ++step)
+    {
+        const auto q = test::RandomQ(10, 0.2, random);
+        ASSERT_TRUE(shared.SetQ(q));
+        ASSERT_TRUE(batch.SetQ(q));
+        batch.UpdateRange(0, count);
+        shared.ResetCounters();
+        std::vector<std::uint32_t> orders[2];
+        for (auto& order : orders)
+        {
+            order.resize(count);
+            std::iota(order.begin(), order.end(), 0u);
+            std::shuffle(order.begin(), order.end(), random);
+        }
+        std::vector<UpdatedSphere> seen[2];
+        const auto visit = [&](int inThread)
+        {
+            TreeState::ConcurrentScope scope;
+            seen[inThread].resize(count);
+            for (std::uint32_t node : orders[inThread])
+                seen[inThread][node] = shared.Sphere(node);
+        };
+        {
+            std::jthread other(visit, 1);
+            visit(0);
+        }
+        for (int t = 0; t < 2; ++t)
+            for (std::uint32_t node = 0; node < count; ++node)
+            {
+                const UpdatedSphere expected = batch.Sphere(node);
+                ASSERT_EQ(0, std::memcmp(&seen[t][node], &expected, sizeof(expected)))
+                    << "thread " << t << " node " << node << " step " << step;
+            }
+        EXPECT_GE(shared.SpheresUpdated(), count);
+        const std::uint64_t updated = shared.SpheresUpdated();
+        for (std::uint32_t node = 0; node < count; ++node)
+        {
+            const UpdatedSphere cached = shared.Sphere(node);
+            const UpdatedSphere expected = batch.Sphere(node);
+            ASSERT_EQ(0, std::memcmp(&cached, &expected, sizeof(expected))) << "node " << node;
+        }
+        EXPECT_EQ(shared.SpheresUpdated(), updated); // all cached and stamped by the threads
+    }
 }
 
 TEST(TreeState, CacheIsSizedByTheProxyLevelAndFollowsLiveChanges)

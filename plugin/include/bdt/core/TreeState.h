@@ -4,6 +4,7 @@
 #include <bdt/core/ProxyLevel.h>
 #include <bdt/core/SphereUpdate.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -40,7 +41,9 @@ struct alignas(16) UpdatedSphere
 /// steps while q stays near it, enlarged by δR·‖q − q_ref‖₂ (one multiply-add a sphere). The reference is
 /// refreshed when that enlargement would exceed `coherenceRefresh` times the root radius.
 ///
-/// Not thread-safe: one thread at a time per state (states of different bodies are independent).
+/// One thread at a time per state (states of different bodies are independent), except for `Sphere`, which
+/// threads that each hold a `ConcurrentScope` may call on one state at once (a parallel narrowphase: two
+/// pairs of one body on two threads). Everything else (`SetQ`, `UpdateRange`, settings) stays serial.
 class TreeState
 {
 public:
@@ -72,11 +75,29 @@ public:
     void SetTemporalCoherence(bool inEnabled, float inRefreshFraction = 0.02f);
     bool TemporalCoherence() const { return mCoherence; }
 
+    /// While alive, this thread's `Sphere` calls may run alongside other threads' (each with its own scope)
+    /// on the same states: a miss claims the node's stamp (an atomic compare-exchange) before it writes the
+    /// cache, and a thread that finds a node claimed by another computes its own copy, the same bits. Costs
+    /// up to three atomic read-modify-writes a cache miss (claims and the count); without a scope a miss
+    /// writes plainly. Scopes do not nest on a thread.
+    class ConcurrentScope
+    {
+    public:
+        ConcurrentScope();
+        ~ConcurrentScope();
+        ConcurrentScope(const ConcurrentScope&) = delete;
+        ConcurrentScope& operator=(const ConcurrentScope&) = delete;
+    };
+
     /// Sphere of node `inNode` at the current q, rest frame; lazily computed and stamped. The common case, a
     /// node already updated in this step without temporal coherence, is inline: one stamp compare, 16 bytes.
     UpdatedSphere Sphere(std::uint32_t inNode)
     {
-        if (inNode < mStamp.size() && mStamp[inNode] == mEpoch && mCoherenceGrowth == 0.0f)
+        // An acquire load (a plain load on x86): the sphere a concurrent thread published with its stamp is
+        // complete when the stamp is seen.
+        if (inNode < mStamp.size() &&
+            std::atomic_ref<std::uint32_t>(mStamp[inNode]).load(std::memory_order_acquire) == mEpoch &&
+            mCoherenceGrowth == 0.0f)
         {
             UpdatedSphere sphere;
             std::memcpy(&sphere, mSpheres.data() + 4 * std::size_t(inNode), sizeof(sphere));
@@ -98,6 +119,11 @@ public:
 
 private:
     UpdatedSphere UpdateSphere(std::uint32_t inNode); // `Sphere` when the cache misses or coherence grows it
+    void UpdateSerial(std::uint32_t inNode, float* outSphere);   // serial miss: compute, cache, stamp
+    void UpdateConcurrent(std::uint32_t inNode, float* outSphere); // miss under a `ConcurrentScope`
+    /// The stamp of a node claimed by a thread computing its sphere (never an epoch).
+    static constexpr std::uint32_t cClaimed = 0xffffffffu;
+    static thread_local bool sConcurrent;
     void ComputeSphere(std::uint32_t inNode, float* outSphere) const;
     void NewEpoch();
     void RebuildQq(std::span<const float> inQ);
@@ -118,7 +144,7 @@ private:
     AlignedVector<float> mSpheres;    ///< 4 floats a cached node.
     std::vector<std::uint32_t> mStamp; ///< Epoch in which the cached sphere was computed.
     std::uint32_t mEpoch = 1;
-    std::uint64_t mSpheresUpdated = 0;
+    std::uint64_t mSpheresUpdated = 0; ///< Spheres computed; one that two threads raced on counts twice.
 };
 
 } // namespace bdt
