@@ -44,6 +44,7 @@ struct ChairsOptions
     double timeStep = 1.0 / 60.0;
     std::string scenes = "both"; // both (deformable, rigid), deformable, rigid, bullet, all, or front
     bool front = false;          // front tracking on every body
+    unsigned threads = 1;        // narrowphase threads of every scene's dispatcher
 };
 
 // What a scene's chairs are.
@@ -177,7 +178,9 @@ std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
                                         const std::shared_ptr<const DeformableAsset>& inAsset,
                                         const SceneSpec& inSpec, Run& ioRun)
 {
-    auto world = std::make_unique<SampleWorld>();
+    SampleWorldSettings worldSettings;
+    worldSettings.narrowphaseThreads = inOptions.threads;
+    auto world = std::make_unique<SampleWorld>(worldSettings);
     world->AddGroundPlane();
     world->Deformables().SetRigid(inSpec.chairs == EChairs::Rigid);
     PileSettings pile;
@@ -221,9 +224,9 @@ int RunChairs(const ChairsOptions& inOptions)
     const double bakeMs = std::chrono::duration<double, std::milli>(Clock::now() - bakeStart).count();
     const std::vector<SceneSpec> specs = ChosenScenes(inOptions);
     std::printf("chair: %zu triangles, M = %u, %u nodes, level %u; baked in %.0f ms; %u chairs, %d steps; "
-                "front tracking %s\n",
+                "%u narrowphase threads; front tracking %s\n",
                 tree->GetModel().TriangleCount(), tree->ModeCount(), tree->NodeCount(), inOptions.level,
-                bakeMs, inOptions.count, inOptions.steps,
+                bakeMs, inOptions.count, inOptions.steps, inOptions.threads,
                 specs.size() == 2 && specs[0].front != specs[1].front ? "on and off"
                 : specs[0].front                                      ? "on"
                                                                       : "off");
@@ -250,6 +253,7 @@ int RunChairs(const ChairsOptions& inOptions)
                              {"triangles", tree->GetModel().TriangleCount()},
                              {"modes", tree->ModeCount()},
                              {"level", inOptions.level},
+                             {"narrowphase_threads", inOptions.threads},
                              {"front_tracking", inOptions.scenes == "front" ? "on and off"
                                                 : inOptions.front           ? "on"
                                                                             : "off"},
@@ -317,6 +321,9 @@ const bool sRegistered = RegisterScenario(
                         "both (deformable and rigid), deformable, rigid, bullet (Bullet's own compound "
                         "chairs), all (the three), or front (deformable with front tracking and without)")
             ->check(CLI::IsMember({"both", "deformable", "rigid", "bullet", "all", "front"}));
+        ioCommand.add_option("--threads", options->threads,
+                             "Narrowphase threads (bdt::ParallelDispatcher) in every scene; 0: the machine's")
+            ->check(CLI::Range(0u, 256u));
         ioCommand.add_flag("--front", options->front,
                            "Front tracking on: each deformable pair's proxy descent starts from last step's "
                            "front (off by default; --scenes front runs both)");

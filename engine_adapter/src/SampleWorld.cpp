@@ -6,6 +6,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/SampleWorld.h>
 #include <bdt/bullet/CollisionConfiguration.h>
+#include <bdt/bullet/ParallelDispatcher.h>
 
 namespace bdt
 {
@@ -13,7 +14,7 @@ namespace bdt
 SampleWorld::SampleWorld(const SampleWorldSettings& inSettings)
 {
     mConfiguration = std::make_unique<CollisionConfiguration>();
-    mDispatcher = std::make_unique<btCollisionDispatcher>(mConfiguration.get());
+    mDispatcher = std::make_unique<ParallelDispatcher>(mConfiguration.get(), inSettings.narrowphaseThreads);
     mBroadphase = std::make_unique<btDbvtBroadphase>();
     mSolver = std::make_unique<btSequentialImpulseConstraintSolver>();
     mDynamics = std::make_unique<btDiscreteDynamicsWorld>(mDispatcher.get(), mBroadphase.get(), mSolver.get(),

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
+#include <utility>
 
 namespace bdt
 {
@@ -129,6 +130,53 @@ void DeformableCollisionAlgorithm::getAllContactManifolds(btManifoldArray& manif
             manifoldArray.push_back(region.manifold);
 }
 
+bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, const btCollisionObject& inBody1,
+                                           const btDispatcherInfo& inInfo, PreparedPair& ioPair)
+{
+    const DeformableShape* shapeA = AsDeformable(inBody0.getCollisionShape());
+    const DeformableShape* shapeB = AsDeformable(inBody1.getCollisionShape());
+    if (mClosestPoints || shapeA == nullptr || shapeB == nullptr)
+        return false;
+    ioPair.algorithm = this;
+    ioPair.objectA = &inBody0;
+    ioPair.objectB = &inBody1;
+    ioPair.threshold = ContactBreakingThreshold(m_dispatcher, inBody0, inBody1);
+    ioPair.search = SearchDistance(ioPair.threshold, double(inInfo.m_timeStep), inBody0, inBody1);
+    ioPair.contacts = {};
+    ioPair.stats = QueryStats();
+    ioPair.ready = false;
+    // The fits `DeformableShape::Body` reads: computed here, only read by the threads.
+    shapeA->RestToWorld(inBody0.getWorldTransform());
+    shapeB->RestToWorld(inBody1.getWorldTransform());
+    return true;
+}
+
+void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioBuffer)
+{
+    const btCollisionObject& objectA = *ioPair.objectA;
+    const btCollisionObject& objectB = *ioPair.objectB;
+    const btCollisionObjectWrapper a(nullptr, objectA.getCollisionShape(), &objectA, objectA.getWorldTransform(),
+                                     -1, -1);
+    const btCollisionObjectWrapper b(nullptr, objectB.getCollisionShape(), &objectB, objectB.getWorldTransform(),
+                                     -1, -1);
+    ioPair.first = ioBuffer.size();
+    ioPair.stats = QueryStats();
+    GenerateContacts(a, b, ioPair.search, ioBuffer, ioPair.stats,
+                     FrontFor(*AsDeformable(objectA.getCollisionShape()), objectB.getCollisionShape()));
+    ioPair.ready = true;
+}
+
+double DeformableCollisionAlgorithm::SearchDistance(double inThreshold, double inTimeStep,
+                                                    const btCollisionObject& inA,
+                                                    const btCollisionObject& inB) const
+{
+    // τ, or less when the pair cannot close that much over the step (`ContactSearchDistance`); but points
+    // the pair already holds stay found until they pass τ, as Bullet's own manifolds keep theirs: dropping and
+    // re-finding a resting body's supports lets it rock and creep.
+    return std::max(ContactSearchDistance(inThreshold, inTimeStep, inA, inB),
+                    std::min(inThreshold, HeldDistance()));
+}
+
 void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapper* body0Wrap,
                                                     const btCollisionObjectWrapper* body1Wrap,
                                                     const btDispatcherInfo& dispatchInfo,
@@ -138,35 +186,51 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     const btCollisionObjectWrapper& a = shape0 != nullptr ? *body0Wrap : *body1Wrap;
     const btCollisionObjectWrapper& b = shape0 != nullptr ? *body1Wrap : *body0Wrap;
     const DeformableShape* shapeA = AsDeformable(a.getCollisionShape());
+    // Contacts a `ParallelDispatcher` generated for exactly this pair in this dispatch, used once.
+    PreparedPair* prepared = std::exchange(mPrepared, nullptr);
+    // (Top-level wrappers only: a compound's child carries its own transform.)
+    if (prepared != nullptr &&
+        (!prepared->ready || mClosestPoints || prepared->objectA != a.getCollisionObject() ||
+         prepared->objectB != b.getCollisionObject() ||
+         &a.getWorldTransform() != &a.getCollisionObject()->getWorldTransform() ||
+         &b.getWorldTransform() != &b.getCollisionObject()->getWorldTransform()))
+        prepared = nullptr;
     if (shapeA == nullptr)
         return;
 
-    // τ, which the manifolds keep, and the distance searched: τ, or less when the pair cannot close that much
-    // over the step (`ContactSearchDistance`) and holds no point that far. Closest-point queries search their
-    // whole threshold.
+    // τ, which the manifolds keep, and the distance searched (`SearchDistance`). Closest-point queries
+    // search their whole threshold.
     double threshold = 0.0;
-    double search = 0.0;
-    if (mClosestPoints)
+    thread_local std::vector<PairContact> generated;
+    std::span<const PairContact> contacts;
+    QueryStats stats;
+    if (prepared != nullptr)
     {
-        if (resultOut == nullptr)
-            return;
-        threshold = std::max(0.0, double(resultOut->m_closestPointDistanceThreshold));
-        search = threshold;
+        threshold = prepared->threshold;
+        contacts = prepared->contacts;
+        stats = prepared->stats;
+        prepared->ready = false;
     }
     else
     {
-        threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
-        search = ContactSearchDistance(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(),
-                                       *b.getCollisionObject());
-        // Points the pair already holds stay found until they pass τ, as Bullet's own manifolds keep theirs:
-        // dropping and re-finding a resting body's supports lets it rock and creep.
-        search = std::max(search, std::min(threshold, HeldDistance()));
+        double search = 0.0;
+        if (mClosestPoints)
+        {
+            if (resultOut == nullptr)
+                return;
+            threshold = std::max(0.0, double(resultOut->m_closestPointDistanceThreshold));
+            search = threshold;
+        }
+        else
+        {
+            threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
+            search = SearchDistance(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(),
+                                    *b.getCollisionObject());
+        }
+        generated.clear();
+        GenerateContacts(a, b, search, generated, stats, FrontFor(*shapeA, b.getCollisionShape()));
+        contacts = generated;
     }
-
-    thread_local std::vector<PairContact> contacts;
-    contacts.clear();
-    QueryStats stats;
-    GenerateContacts(a, b, search, contacts, stats, FrontFor(*shapeA, b.getCollisionShape()));
     AddStats(shapeA->Stats(), stats);
     if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
         shapeB != nullptr && shapeB != shapeA)

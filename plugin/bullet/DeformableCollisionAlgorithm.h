@@ -13,12 +13,30 @@
 #include <span>
 #include <vector>
 
+class btCollisionObject;
 class btPersistentManifold;
+struct btDispatcherInfo;
 
 namespace bdt
 {
 
 class DeformableShape;
+class DeformableCollisionAlgorithm;
+
+/// A pair of deformables whose contacts a `ParallelDispatcher` generates ahead of Bullet's pass: what the
+/// serial preparation found, then where the contacts a thread generated are. Owned by the dispatcher, reused.
+struct PreparedPair
+{
+    DeformableCollisionAlgorithm* algorithm = nullptr;
+    const btCollisionObject* objectA = nullptr; ///< The pair's body 0 ("A").
+    const btCollisionObject* objectB = nullptr;
+    double threshold = 0.0; ///< τ, m: the manifolds' contact breaking threshold.
+    double search = 0.0;    ///< Distance searched, m (`ContactSearchDistance`, or the held points').
+    std::size_t first = 0;  ///< Where its contacts start in the generating thread's buffer.
+    std::span<const PairContact> contacts; ///< Its contacts, in that buffer (set once all threads are done).
+    QueryStats stats;
+    bool ready = false; ///< Contacts generated and not yet used.
+};
 
 /// Narrowphase of a deformable against any shape (another deformable, sphere, box, capsule, any convex,
 /// static plane, any concave). Either body of the pair may be the deformable; for two deformables the
@@ -45,7 +63,11 @@ class DeformableShape;
 /// the pair's first such query, dropped when the setting is off; closest-points algorithms (made per query)
 /// never keep one. The contacts, and so the manifolds, are the same with or without it (`GenerateContacts`).
 ///
-/// 56 bytes (the manifold list and the front live on the heap), well under Bullet's default pool element
+/// Under a `ParallelDispatcher` a pair of two deformables is split in three: `Prepare` (serial: τ, the
+/// search distance, the shapes' rotation fits), `GeneratePrepared` (on any thread: the contacts), then
+/// `processCollision` in Bullet's pass uses those contacts instead of generating them, and goes on as above.
+///
+/// 64 bytes (the manifold list and the front live on the heap), well under Bullet's default pool element
 /// of 192.
 class DeformableCollisionAlgorithm : public btCollisionAlgorithm
 {
@@ -70,6 +92,19 @@ public:
     /// True when made for the closest-points table.
     bool ClosestPoints() const { return mClosestPoints; }
 
+    /// Serial (calls into Bullet): readies `ioPair` for `GeneratePrepared` with the pair's bodies in Bullet's
+    /// order, as `processCollision` would search them (τ, search distance, the held points), and warms the
+    /// shapes' rotation fits that contact generation reads. False, leaving `ioPair` unusable, unless both
+    /// bodies are deformable and this is a contact-mode algorithm.
+    bool Prepare(const btCollisionObject& inBody0, const btCollisionObject& inBody1,
+                 const btDispatcherInfo& inInfo, PreparedPair& ioPair);
+    /// Appends `ioPair`'s contacts to `ioBuffer` (the thread's own) from `ioPair.first` on. Calls nothing of
+    /// Bullet's and touches no other algorithm: threads may run it on distinct algorithms at once, each
+    /// inside a `TreeState::ConcurrentScope`.
+    void GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioBuffer);
+    /// The pair `processCollision` uses instead of generating contacts, once; null for none.
+    void SetPrepared(PreparedPair* inPair) { mPrepared = inPair; }
+
 private:
     struct RegionManifold
     {
@@ -89,12 +124,17 @@ private:
     void ReleaseManifolds();
     /// The farthest distance, m, of the points the pair's manifolds hold from the last step (0 if none).
     double HeldDistance() const;
+    /// The distance the pair's contacts are searched within this step: `ContactSearchDistance`, but at least
+    /// `HeldDistance` (capped at τ = `inThreshold`). `inA`, `inB` in the pair's A, B roles.
+    double SearchDistance(double inThreshold, double inTimeStep, const btCollisionObject& inA,
+                          const btCollisionObject& inB) const;
     /// The front to pass to `GenerateContacts` for deformable A against `inB`, or null (B not deformable,
     /// closest points, or front tracking off on either side). Cleared when the bodies' roles changed.
     TraversalFront* FrontFor(const DeformableShape& inA, const btCollisionShape* inB);
 
     std::vector<RegionManifold> mManifolds; ///< One per kept region, ascending region keys.
     std::unique_ptr<PairFront> mFront;      ///< Two deformables with front tracking only; else null.
+    PreparedPair* mPrepared = nullptr;      ///< Set by a `ParallelDispatcher` for one dispatch.
     bool mClosestPoints = false;
 };
 

@@ -21,11 +21,14 @@ struct SampleWorldSettings
 {
     btVector3 gravity{0, -9.81f, 0}; ///< m/s².
     int solverIterations = 10;       ///< Bullet's sequential-impulse iterations.
+    /// Threads that generate deformable-vs-deformable contacts (`bdt::ParallelDispatcher`; 1: serial, 0:
+    /// the machine's hardware threads). The results are the same for any count.
+    unsigned narrowphaseThreads = 1;
     WorldSettings deformables;       ///< Settings of the attached `bdt::World`.
 };
 
 /// A complete Bullet dynamics world with the BD-Tree plugin attached, owning everything: the collision
-/// configuration (`bdt::CollisionConfiguration`), dispatcher, broadphase (btDbvtBroadphase), solver,
+/// configuration (`bdt::CollisionConfiguration`), dispatcher (`bdt::ParallelDispatcher`), broadphase (btDbvtBroadphase), solver,
 /// the `btDiscreteDynamicsWorld`, the `bdt::World`, and any static bodies added through it. What the
 /// tests, the benchmarks and the demo build their scenes on; a Bullet project that has its own world
 /// needs only `bdt::World`.

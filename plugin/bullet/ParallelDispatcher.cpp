@@ -1,0 +1,170 @@
+#include "DeformableCollisionAlgorithm.h"
+
+#include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <algorithm>
+#include <atomic>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/bullet/ParallelDispatcher.h>
+#include <bdt/core/TreeState.h>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace bdt
+{
+
+/// The pairs prepared in a dispatch (`count` of the slots, reused across dispatches) and each thread's
+/// contact buffer, which keeps its capacity: about what one step generates, 72 bytes a candidate contact.
+struct ParallelDispatcher::Batch
+{
+    std::vector<PreparedPair> pairs;
+    std::size_t count = 0;
+    std::vector<std::vector<PairContact>> buffers; ///< One per thread; pair `i` records which and where.
+    std::vector<std::uint32_t> bufferOf;           ///< The thread that generated pair `i`.
+    std::vector<std::size_t> ends;                 ///< Scratch: per buffer, where the next pair starts.
+
+    PreparedPair& Next()
+    {
+        if (count == pairs.size())
+            pairs.emplace_back();
+        return pairs[count++];
+    }
+};
+
+namespace
+{
+
+unsigned ResolveThreads(unsigned inThreads)
+{
+    if (inThreads != 0)
+        return inThreads;
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
+} // namespace
+
+ParallelDispatcher::ParallelDispatcher(btCollisionConfiguration* inConfiguration, unsigned inThreads)
+    : btCollisionDispatcher(inConfiguration), mThreads(ResolveThreads(inThreads)), mBatch(std::make_unique<Batch>())
+{
+}
+
+ParallelDispatcher::~ParallelDispatcher() = default;
+
+void ParallelDispatcher::SetThreads(unsigned inThreads)
+{
+    mThreads = ResolveThreads(inThreads);
+}
+
+void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPairCache,
+                                                   const btDispatcherInfo& inInfo, btDispatcher* inDispatcher)
+{
+    Batch& batch = *mBatch;
+    batch.count = 0;
+    mLastPrepared = 0;
+    const bool parallel = mThreads > 1 && inInfo.m_dispatchFunc == btDispatcherInfo::DISPATCH_DISCRETE &&
+                          getNearCallback() == &btCollisionDispatcher::defaultNearCallback;
+    const int pairCount = parallel ? inPairCache->getNumOverlappingPairs() : 0;
+    btBroadphasePair* pairs = pairCount > 0 ? inPairCache->getOverlappingPairArrayPtr() : nullptr;
+    // Serial: the pairs Bullet's near callback will process (the same tests, the algorithm made as it makes
+    // it), their distances and the shapes' caches that the threads only read.
+    for (int i = 0; i < pairCount; ++i)
+    {
+        btBroadphasePair& pair = pairs[i];
+        auto* object0 = static_cast<btCollisionObject*>(pair.m_pProxy0->m_clientObject);
+        auto* object1 = static_cast<btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+        if (AsDeformable(object0->getCollisionShape()) == nullptr ||
+            AsDeformable(object1->getCollisionShape()) == nullptr || !needsCollision(object0, object1))
+            continue;
+        if (pair.m_algorithm == nullptr)
+        {
+            const btCollisionObjectWrapper wrap0(nullptr, object0->getCollisionShape(), object0,
+                                                 object0->getWorldTransform(), -1, -1);
+            const btCollisionObjectWrapper wrap1(nullptr, object1->getCollisionShape(), object1,
+                                                 object1->getWorldTransform(), -1, -1);
+            pair.m_algorithm = findAlgorithm(&wrap0, &wrap1, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+        }
+        auto* algorithm = dynamic_cast<DeformableCollisionAlgorithm*>(pair.m_algorithm);
+        if (algorithm == nullptr)
+            continue;
+        if (!algorithm->Prepare(*object0, *object1, inInfo, batch.Next()))
+            --batch.count;
+    }
+    if (batch.count < 2)
+        batch.count = 0; // not worth a thread: Bullet's pass generates it
+    if (batch.count > 0)
+    {
+        // Concurrent: the pairs in turn, on this thread and the helpers. Only this plugin's code runs here.
+        std::atomic<std::size_t> next{0};
+        std::exception_ptr failure;
+        std::mutex failureMutex;
+        const std::size_t helperCount = std::min<std::size_t>(mThreads - 1, batch.count - 1);
+        batch.buffers.resize(std::max(batch.buffers.size(), helperCount + 1));
+        batch.bufferOf.resize(batch.count);
+        const auto work = [&](std::uint32_t inThread)
+        {
+            TreeState::ConcurrentScope scope;
+            std::vector<PairContact>& buffer = batch.buffers[inThread];
+            buffer.clear();
+            try
+            {
+                for (std::size_t i = next.fetch_add(1, std::memory_order_relaxed); i < batch.count;
+                     i = next.fetch_add(1, std::memory_order_relaxed))
+                {
+                    batch.bufferOf[i] = inThread;
+                    batch.pairs[i].algorithm->GeneratePrepared(batch.pairs[i], buffer);
+                }
+            }
+            catch (...)
+            {
+                const std::lock_guard<std::mutex> lock(failureMutex);
+                if (!failure)
+                    failure = std::current_exception();
+                next.store(batch.count, std::memory_order_relaxed);
+            }
+        };
+        {
+            std::vector<std::jthread> helpers;
+            helpers.reserve(helperCount);
+            for (std::size_t t = 1; t <= helperCount; ++t)
+                helpers.emplace_back(work, std::uint32_t(t));
+            work(0);
+        } // joined
+        if (failure)
+            std::rethrow_exception(failure);
+        // Each pair's contacts run from its start to the next start in the same buffer, or its end.
+        // (A thread takes its pairs in ascending order, so their starts ascend in its buffer.)
+        std::vector<std::size_t>& ends = batch.ends;
+        ends.resize(batch.buffers.size());
+        for (std::size_t t = 0; t < ends.size(); ++t)
+            ends[t] = batch.buffers[t].size();
+        for (std::size_t i = batch.count; i-- > 0;)
+        {
+            PreparedPair& pair = batch.pairs[i];
+            const std::vector<PairContact>& buffer = batch.buffers[batch.bufferOf[i]];
+            std::size_t& end = ends[batch.bufferOf[i]];
+            pair.contacts = std::span<const PairContact>(buffer.data() + pair.first, end - pair.first);
+            end = pair.first;
+        }
+        for (std::size_t i = 0; i < batch.count; ++i)
+            batch.pairs[i].algorithm->SetPrepared(&batch.pairs[i]);
+        mLastPrepared = batch.count;
+    }
+    // Bullet's pass; each prepared pair's algorithm uses its contacts once. Whatever was not used (a pair the
+    // pass removed, an exception) is forgotten before the next dispatch.
+    struct Forget
+    {
+        Batch& batch;
+        ~Forget()
+        {
+            for (std::size_t i = 0; i < batch.count; ++i)
+                batch.pairs[i].algorithm->SetPrepared(nullptr);
+            batch.count = 0;
+        }
+    } forget{batch};
+    btCollisionDispatcher::dispatchAllCollisionPairs(inPairCache, inInfo, inDispatcher);
+}
+
+} // namespace bdt
