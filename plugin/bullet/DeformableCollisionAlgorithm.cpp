@@ -143,7 +143,6 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
     ioPair.threshold = ContactBreakingThreshold(m_dispatcher, inBody0, inBody1);
     ioPair.search = SearchDistance(ioPair.threshold, double(inInfo.m_timeStep), inBody0, inBody1);
     ioPair.contacts = {};
-    ioPair.stats = QueryStats();
     ioPair.ready = false;
     // The fits `DeformableShape::Body` reads: computed here, only read by the threads.
     shapeA->RestToWorld(inBody0.getWorldTransform());
@@ -153,16 +152,12 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
 
 void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioBuffer)
 {
-    const btCollisionObject& objectA = *ioPair.objectA;
-    const btCollisionObject& objectB = *ioPair.objectB;
-    const btCollisionObjectWrapper a(nullptr, objectA.getCollisionShape(), &objectA, objectA.getWorldTransform(),
-                                     -1, -1);
-    const btCollisionObjectWrapper b(nullptr, objectB.getCollisionShape(), &objectB, objectB.getWorldTransform(),
-                                     -1, -1);
+    const btCollisionObjectWrapper a = TopLevelWrapper(*ioPair.objectA);
+    const btCollisionObjectWrapper b = TopLevelWrapper(*ioPair.objectB);
     ioPair.first = ioBuffer.size();
     ioPair.stats = QueryStats();
     GenerateContacts(a, b, ioPair.search, ioBuffer, ioPair.stats,
-                     FrontFor(*AsDeformable(objectA.getCollisionShape()), objectB.getCollisionShape()));
+                     FrontFor(*AsDeformable(a.getCollisionShape()), b.getCollisionShape()));
     ioPair.ready = true;
 }
 

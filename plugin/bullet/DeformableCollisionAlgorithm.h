@@ -8,12 +8,13 @@
 #include "ManifoldUpdate.h"
 
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
 
-class btCollisionObject;
 class btPersistentManifold;
 struct btDispatcherInfo;
 
@@ -22,6 +23,14 @@ namespace bdt
 
 class DeformableShape;
 class DeformableCollisionAlgorithm;
+
+/// The wrapper Bullet's near callback gives a top-level object: its own shape and world transform, no
+/// parent, no part or index.
+inline btCollisionObjectWrapper TopLevelWrapper(const btCollisionObject& inObject)
+{
+    return btCollisionObjectWrapper(nullptr, inObject.getCollisionShape(), &inObject, inObject.getWorldTransform(),
+                                    -1, -1);
+}
 
 /// A pair of deformables whose contacts a `ParallelDispatcher` generates ahead of Bullet's pass: what the
 /// serial preparation found, then where the contacts a thread generated are. Owned by the dispatcher, reused.

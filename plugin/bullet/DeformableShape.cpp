@@ -137,7 +137,8 @@ double DeformableShape::ModalSurfaceSpeed() const
     for (const double v : mDynamics.QDot())
         squared += v * v;
     const float* root = mAsset->Tree().Row(0);
-    return Scale() * double(root[NodeRowLayout::TightOffset(mAsset->Tree().ModeCount()) + 1]) * std::sqrt(squared);
+    const double rootGrowth = double(root[NodeRowLayout::TightOffset(mAsset->Tree().ModeCount()) + 1]);
+    return Scale() * rootGrowth * std::sqrt(squared);
 }
 
 void DeformableShape::processAllTriangles(btTriangleCallback* ioCallback, const btVector3& inMin,

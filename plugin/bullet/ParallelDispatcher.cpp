@@ -1,8 +1,6 @@
 #include "DeformableCollisionAlgorithm.h"
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
-#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
-#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <algorithm>
 #include <atomic>
 #include <bdt/bullet/DeformableShape.h>
@@ -80,10 +78,8 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
             continue;
         if (pair.m_algorithm == nullptr)
         {
-            const btCollisionObjectWrapper wrap0(nullptr, object0->getCollisionShape(), object0,
-                                                 object0->getWorldTransform(), -1, -1);
-            const btCollisionObjectWrapper wrap1(nullptr, object1->getCollisionShape(), object1,
-                                                 object1->getWorldTransform(), -1, -1);
+            const btCollisionObjectWrapper wrap0 = TopLevelWrapper(*object0);
+            const btCollisionObjectWrapper wrap1 = TopLevelWrapper(*object1);
             pair.m_algorithm = findAlgorithm(&wrap0, &wrap1, nullptr, BT_CONTACT_POINT_ALGORITHMS);
         }
         auto* algorithm = dynamic_cast<DeformableCollisionAlgorithm*>(pair.m_algorithm);

@@ -8,8 +8,6 @@
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
-#include <bdt/adapter/World.h>
-#include <bdt/bullet/DeformableShape.h>
 #include <bdt/bullet/ParallelDispatcher.h>
 #include <cstring>
 #include <gtest/gtest.h>
@@ -56,29 +54,6 @@ struct PileScene
                                          2.0));
     }
 
-    // Every body's transform, velocities and (deformables') q, as raw doubles.
-    std::vector<double> State() const
-    {
-        std::vector<double> state;
-        for (btRigidBody* body : bodies)
-        {
-            const btTransform& t = body->getWorldTransform();
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c)
-                    state.push_back(double(t.getBasis()[r][c]));
-            for (int k = 0; k < 3; ++k)
-            {
-                state.push_back(double(t.getOrigin()[k]));
-                state.push_back(double(body->getLinearVelocity()[k]));
-                state.push_back(double(body->getAngularVelocity()[k]));
-            }
-            if (const DeformableShape* shape = World::Shape(body))
-                for (double q : shape->Dynamics().QDouble())
-                    state.push_back(q);
-        }
-        return state;
-    }
-
     std::size_t ContactPoints() const
     {
         btDispatcher& dispatcher = *world->Dynamics().getDispatcher();
@@ -104,8 +79,8 @@ TEST(ParallelDispatcher, TwoThreadsStepTheSerialWorldBitForBit)
         prepared += DispatcherOf(*parallel.world).PreparedPairs();
         contacts += parallel.ContactPoints();
         ASSERT_EQ(serial.ContactPoints(), parallel.ContactPoints()) << "step " << step;
-        const std::vector<double> a = serial.State();
-        const std::vector<double> b = parallel.State();
+        const std::vector<double> a = test::RawBodyState(serial.bodies);
+        const std::vector<double> b = test::RawBodyState(parallel.bodies);
         ASSERT_EQ(a.size(), b.size());
         ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << "step " << step;
     }

@@ -186,17 +186,7 @@ TEST(WorldDynamics, DeterministicAcrossRuns)
         pile.body.proxyLevel = 7;
         const auto bodies = AddPile(world, test::ShapeAsset("chair", 3000, 10), pile);
         world.Step(200, cStep);
-        for (btRigidBody* body : bodies)
-        {
-            const btTransform& t = body->getWorldTransform();
-            for (int r = 0; r < 3; ++r)
-                for (int c = 0; c < 3; ++c)
-                    outState.push_back(double(t.getBasis()[r][c]));
-            for (int k = 0; k < 3; ++k)
-                outState.push_back(double(t.getOrigin()[k]));
-            for (double q : World::Shape(body)->Dynamics().QDouble())
-                outState.push_back(q);
-        }
+        outState = test::RawBodyState(bodies);
     };
     std::vector<double> first, second;
     run(first);

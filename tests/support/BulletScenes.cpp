@@ -4,6 +4,7 @@
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/World.h>
+#include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <map>
@@ -79,6 +80,28 @@ double MaxPointSpeed(btRigidBody& inBody)
     }
     return double(inBody.getLinearVelocity().length()) +
            double(inBody.getAngularVelocity().length()) * reach + modal;
+}
+
+std::vector<double> RawBodyState(std::span<btRigidBody* const> inBodies)
+{
+    std::vector<double> state;
+    for (btRigidBody* body : inBodies)
+    {
+        const btTransform& t = body->getWorldTransform();
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                state.push_back(double(t.getBasis()[r][c]));
+        for (int k = 0; k < 3; ++k)
+        {
+            state.push_back(double(t.getOrigin()[k]));
+            state.push_back(double(body->getLinearVelocity()[k]));
+            state.push_back(double(body->getAngularVelocity()[k]));
+        }
+        if (const DeformableShape* shape = World::Shape(body))
+            for (double q : shape->Dynamics().QDouble())
+                state.push_back(q);
+    }
+    return state;
 }
 
 } // namespace bdt::test

@@ -7,7 +7,9 @@
 #include <bdt/core/DeformableAsset.h>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
+#include <vector>
 
 class btRigidBody;
 
@@ -36,5 +38,9 @@ double LowestVertexHeight(btRigidBody& inBody);
 
 /// An upper bound on the speed of any point of the body (m/s): |v| + |ω|·reach + max_i s·|U_i q̇|.
 double MaxPointSpeed(btRigidBody& inBody);
+
+/// Everything that determines where the bodies go next, as raw doubles in order: each body's basis, origin,
+/// linear and angular velocity, and (for a deformable) q. For bit-for-bit comparisons of two runs.
+std::vector<double> RawBodyState(std::span<btRigidBody* const> inBodies);
 
 } // namespace bdt::test

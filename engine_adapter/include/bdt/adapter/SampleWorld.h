@@ -28,10 +28,10 @@ struct SampleWorldSettings
 };
 
 /// A complete Bullet dynamics world with the BD-Tree plugin attached, owning everything: the collision
-/// configuration (`bdt::CollisionConfiguration`), dispatcher (`bdt::ParallelDispatcher`), broadphase (btDbvtBroadphase), solver,
-/// the `btDiscreteDynamicsWorld`, the `bdt::World`, and any static bodies added through it. What the
-/// tests, the benchmarks and the demo build their scenes on; a Bullet project that has its own world
-/// needs only `bdt::World`.
+/// configuration (`bdt::CollisionConfiguration`), dispatcher (`bdt::ParallelDispatcher`), broadphase
+/// (btDbvtBroadphase), solver, the `btDiscreteDynamicsWorld`, the `bdt::World`, and any static bodies added
+/// through it. What the tests, the benchmarks and the demo build their scenes on; a Bullet project that has
+/// its own world needs only `bdt::World`.
 class SampleWorld
 {
 public:
