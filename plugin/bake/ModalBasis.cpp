@@ -1,0 +1,336 @@
+// The modal bake: lattice modes by shift-and-invert Lanczos (Spectra), then the surface basis by trilinear
+// embedding of the mesh's vertices in the lattice.
+
+#include <Eigen/CholmodSupport>
+#include <Spectra/MatOp/SparseSymMatProd.h>
+#include <Spectra/SymGEigsShiftSolver.h>
+#include <algorithm>
+#include <bdt/bake/ModalBasis.h>
+#include <bdt/bake/SmoothBasis.h>
+#include <bdt/core/Error.h>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+namespace bdt
+{
+
+namespace
+{
+
+/// y = (K − σM)⁻¹ x for Spectra's shift-and-invert mode, by a sparse LDLᵀ factorisation. With σ below the
+/// smallest eigenvalue (0, the rigid modes) K − σM is positive definite.
+class ShiftedSolve
+{
+public:
+    using Scalar = double;
+
+    ShiftedSolve(const Eigen::SparseMatrix<double>& inK, const Eigen::SparseMatrix<double>& inM,
+                 const ProgressCallback& inProgress)
+        : mK(inK), mM(inM), mProgress(inProgress)
+    {
+    }
+
+    Eigen::Index rows() const { return mK.rows(); }
+    Eigen::Index cols() const { return mK.cols(); }
+
+    void set_shift(double inSigma)
+    {
+        if (mProgress)
+            mProgress("factorise", 0.0);
+        const Eigen::SparseMatrix<double> shifted = mK - inSigma * mM;
+        mSolver.compute(shifted);
+        if (mSolver.info() != Eigen::Success)
+            throw Error(
+                "the factorisation of K - sigma M failed (the lattice model is not positive definite)");
+        if (mProgress)
+            mProgress("factorise", 1.0);
+    }
+
+    void perform_op(const double* inX, double* outY) const
+    {
+        Eigen::Map<const Eigen::VectorXd> x(inX, mK.rows());
+        Eigen::Map<Eigen::VectorXd> y(outY, mK.rows());
+        y = mSolver.solve(x);
+    }
+
+private:
+    const Eigen::SparseMatrix<double>& mK;
+    const Eigen::SparseMatrix<double>& mM;
+    const ProgressCallback& mProgress;
+    Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower> mSolver;
+};
+
+// Modified Gram–Schmidt in the M inner product: Φᵀ M Φ = I to rounding, whatever the eigensolver's
+// tolerance left between modes of (nearly) repeated frequencies.
+void MassOrthonormalise(const Eigen::SparseMatrix<double>& inMass, Eigen::MatrixXd& ioShapes)
+{
+    for (Eigen::Index j = 0; j < ioShapes.cols(); ++j)
+        for (int pass = 0; pass < 2; ++pass)
+        {
+            const Eigen::VectorXd mv = inMass * ioShapes.col(j);
+            for (Eigen::Index i = 0; i < j; ++i)
+                ioShapes.col(j) -= ioShapes.col(i).dot(mv) * ioShapes.col(i);
+            const double norm = std::sqrt(ioShapes.col(j).dot(inMass * ioShapes.col(j)));
+            if (!(norm > 0.0))
+                throw Error("a vibration mode vanished in the mass orthonormalisation");
+            ioShapes.col(j) /= norm;
+        }
+}
+
+std::string Number(double inValue)
+{
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.3g", inValue);
+    return text;
+}
+
+} // namespace
+
+void CheckModalBakeSettings(const ModalBakeSettings& inSettings)
+{
+    const ElasticMaterial& material = inSettings.material;
+    if (!(inSettings.scale > 0.0) || !std::isfinite(inSettings.scale))
+        throw Error("the scale must be positive and finite, got " + Number(inSettings.scale));
+    if (!(material.young > 0.0) || !std::isfinite(material.young))
+        throw Error("Young's modulus must be positive, got " + Number(material.young) + " Pa");
+    if (!(material.poisson > -1.0 && material.poisson < 0.5))
+        throw Error("Poisson's ratio must be in (-1, 0.5), got " + Number(material.poisson));
+    if (!(material.density > 0.0) || !std::isfinite(material.density))
+        throw Error("the density must be positive, got " + Number(material.density) + " kg/m^3");
+    if (!(inSettings.rayleighAlpha >= 0.0 && inSettings.rayleighBeta >= 0.0) ||
+        !std::isfinite(inSettings.rayleighAlpha) || !std::isfinite(inSettings.rayleighBeta))
+        throw Error("the Rayleigh damping coefficients must be finite and non-negative");
+    if (inSettings.modes == 0)
+        throw Error("a modal basis needs at least one mode");
+}
+
+LatticeModes ComputeLatticeModes(std::span<const Vec3f> inPositions, std::span<const Triangle> inTriangles,
+                                 const ModalBakeSettings& inSettings, const ProgressCallback& inProgress)
+{
+    CheckModalBakeSettings(inSettings);
+    const ElasticMaterial& material = inSettings.material;
+    LatticeModes out;
+    if (inProgress)
+        inProgress("voxelise", 0.0);
+    Eigen::AlignedBox3d box;
+    for (const Vec3f& p : inPositions)
+        if (p.allFinite())
+            box.extend(p.cast<double>());
+    const double longest = box.isEmpty() ? 0.0 : box.sizes().maxCoeff();
+    double cellSize = 0.0;
+    if (inSettings.resolution > 0)
+        cellSize = longest / double(inSettings.resolution);
+    else
+    {
+        cellSize = CellSizeForBudget(inPositions, inTriangles, ModalBakeSettings::cDefaultCells);
+        cellSize = std::clamp(cellSize, longest / double(ModalBakeSettings::cMaxResolution),
+                              longest / double(ModalBakeSettings::cMinResolution));
+    }
+    out.grid = VoxeliseSolid(inPositions, inTriangles, cellSize, &out.voxels);
+    if (inSettings.resolution == 0)
+    {
+        // The volume estimate misses for meshes with holes or loose parts (voxelised as solids or shells):
+        // rescale towards the budget by what the lattice really holds, a volume (h³) or a shell (h²).
+        const double minSize = longest / double(ModalBakeSettings::cMaxResolution);
+        const double maxSize = longest / double(ModalBakeSettings::cMinResolution);
+        for (int round = 0; round < 4; ++round)
+        {
+            const double ratio = double(out.grid.SolidCount()) / ModalBakeSettings::cDefaultCells;
+            if (ratio > 0.6 && ratio < 1.5)
+                break;
+            const double next = std::clamp(
+                cellSize * std::pow(ratio, out.voxels.shellFallback ? 0.5 : 1.0 / 3.0), minSize, maxSize);
+            if (next == cellSize)
+                break;
+            cellSize = next;
+            out.grid = VoxeliseSolid(inPositions, inTriangles, cellSize, &out.voxels);
+        }
+    }
+    // M + 6 eigenpairs need more degrees of freedom than that (checked before any stage is reported done).
+    const auto dofs = Eigen::Index(3 * CountLatticeNodes(out.grid));
+    const Eigen::Index wanted = Eigen::Index(inSettings.modes) + 6;
+    if (wanted >= dofs)
+        throw Error("--modes " + std::to_string(inSettings.modes) + " is more than the lattice's " +
+                    std::to_string(std::max<Eigen::Index>(dofs - 7, 0)) +
+                    " vibration modes; raise the resolution or ask for fewer modes");
+    if (inProgress)
+        inProgress("voxelise", 1.0);
+
+    if (inProgress)
+        inProgress("assemble", 0.0);
+    out.elasticity = AssembleVoxelElasticity(out.grid, material, inSettings.scale);
+    out.nodes = out.elasticity.NodeCount();
+    out.totalMass = out.elasticity.totalMass;
+    if (inProgress)
+        inProgress("assemble", 1.0);
+
+    // A shift a little below 0, on the scale of the lowest eigenvalues of a body of this size: K − σM is
+    // then positive definite and the eigenvalues nearest σ are the smallest, rigid ones first.
+    const double lengthMetres = longest * inSettings.scale;
+    const double sigma = -1e-3 * (material.young / material.density) / (lengthMetres * lengthMetres);
+    const Eigen::Index basisSize =
+        std::min<Eigen::Index>(dofs, std::max<Eigen::Index>(2 * wanted + 1, wanted + 20));
+
+    ShiftedSolve op(out.elasticity.stiffness, out.elasticity.mass, inProgress);
+    Spectra::SparseSymMatProd<double> massProduct(out.elasticity.mass);
+    Spectra::SymGEigsShiftSolver<ShiftedSolve, Spectra::SparseSymMatProd<double>,
+                                 Spectra::GEigsMode::ShiftInvert>
+        solver(op, massProduct, wanted, basisSize, sigma);
+    if (inProgress)
+        inProgress("eigensolve", 0.0);
+    solver.init();
+    solver.compute(Spectra::SortRule::LargestMagn, 2000, 1e-10);
+    if (solver.info() != Spectra::CompInfo::Successful)
+        throw Error("the eigensolver did not converge (" + std::to_string(dofs) + " degrees of freedom, " +
+                    std::to_string(wanted) + " modes asked)");
+    if (inProgress)
+        inProgress("eigensolve", 1.0);
+
+    const Eigen::VectorXd values = solver.eigenvalues();
+    const Eigen::MatrixXd vectors = solver.eigenvectors();
+    std::vector<Eigen::Index> order(std::size_t(values.size()));
+    std::iota(order.begin(), order.end(), Eigen::Index(0));
+    std::sort(order.begin(), order.end(),
+              [&](Eigen::Index inA, Eigen::Index inB) { return values[inA] < values[inB]; });
+
+    // Rigid modes have λ = 0 exactly; in floating point a tiny fraction of the stiffest element's scale,
+    // E / (ρ h²), far below any elastic mode of a lattice of at most a few hundred cells across.
+    const double h = out.grid.cellSize * inSettings.scale;
+    const double rigidBound = 1e-10 * (material.young / material.density) / (h * h);
+    std::size_t rigid = 0;
+    while (rigid < order.size() && std::abs(values[order[rigid]]) <= rigidBound)
+        ++rigid;
+    if (rigid != 6)
+        throw Error("found " + std::to_string(rigid) +
+                    " near-zero (rigid) modes instead of 6: the lattice model is not one free solid");
+    for (std::size_t i = 0; i < 6; ++i)
+        out.rigidEigenvalues.push_back(values[order[i]]);
+    out.shapes.resize(dofs, Eigen::Index(inSettings.modes));
+    for (std::uint32_t j = 0; j < inSettings.modes; ++j)
+    {
+        out.eigenvalues.push_back(values[order[6 + j]]);
+        out.shapes.col(j) = vectors.col(order[6 + j]);
+    }
+    MassOrthonormalise(out.elasticity.mass, out.shapes);
+    // A deterministic sign: each mode's largest component positive.
+    for (Eigen::Index j = 0; j < out.shapes.cols(); ++j)
+    {
+        Eigen::Index largest = 0;
+        out.shapes.col(j).cwiseAbs().maxCoeff(&largest);
+        if (out.shapes(largest, j) < 0.0)
+            out.shapes.col(j) = -out.shapes.col(j);
+    }
+    return out;
+}
+
+std::vector<float> InterpolateSurfaceBasis(std::span<const Vec3f> inPositions, const LatticeModes& inModes,
+                                           double inScale)
+{
+    const VoxelGrid& grid = inModes.grid;
+    const auto modes = std::uint32_t(inModes.shapes.cols());
+    const std::array<std::uint32_t, 3> n = grid.cells;
+    const std::size_t nx = n[0] + 1, ny = n[1] + 1;
+
+    // Nearest solid cell of every cell (itself if solid), by a breadth-first sweep out of the solid cells;
+    // built only if some vertex lies outside the solid.
+    std::vector<std::int64_t> nearest;
+    const auto nearestSolid = [&](std::size_t inCell) -> std::size_t
+    {
+        if (grid.solid[inCell] != 0)
+            return inCell;
+        if (nearest.empty())
+        {
+            nearest.assign(grid.CellCount(), -1);
+            std::vector<std::size_t> queue;
+            for (std::size_t c = 0; c < grid.CellCount(); ++c)
+                if (grid.solid[c] != 0)
+                {
+                    nearest[c] = std::int64_t(c);
+                    queue.push_back(c);
+                }
+            for (std::size_t head = 0; head < queue.size(); ++head)
+            {
+                const std::size_t c = queue[head];
+                const std::size_t i = c % n[0], j = (c / n[0]) % n[1], k = c / (std::size_t(n[0]) * n[1]);
+                const auto visit = [&](std::size_t inNext)
+                {
+                    if (nearest[inNext] < 0)
+                    {
+                        nearest[inNext] = nearest[c];
+                        queue.push_back(inNext);
+                    }
+                };
+                if (i > 0)
+                    visit(c - 1);
+                if (i + 1 < n[0])
+                    visit(c + 1);
+                if (j > 0)
+                    visit(c - n[0]);
+                if (j + 1 < n[1])
+                    visit(c + n[0]);
+                if (k > 0)
+                    visit(c - std::size_t(n[0]) * n[1]);
+                if (k + 1 < n[2])
+                    visit(c + std::size_t(n[0]) * n[1]);
+            }
+        }
+        return std::size_t(nearest[inCell]);
+    };
+
+    std::vector<float> basis(inPositions.size() * modes * 3);
+    for (std::size_t v = 0; v < inPositions.size(); ++v)
+    {
+        const Vec3d g = (inPositions[v].cast<double>() - grid.origin) / grid.cellSize;
+        std::size_t ijk[3];
+        for (int d = 0; d < 3; ++d)
+            ijk[d] = std::size_t(std::clamp(std::floor(g[d]), 0.0, double(n[d] - 1)));
+        const std::size_t cell =
+            nearestSolid(grid.CellIndex(std::uint32_t(ijk[0]), std::uint32_t(ijk[1]), std::uint32_t(ijk[2])));
+        const std::size_t ci = cell % n[0], cj = (cell / n[0]) % n[1], ck = cell / (std::size_t(n[0]) * n[1]);
+        // Local coordinates in the chosen cell, not clamped: outside it the trilinear weights extrapolate.
+        const Vec3d t = g - Vec3d(double(ci), double(cj), double(ck));
+        for (int a = 0; a < 8; ++a)
+        {
+            const int dx = a & 1, dy = (a >> 1) & 1, dz = (a >> 2) & 1;
+            const double w = (dx != 0 ? t.x() : 1.0 - t.x()) * (dy != 0 ? t.y() : 1.0 - t.y()) *
+                             (dz != 0 ? t.z() : 1.0 - t.z());
+            const std::size_t lattice = (ci + dx) + nx * ((cj + dy) + ny * (ck + dz));
+            const std::int64_t node = inModes.elasticity.nodeOfLattice[lattice];
+            if (node < 0)
+                throw Error("internal: a solid cell's corner has no lattice node");
+            for (std::uint32_t j = 0; j < modes; ++j)
+                for (int axis = 0; axis < 3; ++axis)
+                    basis[(v * modes + j) * 3 + std::size_t(axis)] +=
+                        float(w * inModes.shapes(3 * node + axis, j) / inScale);
+        }
+    }
+    return basis;
+}
+
+Model MakeModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles,
+                     const ModalBakeSettings& inSettings, const ProgressCallback& inProgress,
+                     LatticeModes* outModes)
+{
+    LatticeModes modes = ComputeLatticeModes(inPositions, inTriangles, inSettings, inProgress);
+    ModelData data;
+    data.modeCount = inSettings.modes;
+    data.basis = InterpolateSurfaceBasis(inPositions, modes, inSettings.scale);
+    data.normalBasis = MakeNormalBasis(inPositions, inTriangles, data.basis, data.modeCount);
+    for (double lambda : modes.eigenvalues)
+    {
+        const double omega = std::sqrt(std::max(lambda, 0.0));
+        ModeInfo info;
+        info.frequency = float(omega);
+        info.damping =
+            float(inSettings.rayleighAlpha / (2.0 * omega) + 0.5 * inSettings.rayleighBeta * omega);
+        data.modes.push_back(info);
+    }
+    data.positions = std::move(inPositions);
+    data.triangles = std::move(inTriangles);
+    if (outModes != nullptr)
+        *outModes = std::move(modes);
+    return Model::Create(std::move(data));
+}
+
+} // namespace bdt

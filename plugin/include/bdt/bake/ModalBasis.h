@@ -1,0 +1,78 @@
+#pragma once
+
+#include <Eigen/Core>
+#include <bdt/bake/VoxelElasticity.h>
+#include <bdt/bake/VoxelGrid.h>
+#include <bdt/core/BDTree.h>
+#include <bdt/core/Model.h>
+#include <cstdint>
+#include <vector>
+
+namespace bdt
+{
+
+/// Settings of a modal bake (`bdt-bake --basis modal`).
+struct ModalBakeSettings
+{
+    std::uint32_t modes = 10; ///< M, the vibration modes kept (the six rigid ones are found and skipped).
+    /// Cells along the mesh's longest side; 0 chooses them: about `cDefaultCells` solid cells (the mesh's
+    /// volume over `CellSizeForBudget`, then corrected by the solid cells the lattice really holds), so a
+    /// mostly thin mesh gets a finer lattice and several cells across its thin parts; clamped to [16, 160]
+    /// along the longest side. The bake's cost follows the solid cells: about 3 s for 8000.
+    std::uint32_t resolution = 0;
+    ElasticMaterial material;   ///< E, ν, ρ (SI).
+    double rayleighAlpha = 0.0; ///< Mass-proportional Rayleigh damping α, 1/s: ζ_j += α / (2ω_j).
+    double rayleighBeta = 0.0;  ///< Stiffness-proportional Rayleigh damping β, s: ζ_j += β ω_j / 2.
+    double scale = 1.0;         ///< Mesh units to metres.
+
+    static constexpr double cDefaultCells = 8000.0;
+    static constexpr std::uint32_t cMinResolution = 16, cMaxResolution = 160;
+};
+
+/// The lattice modes of a modal bake and what was found on the way.
+struct LatticeModes
+{
+    VoxelGrid grid;
+    VoxelReport voxels;
+    std::size_t nodes = 0;                ///< Lattice nodes used by solid cells (3 degrees of freedom each).
+    double totalMass = 0.0;               ///< kg.
+    std::vector<double> rigidEigenvalues; ///< The six smallest eigenvalues, (rad/s)², skipped as rigid.
+    std::vector<double> eigenvalues;      ///< λ_j = ω_j² of the M kept modes, ascending, (rad/s)².
+    Eigen::MatrixXd shapes;               ///< Φ, 3·nodes × M: mass-normalised (Φᵀ M Φ = I), m/√kg.
+    VoxelElasticity elasticity;           ///< K and M of the lattice.
+};
+
+/// Throws `bdt::Error` with a one-line message when the settings are impossible: E ≤ 0, ν outside
+/// (−1, 0.5), ρ ≤ 0, scale ≤ 0, negative Rayleigh coefficients, a non-finite value, or no mode. O(1).
+void CheckModalBakeSettings(const ModalBakeSettings& inSettings);
+
+/// Voxelises the mesh (`VoxeliseSolid`), assembles linear elasticity on the lattice (`VoxelElasticity`)
+/// and solves the generalised eigenproblem K φ = λ M φ for the M + 6 eigenvalues nearest a small negative
+/// shift, with Spectra's shift-and-invert Lanczos on a sparse Cholesky (LDLᵀ) factorisation of K − σM (no
+/// dense matrices). Checks that exactly six near-zero (rigid) modes come first and skips them; the rest are
+/// mass-orthonormalised again (Gram–Schmidt in the M inner product), so ‖Φᵀ M Φ − I‖ is at rounding level
+/// even for repeated frequencies.
+///
+/// Progress stages: "voxelise", "assemble", "factorise", "eigensolve". Throws `bdt::Error` with a one-line
+/// message for a bad mesh, impossible parameters (E ≤ 0, ν outside (−1, 0.5), ρ ≤ 0, scale ≤ 0), more
+/// modes than the lattice has (3·nodes − 6), no convergence, or a rigid-mode count other than six.
+LatticeModes ComputeLatticeModes(std::span<const Vec3f> inPositions, std::span<const Triangle> inTriangles,
+                                 const ModalBakeSettings& inSettings,
+                                 const ProgressCallback& inProgress = {});
+
+/// The surface basis of lattice modes: each vertex's displacement interpolated trilinearly from the 8 nodes
+/// of its cell (the embedding weights are the "rigid links" of the bi-resolution model in
+/// interruptible-cd-deformables.md); a vertex outside every solid cell takes the nearest solid cell's
+/// weights, extrapolated (exact for affine fields). `ModelData::basis` layout, model (mesh) units per unit
+/// q_j: Φ / scale. Cost O(N·M + cells).
+std::vector<float> InterpolateSurfaceBasis(std::span<const Vec3f> inPositions, const LatticeModes& inModes,
+                                           double inScale);
+
+/// A model of the mesh (moved in) with the modal basis: U from `InterpolateSurfaceBasis`, the normal basis
+/// (`MakeNormalBasis`), and per mode ω_j = √λ_j and ζ_j from Rayleigh damping. `outModes`, if given, receives
+/// the lattice modes. Throws as `ComputeLatticeModes` and `Model::Create` do.
+Model MakeModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles,
+                     const ModalBakeSettings& inSettings, const ProgressCallback& inProgress = {},
+                     LatticeModes* outModes = nullptr);
+
+} // namespace bdt
