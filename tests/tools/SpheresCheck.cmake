@@ -3,7 +3,8 @@
 # `bdt-inspect mesh` under that node (both bounds, all nodes and one level at a time).
 #
 # cmake -DBAKE=... -DINSPECT=... -DCHECK=... -DWORK=<dir> -DNAME=<name> -DSOURCE=<mesh file | shape:NAME:TRIANGLES>
-#       -DMODES=6 -DSEEDS=4 -P SpheresCheck.cmake
+#       -DMODES=6 -DSEEDS=4 [-DBASIS=smooth|modal] -P SpheresCheck.cmake
+# A modal bake must also store M positive, ascending frequencies (`bdt-inspect info`).
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var BAKE INSPECT CHECK WORK NAME SOURCE MODES SEEDS)
@@ -46,8 +47,26 @@ if(SOURCE MATCHES "^shape:([a-z]+):([0-9]+)$")
 else()
   set(input ${SOURCE})
 endif()
-run_ok(ignored ${BAKE} ${input} -o ${asset} --basis smooth --modes ${MODES})
+if(NOT DEFINED BASIS)
+  set(BASIS smooth)
+endif()
+run_ok(ignored ${BAKE} ${input} -o ${asset} --basis ${BASIS} --modes ${MODES})
 run_ok(info ${INSPECT} info ${asset})
+if(BASIS STREQUAL "modal")
+  string(JSON count LENGTH "${info}" frequencies)
+  if(NOT count EQUAL MODES)
+    message(FATAL_ERROR "${NAME}: ${count} frequencies for ${MODES} modes")
+  endif()
+  set(previous 0)
+  math(EXPR last "${MODES} - 1")
+  foreach(j RANGE ${last})
+    string(JSON omega GET "${info}" frequencies ${j})
+    if(NOT omega GREATER 0 OR omega LESS previous)
+      message(FATAL_ERROR "${NAME}: frequency ${j} is ${omega} after ${previous}")
+    endif()
+    set(previous ${omega})
+  endforeach()
+endif()
 string(JSON modes GET "${info}" modes)
 string(JSON levels GET "${info}" levels)
 string(JSON nodes GET "${info}" nodes)
