@@ -1,0 +1,114 @@
+// `bdt-bench bake`: how long a modal bake (`MakeModalModel`: voxelise, assemble, factorise, eigensolve,
+// surface basis) takes for procedural shapes of a given triangle count, per stage, median of a few runs. The
+// modal bake issue's target: a 20k-triangle mesh with 10 modes in at most 10 s on the project's 2-core
+// machine.
+#include "Scenario.h"
+
+#include <bdt/bake/ModalBasis.h>
+#include <bdt/core/ProceduralShapes.h>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bdt::bench
+{
+namespace
+{
+
+struct BakeOptions
+{
+    std::string json;
+    std::vector<std::string> shapes = {"sphere", "box", "chair", "pawn"};
+    std::uint32_t triangles = 20000;
+    std::uint32_t modes = 10;
+    int samples = 3;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::time_point inFrom, Clock::time_point inTo)
+{
+    return std::chrono::duration<double, std::milli>(inTo - inFrom).count();
+}
+
+int RunBake(const BakeOptions& inOptions)
+{
+    static const char* const cStages[] = {"voxelise", "assemble", "factorise", "eigensolve"};
+    nlohmann::json report = {
+        {"scenario", "bake"}, {"modes", inOptions.modes}, {"samples", inOptions.samples}};
+    std::printf("%-8s %9s %7s %7s %10s %10s %10s %10s %10s %10s\n", "shape", "triangles", "cells", "nodes",
+                "voxelise", "assemble", "factorise", "eigensolve", "total ms", "<= 10 s");
+    for (const std::string& name : inOptions.shapes)
+    {
+        const std::optional<EShape> shape = ShapeFromName(name);
+        if (!shape)
+        {
+            std::fprintf(stderr, "error: bdt-bench bake: unknown shape '%s'\n", name.c_str());
+            return 1;
+        }
+        const ShapeMesh mesh = MakeShape(*shape, inOptions.triangles);
+        ModalBakeSettings settings;
+        settings.modes = inOptions.modes;
+        std::map<std::string, std::vector<double>> stageMs;
+        std::vector<double> totalMs;
+        LatticeModes modes;
+        for (int sample = 0; sample < inOptions.samples; ++sample)
+        {
+            std::map<std::string, Clock::time_point> started;
+            const Clock::time_point start = Clock::now();
+            MakeModalModel(
+                mesh.positions, mesh.triangles, settings,
+                [&](const char* inStage, double inFraction)
+                {
+                    if (inFraction <= 0.0)
+                        started[inStage] = Clock::now();
+                    else if (inFraction >= 1.0 && started.count(inStage) != 0)
+                        stageMs[inStage].push_back(Ms(started[inStage], Clock::now()));
+                },
+                &modes);
+            totalMs.push_back(Ms(start, Clock::now()));
+        }
+        const double total = Median(totalMs);
+        nlohmann::json row = {{"shape", name},
+                              {"triangles", mesh.triangles.size()},
+                              {"solid_cells", modes.grid.SolidCount()},
+                              {"nodes", modes.nodes},
+                              {"total_ms_median", total},
+                              {"within_10_s", total <= 10000.0}};
+        for (const char* stage : cStages)
+            row[std::string(stage) + "_ms_median"] = Median(stageMs[stage]);
+        std::printf("%-8s %9zu %7zu %7zu %10.0f %10.0f %10.0f %10.0f %10.0f %10s\n", name.c_str(),
+                    mesh.triangles.size(), modes.grid.SolidCount(), modes.nodes, Median(stageMs["voxelise"]),
+                    Median(stageMs["assemble"]), Median(stageMs["factorise"]), Median(stageMs["eigensolve"]),
+                    total, total <= 10000.0 ? "yes" : "NO");
+        std::fflush(stdout);
+        report["results"].push_back(row);
+    }
+    std::printf(
+        "ms per modal bake (median of %d), %u modes, default resolution; total includes the surface and "
+        "normal bases\n",
+        inOptions.samples, inOptions.modes);
+    if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
+        return 1;
+    return 0;
+}
+
+const bool sRegistered = RegisterScenario(
+    "bake", "ms per modal bake (voxel FEM, eigensolve, surface basis) of procedural shapes, per stage",
+    [](CLI::App& ioCommand) -> ScenarioRun
+    {
+        auto options = std::make_shared<BakeOptions>();
+        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
+        ioCommand.add_option("--shapes", options->shapes, "Shapes to bake (chair, sphere, box, pawn, ...)")
+            ->delimiter(',');
+        ioCommand.add_option("--triangles", options->triangles, "Target triangle count")
+            ->check(CLI::Range(100u, 5000000u));
+        ioCommand.add_option("--modes", options->modes, "Modes M")->check(CLI::Range(1u, 1000u));
+        ioCommand.add_option("--samples", options->samples, "Bakes per shape")->check(CLI::Range(1, 100));
+        return [options] { return RunBake(*options); };
+    });
+
+} // namespace
+} // namespace bdt::bench
