@@ -252,27 +252,15 @@ std::vector<float> InterpolateSurfaceBasis(std::span<const Vec3f> inPositions, c
             for (std::size_t head = 0; head < queue.size(); ++head)
             {
                 const std::size_t c = queue[head];
-                const std::size_t i = c % n[0], j = (c / n[0]) % n[1], k = c / (std::size_t(n[0]) * n[1]);
-                const auto visit = [&](std::size_t inNext)
-                {
-                    if (nearest[inNext] < 0)
-                    {
-                        nearest[inNext] = nearest[c];
-                        queue.push_back(inNext);
-                    }
-                };
-                if (i > 0)
-                    visit(c - 1);
-                if (i + 1 < n[0])
-                    visit(c + 1);
-                if (j > 0)
-                    visit(c - n[0]);
-                if (j + 1 < n[1])
-                    visit(c + n[0]);
-                if (k > 0)
-                    visit(c - std::size_t(n[0]) * n[1]);
-                if (k + 1 < n[2])
-                    visit(c + std::size_t(n[0]) * n[1]);
+                grid.ForFaceNeighbours(c,
+                                       [&](std::size_t inNext)
+                                       {
+                                           if (nearest[inNext] < 0)
+                                           {
+                                               nearest[inNext] = nearest[c];
+                                               queue.push_back(inNext);
+                                           }
+                                       });
             }
         }
         return std::size_t(nearest[inCell]);

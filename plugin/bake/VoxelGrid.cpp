@@ -247,7 +247,6 @@ std::size_t KeepLargestPiece(VoxelGrid& ioGrid)
     std::vector<std::uint32_t> piece(count, 0); // 0: unvisited or empty; else piece number
     std::vector<std::size_t> sizes(1, 0);
     std::vector<std::size_t> stack;
-    const std::array<std::uint32_t, 3> n = ioGrid.cells;
     for (std::size_t seed = 0; seed < count; ++seed)
     {
         if (ioGrid.solid[seed] == 0 || piece[seed] != 0)
@@ -261,29 +260,15 @@ std::size_t KeepLargestPiece(VoxelGrid& ioGrid)
             const std::size_t cell = stack.back();
             stack.pop_back();
             ++sizes[label];
-            const auto i = std::uint32_t(cell % n[0]);
-            const auto j = std::uint32_t((cell / n[0]) % n[1]);
-            const auto k = std::uint32_t(cell / (std::size_t(n[0]) * n[1]));
-            const auto visit = [&](std::size_t inNeighbour)
-            {
-                if (ioGrid.solid[inNeighbour] != 0 && piece[inNeighbour] == 0)
-                {
-                    piece[inNeighbour] = label;
-                    stack.push_back(inNeighbour);
-                }
-            };
-            if (i > 0)
-                visit(cell - 1);
-            if (i + 1 < n[0])
-                visit(cell + 1);
-            if (j > 0)
-                visit(cell - n[0]);
-            if (j + 1 < n[1])
-                visit(cell + n[0]);
-            if (k > 0)
-                visit(cell - std::size_t(n[0]) * n[1]);
-            if (k + 1 < n[2])
-                visit(cell + std::size_t(n[0]) * n[1]);
+            ioGrid.ForFaceNeighbours(cell,
+                                     [&](std::size_t inNeighbour)
+                                     {
+                                         if (ioGrid.solid[inNeighbour] != 0 && piece[inNeighbour] == 0)
+                                         {
+                                             piece[inNeighbour] = label;
+                                             stack.push_back(inNeighbour);
+                                         }
+                                     });
         }
     }
     if (sizes.size() <= 2)

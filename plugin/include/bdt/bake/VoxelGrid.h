@@ -28,6 +28,25 @@ struct VoxelGrid
     }
     /// Number of solid cells. O(cells).
     std::size_t SolidCount() const;
+
+    /// Calls `inVisit(neighbour)` with the index of each of the up to six cells sharing a face with `inCell`.
+    template <class Visit> void ForFaceNeighbours(std::size_t inCell, Visit&& inVisit) const
+    {
+        const std::size_t layer = std::size_t(cells[0]) * cells[1];
+        const std::size_t i = inCell % cells[0], j = (inCell / cells[0]) % cells[1], k = inCell / layer;
+        if (i > 0)
+            inVisit(inCell - 1);
+        if (i + 1 < cells[0])
+            inVisit(inCell + 1);
+        if (j > 0)
+            inVisit(inCell - cells[0]);
+        if (j + 1 < cells[1])
+            inVisit(inCell + cells[0]);
+        if (k > 0)
+            inVisit(inCell - layer);
+        if (k + 1 < cells[2])
+            inVisit(inCell + layer);
+    }
 };
 
 /// What `VoxeliseSolid` found.
