@@ -78,26 +78,13 @@ void MassOrthonormalise(const Eigen::SparseMatrix<double>& inMass, Eigen::Matrix
         }
 }
 
-std::string Number(double inValue)
-{
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.3g", inValue);
-    return text;
-}
-
 } // namespace
 
 void CheckModalBakeSettings(const ModalBakeSettings& inSettings)
 {
-    const ElasticMaterial& material = inSettings.material;
     if (!(inSettings.scale > 0.0) || !std::isfinite(inSettings.scale))
-        throw Error("the scale must be positive and finite, got " + Number(inSettings.scale));
-    if (!(material.young > 0.0) || !std::isfinite(material.young))
-        throw Error("Young's modulus must be positive, got " + Number(material.young) + " Pa");
-    if (!(material.poisson > -1.0 && material.poisson < 0.5))
-        throw Error("Poisson's ratio must be in (-1, 0.5), got " + Number(material.poisson));
-    if (!(material.density > 0.0) || !std::isfinite(material.density))
-        throw Error("the density must be positive, got " + Number(material.density) + " kg/m^3");
+        throw Error("the scale must be positive and finite, got " + FormatNumber(inSettings.scale));
+    CheckElasticMaterial(inSettings.material);
     if (!(inSettings.rayleighAlpha >= 0.0 && inSettings.rayleighBeta >= 0.0) ||
         !std::isfinite(inSettings.rayleighAlpha) || !std::isfinite(inSettings.rayleighBeta))
         throw Error("the Rayleigh damping coefficients must be finite and non-negative");

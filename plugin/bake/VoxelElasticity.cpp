@@ -47,17 +47,46 @@ int OffsetIndex(int inDx, int inDy, int inDz)
     return (inDx + 1) + 3 * (inDy + 1) + 9 * (inDz + 1);
 }
 
-void CheckMaterial(const ElasticMaterial& inMaterial)
+// Marks the lattice nodes that solid cells use: per lattice node its rank among the used nodes in lattice
+// order (or −1), and per used node its lattice index. Returns the number of solid cells.
+std::size_t MarkLatticeNodes(const VoxelGrid& inGrid, std::vector<std::int64_t>& outNodeOfLattice,
+                             std::vector<std::uint32_t>& outLatticeOfNode)
 {
-    if (!(inMaterial.young > 0.0) || !std::isfinite(inMaterial.young))
-        throw Error("Young's modulus must be positive and finite, got " + std::to_string(inMaterial.young));
-    if (!(inMaterial.poisson > -1.0 && inMaterial.poisson < 0.5))
-        throw Error("Poisson's ratio must be in (-1, 0.5), got " + std::to_string(inMaterial.poisson));
-    if (!(inMaterial.density > 0.0) || !std::isfinite(inMaterial.density))
-        throw Error("the density must be positive and finite, got " + std::to_string(inMaterial.density));
+    const std::array<std::uint32_t, 3> n = inGrid.cells;
+    const std::size_t nx = n[0] + 1, ny = n[1] + 1;
+    outNodeOfLattice.assign(nx * ny * (n[2] + 1), -1);
+    outLatticeOfNode.clear();
+    std::size_t solidCells = 0;
+    for (std::uint32_t k = 0; k < n[2]; ++k)
+        for (std::uint32_t j = 0; j < n[1]; ++j)
+            for (std::uint32_t i = 0; i < n[0]; ++i)
+                if (inGrid.solid[inGrid.CellIndex(i, j, k)] != 0)
+                {
+                    ++solidCells;
+                    for (int a = 0; a < 8; ++a)
+                        outNodeOfLattice[(i + (a & 1)) + nx * ((j + ((a >> 1) & 1)) + ny * (k + ((a >> 2) & 1)))] =
+                            0;
+                }
+    for (std::size_t l = 0; l < outNodeOfLattice.size(); ++l)
+        if (outNodeOfLattice[l] == 0)
+        {
+            outNodeOfLattice[l] = std::int64_t(outLatticeOfNode.size());
+            outLatticeOfNode.push_back(std::uint32_t(l));
+        }
+    return solidCells;
 }
 
 } // namespace
+
+void CheckElasticMaterial(const ElasticMaterial& inMaterial)
+{
+    if (!(inMaterial.young > 0.0) || !std::isfinite(inMaterial.young))
+        throw Error("Young's modulus must be positive, got " + FormatNumber(inMaterial.young) + " Pa");
+    if (!(inMaterial.poisson > -1.0 && inMaterial.poisson < 0.5))
+        throw Error("Poisson's ratio must be in (-1, 0.5), got " + FormatNumber(inMaterial.poisson));
+    if (!(inMaterial.density > 0.0) || !std::isfinite(inMaterial.density))
+        throw Error("the density must be positive, got " + FormatNumber(inMaterial.density) + " kg/m^3");
+}
 
 Eigen::Matrix<double, 24, 24> UnitCubeStiffness(double inPoisson)
 {
@@ -109,50 +138,27 @@ Eigen::Matrix<double, 8, 8> UnitCubeMass()
 
 std::size_t CountLatticeNodes(const VoxelGrid& inGrid)
 {
-    const std::array<std::uint32_t, 3> n = inGrid.cells;
-    const std::size_t nx = n[0] + 1, ny = n[1] + 1;
-    std::vector<std::uint8_t> usedNode(nx * ny * (n[2] + 1), 0);
-    for (std::uint32_t k = 0; k < n[2]; ++k)
-        for (std::uint32_t j = 0; j < n[1]; ++j)
-            for (std::uint32_t i = 0; i < n[0]; ++i)
-                if (inGrid.solid[inGrid.CellIndex(i, j, k)] != 0)
-                    for (int a = 0; a < 8; ++a)
-                        usedNode[(i + (a & 1)) + nx * ((j + ((a >> 1) & 1)) + ny * (k + ((a >> 2) & 1)))] = 1;
-    return std::size_t(std::count(usedNode.begin(), usedNode.end(), std::uint8_t(1)));
+    std::vector<std::int64_t> nodeOfLattice;
+    std::vector<std::uint32_t> latticeOfNode;
+    MarkLatticeNodes(inGrid, nodeOfLattice, latticeOfNode);
+    return latticeOfNode.size();
 }
 
 VoxelElasticity AssembleVoxelElasticity(const VoxelGrid& inGrid, const ElasticMaterial& inMaterial,
                                         double inScale)
 {
-    CheckMaterial(inMaterial);
+    CheckElasticMaterial(inMaterial);
     if (!(inScale > 0.0) || !std::isfinite(inScale))
-        throw Error("the scale must be positive and finite, got " + std::to_string(inScale));
+        throw Error("the scale must be positive and finite, got " + FormatNumber(inScale));
     const std::array<std::uint32_t, 3> n = inGrid.cells;
-    const std::size_t nx = n[0] + 1, ny = n[1] + 1, nz = n[2] + 1;
+    const std::size_t nx = n[0] + 1, ny = n[1] + 1;
     const auto latticeIndex = [&](std::size_t inI, std::size_t inJ, std::size_t inK)
     { return inI + nx * (inJ + ny * inK); };
 
     VoxelElasticity model;
-    model.nodeOfLattice.assign(nx * ny * nz, -1);
-    std::size_t solidCells = 0;
-    for (std::uint32_t k = 0; k < n[2]; ++k)
-        for (std::uint32_t j = 0; j < n[1]; ++j)
-            for (std::uint32_t i = 0; i < n[0]; ++i)
-                if (inGrid.solid[inGrid.CellIndex(i, j, k)] != 0)
-                {
-                    ++solidCells;
-                    for (int a = 0; a < 8; ++a)
-                        model.nodeOfLattice[latticeIndex(i + (a & 1), j + ((a >> 1) & 1),
-                                                         k + ((a >> 2) & 1))] = 0;
-                }
+    const std::size_t solidCells = MarkLatticeNodes(inGrid, model.nodeOfLattice, model.latticeOfNode);
     if (solidCells == 0)
         throw Error("the voxel grid has no solid cell");
-    for (std::size_t l = 0; l < model.nodeOfLattice.size(); ++l)
-        if (model.nodeOfLattice[l] == 0)
-        {
-            model.nodeOfLattice[l] = std::int64_t(model.latticeOfNode.size());
-            model.latticeOfNode.push_back(std::uint32_t(l));
-        }
     const std::size_t nodes = model.latticeOfNode.size();
 
     // Per node and per neighbouring lattice offset, the 3×3 stiffness block and the scalar mass coupling

@@ -39,6 +39,10 @@ struct VoxelElasticity
     std::size_t NodeCount() const { return latticeOfNode.size(); }
 };
 
+/// Throws `bdt::Error` with a one-line message when E ≤ 0, ν is outside (−1, 0.5), ρ ≤ 0 or a value is not
+/// finite. O(1).
+void CheckElasticMaterial(const ElasticMaterial& inMaterial);
+
 /// The element stiffness of a unit cube of unit Young's modulus and Poisson's ratio `inPoisson` (24×24,
 /// rows and columns `3·corner + axis`, corner = dx + 2·dy + 4·dz): a cube of edge h and modulus E has E·h
 /// times it. Cost: 8 Gauss points, microseconds.

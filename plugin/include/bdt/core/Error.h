@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -14,5 +15,13 @@ class Error : public std::runtime_error
 public:
     using std::runtime_error::runtime_error;
 };
+
+/// `inValue` with three significant digits ("1e+06", "0.4", "nan"), for error messages. O(1).
+inline std::string FormatNumber(double inValue)
+{
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.3g", inValue);
+    return text;
+}
 
 } // namespace bdt
