@@ -1,84 +1,15 @@
 // The modal bake: lattice modes by shift-and-invert Lanczos (Spectra), then the surface basis by trilinear
 // embedding of the mesh's vertices in the lattice.
 
-#include <Eigen/CholmodSupport>
-#include <Spectra/MatOp/SparseSymMatProd.h>
-#include <Spectra/SymGEigsShiftSolver.h>
 #include <algorithm>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/core/Error.h>
 #include <cmath>
-#include <numeric>
 #include <string>
 
 namespace bdt
 {
-
-namespace
-{
-
-/// y = (K − σM)⁻¹ x for Spectra's shift-and-invert mode, by a sparse LDLᵀ factorisation. With σ below the
-/// smallest eigenvalue (0, the rigid modes) K − σM is positive definite.
-class ShiftedSolve
-{
-public:
-    using Scalar = double;
-
-    ShiftedSolve(const Eigen::SparseMatrix<double>& inK, const Eigen::SparseMatrix<double>& inM,
-                 const ProgressCallback& inProgress)
-        : mK(inK), mM(inM), mProgress(inProgress)
-    {
-    }
-
-    Eigen::Index rows() const { return mK.rows(); }
-    Eigen::Index cols() const { return mK.cols(); }
-
-    void set_shift(double inSigma)
-    {
-        if (mProgress)
-            mProgress("factorise", 0.0);
-        const Eigen::SparseMatrix<double> shifted = mK - inSigma * mM;
-        mSolver.compute(shifted);
-        if (mSolver.info() != Eigen::Success)
-            throw Error(
-                "the factorisation of K - sigma M failed (the lattice model is not positive definite)");
-        if (mProgress)
-            mProgress("factorise", 1.0);
-    }
-
-    void perform_op(const double* inX, double* outY) const
-    {
-        Eigen::Map<const Eigen::VectorXd> x(inX, mK.rows());
-        Eigen::Map<Eigen::VectorXd> y(outY, mK.rows());
-        y = mSolver.solve(x);
-    }
-
-private:
-    const Eigen::SparseMatrix<double>& mK;
-    const Eigen::SparseMatrix<double>& mM;
-    const ProgressCallback& mProgress;
-    Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower> mSolver;
-};
-
-// Modified Gram–Schmidt in the M inner product: Φᵀ M Φ = I to rounding, whatever the eigensolver's
-// tolerance left between modes of (nearly) repeated frequencies.
-void MassOrthonormalise(const Eigen::SparseMatrix<double>& inMass, Eigen::MatrixXd& ioShapes)
-{
-    for (Eigen::Index j = 0; j < ioShapes.cols(); ++j)
-        for (int pass = 0; pass < 2; ++pass)
-        {
-            const Eigen::VectorXd mv = inMass * ioShapes.col(j);
-            for (Eigen::Index i = 0; i < j; ++i)
-                ioShapes.col(j) -= ioShapes.col(i).dot(mv) * ioShapes.col(i);
-            const double norm = std::sqrt(ioShapes.col(j).dot(inMass * ioShapes.col(j)));
-            if (!(norm > 0.0))
-                throw Error("a vibration mode vanished in the mass orthonormalisation");
-            ioShapes.col(j) /= norm;
-        }
-}
-
-} // namespace
 
 void CheckModalBakeSettings(const ModalBakeSettings& inSettings)
 {
@@ -156,58 +87,13 @@ LatticeModes ComputeLatticeModes(std::span<const Vec3f> inPositions, std::span<c
     // then positive definite and the eigenvalues nearest σ are the smallest, rigid ones first.
     const double lengthMetres = longest * inSettings.scale;
     const double sigma = -1e-3 * (material.young / material.density) / (lengthMetres * lengthMetres);
-    const Eigen::Index basisSize =
-        std::min<Eigen::Index>(dofs, std::max<Eigen::Index>(2 * wanted + 1, wanted + 20));
-
-    ShiftedSolve op(out.elasticity.stiffness, out.elasticity.mass, inProgress);
-    Spectra::SparseSymMatProd<double> massProduct(out.elasticity.mass);
-    Spectra::SymGEigsShiftSolver<ShiftedSolve, Spectra::SparseSymMatProd<double>,
-                                 Spectra::GEigsMode::ShiftInvert>
-        solver(op, massProduct, wanted, basisSize, sigma);
-    if (inProgress)
-        inProgress("eigensolve", 0.0);
-    solver.init();
-    solver.compute(Spectra::SortRule::LargestMagn, 2000, 1e-10);
-    if (solver.info() != Spectra::CompInfo::Successful)
-        throw Error("the eigensolver did not converge (" + std::to_string(dofs) + " degrees of freedom, " +
-                    std::to_string(wanted) + " modes asked)");
-    if (inProgress)
-        inProgress("eigensolve", 1.0);
-
-    const Eigen::VectorXd values = solver.eigenvalues();
-    const Eigen::MatrixXd vectors = solver.eigenvectors();
-    std::vector<Eigen::Index> order(std::size_t(values.size()));
-    std::iota(order.begin(), order.end(), Eigen::Index(0));
-    std::sort(order.begin(), order.end(),
-              [&](Eigen::Index inA, Eigen::Index inB) { return values[inA] < values[inB]; });
-
     // Rigid modes have λ = 0 exactly; in floating point a tiny fraction of the stiffest element's scale,
     // E / (ρ h²), far below any elastic mode of a lattice of at most a few hundred cells across.
     const double h = out.grid.cellSize * inSettings.scale;
     const double rigidBound = 1e-10 * (material.young / material.density) / (h * h);
-    std::size_t rigid = 0;
-    while (rigid < order.size() && std::abs(values[order[rigid]]) <= rigidBound)
-        ++rigid;
-    if (rigid != 6)
-        throw Error("found " + std::to_string(rigid) +
-                    " near-zero (rigid) modes instead of 6: the lattice model is not one free solid");
-    for (std::size_t i = 0; i < 6; ++i)
-        out.rigidEigenvalues.push_back(values[order[i]]);
-    out.shapes.resize(dofs, Eigen::Index(inSettings.modes));
-    for (std::uint32_t j = 0; j < inSettings.modes; ++j)
-    {
-        out.eigenvalues.push_back(values[order[6 + j]]);
-        out.shapes.col(j) = vectors.col(order[6 + j]);
-    }
-    MassOrthonormalise(out.elasticity.mass, out.shapes);
-    // A deterministic sign: each mode's largest component positive.
-    for (Eigen::Index j = 0; j < out.shapes.cols(); ++j)
-    {
-        Eigen::Index largest = 0;
-        out.shapes.col(j).cwiseAbs().maxCoeff(&largest);
-        if (out.shapes(largest, j) < 0.0)
-            out.shapes.col(j) = -out.shapes.col(j);
-    }
+    static_cast<VibrationModes&>(out) =
+        SolveVibrationModes(out.elasticity.stiffness, out.elasticity.mass, inSettings.modes, sigma,
+                            rigidBound, "the lattice model", inProgress);
     return out;
 }
 
@@ -292,15 +178,7 @@ Model MakeModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTri
     data.modeCount = inSettings.modes;
     data.basis = InterpolateSurfaceBasis(inPositions, modes, inSettings.scale);
     data.normalBasis = MakeNormalBasis(inPositions, inTriangles, data.basis, data.modeCount);
-    for (double lambda : modes.eigenvalues)
-    {
-        const double omega = std::sqrt(std::max(lambda, 0.0));
-        ModeInfo info;
-        info.frequency = float(omega);
-        info.damping =
-            float(inSettings.rayleighAlpha / (2.0 * omega) + 0.5 * inSettings.rayleighBeta * omega);
-        data.modes.push_back(info);
-    }
+    data.modes = MakeModeInfos(modes.eigenvalues, inSettings.rayleighAlpha, inSettings.rayleighBeta);
     data.positions = std::move(inPositions);
     data.triangles = std::move(inTriangles);
     if (outModes != nullptr)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <bdt/bake/VibrationModes.h>
 #include <bdt/bake/VoxelElasticity.h>
 #include <bdt/bake/VoxelGrid.h>
 #include <bdt/core/BDTree.h>
@@ -29,16 +30,14 @@ struct ModalBakeSettings
     static constexpr std::uint32_t cMinResolution = 16, cMaxResolution = 160;
 };
 
-/// The lattice modes of a modal bake and what was found on the way.
-struct LatticeModes
+/// The lattice modes of a modal bake (the vibration modes of the voxel model, Φ over its used lattice nodes)
+/// and what was found on the way.
+struct LatticeModes : VibrationModes
 {
     VoxelGrid grid;
     VoxelReport voxels;
     std::size_t nodes = 0;                ///< Lattice nodes used by solid cells (3 degrees of freedom each).
     double totalMass = 0.0;               ///< kg.
-    std::vector<double> rigidEigenvalues; ///< The six smallest eigenvalues, (rad/s)², skipped as rigid.
-    std::vector<double> eigenvalues;      ///< λ_j = ω_j² of the M kept modes, ascending, (rad/s)².
-    Eigen::MatrixXd shapes;               ///< Φ, 3·nodes × M: mass-normalised (Φᵀ M Φ = I), m/√kg.
     VoxelElasticity elasticity;           ///< K and M of the lattice.
 };
 
@@ -47,11 +46,8 @@ struct LatticeModes
 void CheckModalBakeSettings(const ModalBakeSettings& inSettings);
 
 /// Voxelises the mesh (`VoxeliseSolid`), assembles linear elasticity on the lattice (`VoxelElasticity`)
-/// and solves the generalised eigenproblem K φ = λ M φ for the M + 6 eigenvalues nearest a small negative
-/// shift, with Spectra's shift-and-invert Lanczos on a sparse Cholesky (LDLᵀ) factorisation of K − σM (no
-/// dense matrices). Checks that exactly six near-zero (rigid) modes come first and skips them; the rest are
-/// mass-orthonormalised again (Gram–Schmidt in the M inner product), so ‖Φᵀ M Φ − I‖ is at rounding level
-/// even for repeated frequencies.
+/// and solves K φ = λ M φ for six rigid and M vibration modes (`SolveVibrationModes`: shift-and-invert
+/// Lanczos on a sparse Cholesky factorisation, no dense matrices, Φᵀ M Φ = I to rounding).
 ///
 /// Progress stages: "voxelise", "assemble", "factorise", "eigensolve". Throws `bdt::Error` with a one-line
 /// message for a bad mesh, impossible parameters (E ≤ 0, ν outside (−1, 0.5), ρ ≤ 0, scale ≤ 0), more
