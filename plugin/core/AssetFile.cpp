@@ -23,7 +23,8 @@ constexpr std::array<std::uint8_t, 8> cMagic = {'B', 'D', 'T', 'R', 'E', 'E', 0,
 constexpr std::size_t cHeaderBytes = 56;
 constexpr std::uint32_t cFlagNormalBasis = 1u << 0;
 constexpr std::uint32_t cFlagModes = 1u << 1;
-constexpr std::uint32_t cKnownFlags = cFlagNormalBasis | cFlagModes;
+constexpr std::uint32_t cFlagAnimation = 1u << 2;
+constexpr std::uint32_t cKnownFlags = cFlagNormalBasis | cFlagModes | cFlagAnimation;
 constexpr std::size_t cNodeBytes = 16;
 constexpr std::size_t cModeBytes = 8;
 
@@ -153,12 +154,21 @@ bool ExpectedPayloadBytes(const Header& inHeader, std::uint64_t& outBytes)
     const std::uint64_t normal = (inHeader.flags & cFlagNormalBasis) ? basis : 0;
     const std::uint64_t modes = (inHeader.flags & cFlagModes) ? cModeBytes * m : 0;
     const std::uint64_t parts[] = {12 * n, 12 * t, basis, normal, modes, 4 * t, nodes, rows};
+    // The animation section (flags bit 2) is variable: a u32 frame count F, then F·M floats. Its length is
+    // what the payload holds beyond the fixed sections; it must be 4 + 4·F·M for the F it states, which the
+    // reader checks when it reads F. Here: at least the count, and a whole number of frames.
     std::uint64_t total = 0;
     for (std::uint64_t part : parts)
     {
         if (part > std::numeric_limits<std::uint64_t>::max() - total)
             return false;
         total += part;
+    }
+    if (inHeader.flags & cFlagAnimation)
+    {
+        if (m == 0 || inHeader.payloadBytes < total + 4 || (inHeader.payloadBytes - total - 4) % (4 * m) != 0)
+            return false;
+        total = inHeader.payloadBytes;
     }
     outBytes = total;
     return true;
@@ -283,12 +293,19 @@ std::vector<std::uint8_t> SerializeAsset(const BDTree& inTree)
         body.U16(node.reserved);
     }
     body.Floats(inTree.Rows());
+    if (!data.animation.empty())
+    {
+        body.U32(std::uint32_t(data.animation.size() / data.modeCount));
+        body.Floats(data.animation);
+    }
 
     std::uint32_t flags = 0;
     if (!data.normalBasis.empty())
         flags |= cFlagNormalBasis;
     if (!data.modes.empty())
         flags |= cFlagModes;
+    if (!data.animation.empty())
+        flags |= cFlagAnimation;
     std::vector<std::uint8_t> bytes;
     bytes.reserve(cHeaderBytes + payload.size());
     ByteWriter out(bytes);
@@ -320,6 +337,15 @@ BDTree DeserializeAsset(std::span<const std::uint8_t> inBytes)
         index = reader.U32();
     std::vector<BDTreeNode> nodes = ReadNodes(header.nodeCount, reader);
     const std::vector<float> rows = reader.Floats(std::size_t(header.nodeCount) * 4 * (header.modeCount + 2));
+    if (header.flags & cFlagAnimation)
+    {
+        const std::uint64_t frames = reader.U32();
+        if (frames == 0 || frames * 4 * header.modeCount != reader.Remaining())
+            throw Error("asset's animation track says " + std::to_string(frames) + " frames of " +
+                        std::to_string(header.modeCount) + " modes, its payload holds " +
+                        std::to_string(reader.Remaining()) + " bytes");
+        data.animation = reader.Floats(std::size_t(frames) * header.modeCount);
+    }
     if (reader.Remaining() != 0)
         throw Error("asset has unread payload bytes");
 

@@ -51,8 +51,12 @@ Model Model::Create(ModelData inData)
         if (!IsSane(p.x()) || !IsSane(p.y()) || !IsSane(p.z()))
             throw Error("vertex " + std::to_string(i) + " has a non-finite position");
     }
+    if (!inData.animation.empty() && (m == 0 || inData.animation.size() % m != 0))
+        throw Error("animation track has " + std::to_string(inData.animation.size()) +
+                    " entries, not a whole number of frames of " + std::to_string(m) + " modes");
     CheckArray(inData.basis, "basis");
     CheckArray(inData.normalBasis, "normal basis");
+    CheckArray(inData.animation, "animation track");
     for (std::size_t j = 0; j < inData.modes.size(); ++j)
     {
         const ModeInfo& mode = inData.modes[j];

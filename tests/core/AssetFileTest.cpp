@@ -79,7 +79,7 @@ Sections SectionsOf(const Bytes& inBytes)
 }
 
 // A model with every optional array: normal basis and per-mode frequency and damping.
-std::shared_ptr<const BDTree> RichTree(std::uint32_t inTriangles, std::uint32_t inModes)
+std::shared_ptr<const BDTree> RichTree(std::uint32_t inTriangles, std::uint32_t inModes, std::uint32_t inFrames = 0)
 {
     ShapeMesh mesh = MakeShape(EShape::Torus, inTriangles);
     ModelData data;
@@ -88,6 +88,8 @@ std::shared_ptr<const BDTree> RichTree(std::uint32_t inTriangles, std::uint32_t 
     data.normalBasis = MakeNormalBasis(mesh.positions, mesh.triangles, data.basis, inModes);
     for (std::uint32_t j = 0; j < inModes; ++j)
         data.modes.push_back({10.0f * float(j + 1) + 0.1f, 0.01f * float(j)});
+    for (std::uint32_t k = 0; k < inFrames * inModes; ++k)
+        data.animation.push_back(0.25f * float(k % 7) - 0.5f);
     data.positions = std::move(mesh.positions);
     data.triangles = std::move(mesh.triangles);
     return std::make_shared<const BDTree>(BDTree::Build(Model::Create(std::move(data))));
@@ -96,7 +98,8 @@ std::shared_ptr<const BDTree> RichTree(std::uint32_t inTriangles, std::uint32_t 
 // The smallest assets, for the exhaustive truncation and corruption loops.
 std::vector<Bytes> SmallAssets()
 {
-    return {SerializeAsset(*test::ShapeTree("box", 12, 2)), SerializeAsset(*RichTree(24, 2))};
+    return {SerializeAsset(*test::ShapeTree("box", 12, 2)), SerializeAsset(*RichTree(24, 2)),
+            SerializeAsset(*RichTree(24, 2, 3))};
 }
 
 template <typename T> void ExpectSameBits(std::span<const T> inA, std::span<const T> inB, const char* inWhat)
@@ -118,6 +121,7 @@ void ExpectSameTree(const BDTree& inA, const BDTree& inB)
     EXPECT_EQ(a.triangles, b.triangles);
     ExpectSameBits<float>(a.basis, b.basis, "basis");
     ExpectSameBits<float>(a.normalBasis, b.normalBasis, "normal basis");
+    ExpectSameBits<float>(a.animation, b.animation, "animation track");
     ASSERT_EQ(a.modes.size(), b.modes.size());
     for (std::size_t j = 0; j < a.modes.size(); ++j)
     {
@@ -165,6 +169,29 @@ TEST(AssetFile, RoundTripPreservesEverythingBitExactly)
         ExpectSameTree(*tree, loaded);
         EXPECT_EQ(SerializeAsset(loaded), bytes) << "serialising the loaded tree gives the same bytes";
     }
+}
+
+TEST(AssetFile, AnimationTrackIsTheLastSectionBehindFlagBit2)
+{
+    const auto tree = RichTree(300, 3, 5);
+    const Bytes bytes = SerializeAsset(*tree);
+    EXPECT_EQ(GetLe(bytes, cFlagsAt, 4), 7u) << "normal basis, modes and animation present";
+    const BDTree loaded = DeserializeAsset(bytes);
+    ExpectSameTree(*tree, loaded);
+    EXPECT_EQ(loaded.GetModel().AnimationFrameCount(), 5u);
+    // The section: u32 F, then F·M floats, at the end of the payload.
+    const std::size_t at = bytes.size() - 4 * 5 * 3 - 4;
+    EXPECT_EQ(GetLe(bytes, at, 4), 5u);
+    EXPECT_EQ(GetLe(bytes, at + 4, 4), std::bit_cast<std::uint32_t>(tree->GetModel().AnimationTrack()[0]));
+    // A frame count that disagrees with the section's length.
+    Bytes wrong = bytes;
+    PutLe(wrong, at, 4, 4);
+    Reseal(wrong);
+    EXPECT_NE(ErrorOf(wrong).find("animation track says 4 frames"), std::string::npos) << ErrorOf(wrong);
+    // Without the flag, the same bytes are a payload of unexpected length.
+    Bytes unflagged = bytes;
+    PutLe(unflagged, cFlagsAt, 3, 4);
+    EXPECT_THROW((void)DeserializeAsset(unflagged), Error);
 }
 
 TEST(AssetFile, HeaderHoldsTheDocumentedFields)

@@ -33,6 +33,9 @@ struct ModelData
     std::vector<float> normalBasis;
     /// Optional per-mode data, M entries or empty.
     std::vector<ModeInfo> modes;
+    /// Optional animation track (a compressed animation, `bdt-bake --basis animation`): q per frame,
+    /// frame-major, `animation[f*M + j]`, F·M floats; frame f is p + U q_f. Empty when absent.
+    std::vector<float> animation;
 };
 
 /// A reduced deformable surface, p' = p + U q (BD-Tree paper §2, eq. 1): rest positions, triangles and a
@@ -43,7 +46,8 @@ struct ModelData
 /// - at least one vertex and one triangle, every index < N;
 /// - every position and basis entry finite, |value| < 1e18;
 /// - `basis` of size 3·N·M, `normalBasis` empty or of the same size, `modes` empty or of size M;
-/// - finite, non-negative mode frequencies and damping ratios.
+/// - finite, non-negative mode frequencies and damping ratios;
+/// - `animation` empty, or a whole number of frames of M finite values (M > 0).
 /// Degenerate triangles (repeated index or zero area) are kept, counted and reported by
 /// `DegenerateTriangleCount`; they are harmless to the tree.
 class Model
@@ -64,6 +68,13 @@ public:
     std::span<const float> NormalBasis() const { return mData.normalBasis; }
     std::span<const ModeInfo> Modes() const { return mData.modes; }
     bool HasNormalBasis() const { return !mData.normalBasis.empty(); }
+    /// The animation track, frame-major (`ModelData::animation`); empty when absent.
+    std::span<const float> AnimationTrack() const { return mData.animation; }
+    /// F, the frames of the animation track (0 when absent).
+    std::size_t AnimationFrameCount() const
+    {
+        return mData.modeCount == 0 ? 0 : mData.animation.size() / mData.modeCount;
+    }
 
     /// U_ij, the displacement of vertex i per unit q_j.
     Vec3f BasisVector(std::size_t inVertex, std::size_t inMode) const
