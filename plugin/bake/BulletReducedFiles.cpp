@@ -94,7 +94,7 @@ void SaveBulletReducedFiles(const BulletReducedFiles& inFiles, const std::string
     std::error_code error;
     std::filesystem::create_directories(directory, error);
     if (!std::filesystem::is_directory(directory, error))
-        throw Error(inDirectory + ": cannot create the folder");
+        throw Error("cannot create the folder");
     // Column-major 3n × M is exactly Bullet's layout: mode after mode, 3n values each.
     const Eigen::MatrixXd shapes = inFiles.modes;
     WriteArray(directory / "modes.bin", shapes.data(), std::size_t(shapes.size()));

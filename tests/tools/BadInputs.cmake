@@ -68,6 +68,7 @@ foreach(offset 0 8 12 16 32 40 48 60 ${middle} ${last})
   execute_process(COMMAND ${CHECK} flip ${WORK}/good.bdt ${WORK}/corrupt-${offset}.bdt ${offset})
 endforeach()
 file(WRITE ${WORK}/garbage.obj "v 0 0 0\nv 1 0\nf 1 2 3 4 5\nthis is not an OBJ\n")
+file(WRITE ${WORK}/flat.vtk "# vtk DataFile Version 2.0\nflat\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n0 0 0\n1 0 0\n0 1 0\n1 1 0\nCELLS 1 5\n4 0 1 2 3\n")
 file(WRITE ${WORK}/not-an-asset.bdt "hello, this is a text file and not a BD-Tree asset at all........\n")
 execute_process(COMMAND ${CHECK} truncate ${MODELS}/STL/Spider_binary.stl ${WORK}/truncated.stl 300)
 

@@ -117,6 +117,8 @@ int Info(const InspectOptions& inOptions)
         json["frequencies"] = frequencies;
         json["damping"] = damping;
     }
+    if (model.AnimationFrameCount() > 0)
+        json["animation_frames"] = model.AnimationFrameCount();
     std::printf("%s\n", json.dump(2).c_str());
     return 0;
 }

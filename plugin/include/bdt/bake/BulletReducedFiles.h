@@ -44,8 +44,9 @@ BulletReducedFiles MakeBulletFiles(const TetModes& inModes, double inScale);
 /// The name of the tetrahedral mesh file in a Bullet reduced deformable folder.
 inline constexpr const char* cBulletMeshFile = "mesh.vtk";
 
-/// Writes the five files into `inDirectory` (created if missing). Throws `bdt::Error` naming the file that
-/// cannot be written, or if the arrays' sizes disagree. Cost O(n·M).
+/// Writes the five files into `inDirectory` (created if missing). Throws `bdt::Error` if the folder cannot
+/// be created (the caller names it), naming the file that cannot be written, or if the arrays' sizes
+/// disagree. Cost O(n·M).
 void SaveBulletReducedFiles(const BulletReducedFiles& inFiles, const std::string& inDirectory);
 
 /// Reads such a folder: the four `.bin` files and its one `.vtk` file (`mesh.vtk`, or the only `.vtk` in
