@@ -169,21 +169,30 @@ std::vector<float> InterpolateSurfaceBasis(std::span<const Vec3f> inPositions, c
     return basis;
 }
 
+Model FinishModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles, std::vector<float> inBasis,
+                       std::span<const double> inEigenvalues, const ModalBakeSettings& inSettings)
+{
+    ModelData data;
+    data.modeCount = inSettings.modes;
+    data.normalBasis = MakeNormalBasis(inPositions, inTriangles, inBasis, data.modeCount);
+    data.basis = std::move(inBasis);
+    data.modes = MakeModeInfos(inEigenvalues, inSettings.rayleighAlpha, inSettings.rayleighBeta);
+    data.positions = std::move(inPositions);
+    data.triangles = std::move(inTriangles);
+    return Model::Create(std::move(data));
+}
+
 Model MakeModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles,
                      const ModalBakeSettings& inSettings, const ProgressCallback& inProgress,
                      LatticeModes* outModes)
 {
     LatticeModes modes = ComputeLatticeModes(inPositions, inTriangles, inSettings, inProgress);
-    ModelData data;
-    data.modeCount = inSettings.modes;
-    data.basis = InterpolateSurfaceBasis(inPositions, modes, inSettings.scale);
-    data.normalBasis = MakeNormalBasis(inPositions, inTriangles, data.basis, data.modeCount);
-    data.modes = MakeModeInfos(modes.eigenvalues, inSettings.rayleighAlpha, inSettings.rayleighBeta);
-    data.positions = std::move(inPositions);
-    data.triangles = std::move(inTriangles);
+    std::vector<float> basis = InterpolateSurfaceBasis(inPositions, modes, inSettings.scale);
+    Model model = FinishModalModel(std::move(inPositions), std::move(inTriangles), std::move(basis), modes.eigenvalues,
+                                   inSettings);
     if (outModes != nullptr)
         *outModes = std::move(modes);
-    return Model::Create(std::move(data));
+    return model;
 }
 
 } // namespace bdt

@@ -26,14 +26,7 @@ TetElasticity AssembleTetElasticity(const TetMesh& inMesh, const ElasticMaterial
         if (used[n] == 0)
             throw Error("node " + std::to_string(n) + " belongs to no tetrahedron");
 
-    // Isotropic elasticity in Voigt order (xx, yy, zz, xy, yz, zx), engineering shear strains.
-    const double nu = inMaterial.poisson, e = inMaterial.young;
-    const double lambda = e * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
-    const double mu = e / (2.0 * (1.0 + nu));
-    Eigen::Matrix<double, 6, 6> d = Eigen::Matrix<double, 6, 6>::Zero();
-    d.topLeftCorner<3, 3>().setConstant(lambda);
-    d.topLeftCorner<3, 3>().diagonal().array() += 2.0 * mu;
-    d.bottomRightCorner<3, 3>().diagonal().setConstant(mu);
+    const Eigen::Matrix<double, 6, 6> d = IsotropicElasticity(inMaterial.young, inMaterial.poisson);
 
     TetElasticity out;
     out.shortestEdge = std::numeric_limits<double>::infinity();
@@ -63,18 +56,7 @@ TetElasticity AssembleTetElasticity(const TetMesh& inMesh, const ElasticMaterial
         gradient[0] = -(gradient[1] + gradient[2] + gradient[3]);
         Eigen::Matrix<double, 6, 12> strain = Eigen::Matrix<double, 6, 12>::Zero();
         for (int a = 0; a < 4; ++a)
-        {
-            const Vec3d& g = gradient[a];
-            strain(0, 3 * a + 0) = g.x();
-            strain(1, 3 * a + 1) = g.y();
-            strain(2, 3 * a + 2) = g.z();
-            strain(3, 3 * a + 0) = g.y();
-            strain(3, 3 * a + 1) = g.x();
-            strain(4, 3 * a + 1) = g.z();
-            strain(4, 3 * a + 2) = g.y();
-            strain(5, 3 * a + 0) = g.z();
-            strain(5, 3 * a + 2) = g.x();
-        }
+            SetStrainColumns(a, gradient[a], strain);
         const Eigen::Matrix<double, 12, 12> ke = volume * strain.transpose() * d * strain;
         // Consistent mass of a linear tetrahedron: ρV/20 · (1 + δ_ab) per axis.
         const double m = inMaterial.density * volume / 20.0;

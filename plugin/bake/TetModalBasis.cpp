@@ -189,31 +189,28 @@ Model MakeTetModalModel(TetMesh inMesh, std::vector<Vec3f> inPositions, std::vec
                         TetModes* outModes)
 {
     TetModes modes = ComputeTetModes(std::move(inMesh), inSettings, inProgress);
-    ModelData data;
-    data.modeCount = inSettings.modes;
+    std::vector<float> basis;
     if (inPositions.empty())
     {
         // The boundary's vertices are nodes: U is Φ there, exactly.
         TetBoundary boundary = ExtractTetBoundary(modes.mesh);
-        data.basis.resize(boundary.positions.size() * inSettings.modes * 3);
+        basis.resize(boundary.positions.size() * inSettings.modes * 3);
         for (std::size_t v = 0; v < boundary.positions.size(); ++v)
             for (std::uint32_t j = 0; j < inSettings.modes; ++j)
                 for (int axis = 0; axis < 3; ++axis)
-                    data.basis[(v * inSettings.modes + j) * 3 + std::size_t(axis)] =
+                    basis[(v * inSettings.modes + j) * 3 + std::size_t(axis)] =
                         float(modes.shapes(3 * Eigen::Index(boundary.nodeOfVertex[v]) + axis, j) /
                               inSettings.scale);
         inPositions = std::move(boundary.positions);
         inTriangles = std::move(boundary.triangles);
     }
     else
-        data.basis = InterpolateTetSurfaceBasis(inPositions, modes, inSettings.scale);
-    data.normalBasis = MakeNormalBasis(inPositions, inTriangles, data.basis, data.modeCount);
-    data.modes = MakeModeInfos(modes.eigenvalues, inSettings.rayleighAlpha, inSettings.rayleighBeta);
-    data.positions = std::move(inPositions);
-    data.triangles = std::move(inTriangles);
+        basis = InterpolateTetSurfaceBasis(inPositions, modes, inSettings.scale);
+    Model model = FinishModalModel(std::move(inPositions), std::move(inTriangles), std::move(basis),
+                                   modes.eigenvalues, inSettings);
     if (outModes != nullptr)
         *outModes = std::move(modes);
-    return Model::Create(std::move(data));
+    return model;
 }
 
 } // namespace bdt

@@ -88,16 +88,21 @@ void CheckElasticMaterial(const ElasticMaterial& inMaterial)
         throw Error("the density must be positive, got " + FormatNumber(inMaterial.density) + " kg/m^3");
 }
 
-Eigen::Matrix<double, 24, 24> UnitCubeStiffness(double inPoisson)
+Eigen::Matrix<double, 6, 6> IsotropicElasticity(double inYoung, double inPoisson)
 {
-    // Isotropic elasticity (E = 1) in Voigt order (xx, yy, zz, xy, yz, zx), engineering shear strains.
     const double nu = inPoisson;
-    const double lambda = nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
-    const double mu = 1.0 / (2.0 * (1.0 + nu));
+    const double lambda = inYoung * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+    const double mu = inYoung / (2.0 * (1.0 + nu));
     Eigen::Matrix<double, 6, 6> d = Eigen::Matrix<double, 6, 6>::Zero();
     d.topLeftCorner<3, 3>().setConstant(lambda);
     d.topLeftCorner<3, 3>().diagonal().array() += 2.0 * mu;
     d.bottomRightCorner<3, 3>().diagonal().setConstant(mu);
+    return d;
+}
+
+Eigen::Matrix<double, 24, 24> UnitCubeStiffness(double inPoisson)
+{
+    const Eigen::Matrix<double, 6, 6> d = IsotropicElasticity(1.0, inPoisson);
 
     Eigen::Matrix<double, 24, 24> k = Eigen::Matrix<double, 24, 24>::Zero();
     ForGaussPoints(
@@ -105,18 +110,7 @@ Eigen::Matrix<double, 24, 24> UnitCubeStiffness(double inPoisson)
         {
             Eigen::Matrix<double, 6, 24> b = Eigen::Matrix<double, 6, 24>::Zero();
             for (int a = 0; a < 8; ++a)
-            {
-                const Vec3d g = ShapeGradient(a, inXi);
-                b(0, 3 * a + 0) = g.x();
-                b(1, 3 * a + 1) = g.y();
-                b(2, 3 * a + 2) = g.z();
-                b(3, 3 * a + 0) = g.y();
-                b(3, 3 * a + 1) = g.x();
-                b(4, 3 * a + 1) = g.z();
-                b(4, 3 * a + 2) = g.y();
-                b(5, 3 * a + 0) = g.z();
-                b(5, 3 * a + 2) = g.x();
-            }
+                SetStrainColumns(a, ShapeGradient(a, inXi), b);
             // Weight 1 per point, Jacobian determinant (1/2)³ from [−1, 1]³ to the unit cube.
             k += 0.125 * b.transpose() * d * b;
         });

@@ -43,6 +43,27 @@ struct VoxelElasticity
 /// finite. O(1).
 void CheckElasticMaterial(const ElasticMaterial& inMaterial);
 
+/// The isotropic elasticity matrix D (stress = D · strain) of Young's modulus `inYoung` (Pa) and Poisson's
+/// ratio `inPoisson`, in Voigt order (xx, yy, zz, xy, yz, zx) with engineering shear strains. O(1).
+Eigen::Matrix<double, 6, 6> IsotropicElasticity(double inYoung, double inPoisson);
+
+/// Writes the strain-displacement columns of node `inNode` (columns 3·node + axis of B, strain = B · u)
+/// for the shape-function gradient `inGradient`, in the Voigt order of `IsotropicElasticity`. O(1).
+template <int Columns>
+void SetStrainColumns(int inNode, const Vec3d& inGradient, Eigen::Matrix<double, 6, Columns>& ioStrain)
+{
+    const int c = 3 * inNode;
+    ioStrain(0, c + 0) = inGradient.x();
+    ioStrain(1, c + 1) = inGradient.y();
+    ioStrain(2, c + 2) = inGradient.z();
+    ioStrain(3, c + 0) = inGradient.y();
+    ioStrain(3, c + 1) = inGradient.x();
+    ioStrain(4, c + 1) = inGradient.z();
+    ioStrain(4, c + 2) = inGradient.y();
+    ioStrain(5, c + 0) = inGradient.z();
+    ioStrain(5, c + 2) = inGradient.x();
+}
+
 /// The element stiffness of a unit cube of unit Young's modulus and Poisson's ratio `inPoisson` (24×24,
 /// rows and columns `3·corner + axis`, corner = dx + 2·dy + 4·dz): a cube of edge h and modulus E has E·h
 /// times it. Cost: 8 Gauss points, microseconds.
