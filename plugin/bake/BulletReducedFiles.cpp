@@ -1,7 +1,6 @@
 // Bullet's reduced deformable data files: writer, validating reader, and a model from them.
 
 #include <bdt/bake/BulletReducedFiles.h>
-#include <bdt/bake/SmoothBasis.h>
 #include <bdt/bake/VibrationModes.h>
 #include <bdt/core/Error.h>
 #include <cmath>
@@ -96,8 +95,7 @@ void SaveBulletReducedFiles(const BulletReducedFiles& inFiles, const std::string
     if (!std::filesystem::is_directory(directory, error))
         throw Error("cannot create the folder");
     // Column-major 3n × M is exactly Bullet's layout: mode after mode, 3n values each.
-    const Eigen::MatrixXd shapes = inFiles.modes;
-    WriteArray(directory / "modes.bin", shapes.data(), std::size_t(shapes.size()));
+    WriteArray(directory / "modes.bin", inFiles.modes.data(), std::size_t(inFiles.modes.size()));
     WriteArray(directory / "eigenvalues.bin", inFiles.eigenvalues.data(), modes);
     WriteArray(directory / "K_r_diag_mat.bin", inFiles.reducedStiffness.data(), modes);
     WriteArray(directory / "M_diag_mat.bin", inFiles.nodeMass.data(), nodes);
@@ -173,19 +171,9 @@ Model MakeModelFromBulletFiles(const BulletReducedFiles& inFiles, std::uint32_t 
     if (modes > available)
         throw Error(std::to_string(modes) + " modes asked, the files hold " + std::to_string(available));
     TetBoundary boundary = ExtractTetBoundary(inFiles.mesh);
-    ModelData data;
-    data.modeCount = modes;
-    data.basis.resize(boundary.positions.size() * modes * 3);
-    for (std::size_t v = 0; v < boundary.positions.size(); ++v)
-        for (std::uint32_t j = 0; j < modes; ++j)
-            for (int axis = 0; axis < 3; ++axis)
-                data.basis[(v * modes + j) * 3 + std::size_t(axis)] =
-                    float(inFiles.modes(3 * Eigen::Index(boundary.nodeOfVertex[v]) + axis, j));
-    data.normalBasis = MakeNormalBasis(boundary.positions, boundary.triangles, data.basis, modes);
-    data.modes = MakeModeInfos(std::span(inFiles.reducedStiffness).first(modes), inAlpha, inBeta);
-    data.positions = std::move(boundary.positions);
-    data.triangles = std::move(boundary.triangles);
-    return Model::Create(std::move(data));
+    std::vector<float> basis = NodalSurfaceBasis(inFiles.modes, modes, boundary.nodeOfVertex, 1.0);
+    return FinishModalModel(std::move(boundary.positions), std::move(boundary.triangles), std::move(basis),
+                            std::span(inFiles.reducedStiffness).first(modes), inAlpha, inBeta);
 }
 
 } // namespace bdt

@@ -13,8 +13,7 @@ namespace bdt
 
 void CheckModalBakeSettings(const ModalBakeSettings& inSettings)
 {
-    if (!(inSettings.scale > 0.0) || !std::isfinite(inSettings.scale))
-        throw Error("the scale must be positive and finite, got " + FormatNumber(inSettings.scale));
+    CheckScale(inSettings.scale);
     CheckElasticMaterial(inSettings.material);
     if (!(inSettings.rayleighAlpha >= 0.0 && inSettings.rayleighBeta >= 0.0) ||
         !std::isfinite(inSettings.rayleighAlpha) || !std::isfinite(inSettings.rayleighBeta))
@@ -65,13 +64,9 @@ LatticeModes ComputeLatticeModes(std::span<const Vec3f> inPositions, std::span<c
             out.grid = VoxeliseSolid(inPositions, inTriangles, cellSize, &out.voxels);
         }
     }
-    // M + 6 eigenpairs need more degrees of freedom than that (checked before any stage is reported done).
-    const auto dofs = Eigen::Index(3 * CountLatticeNodes(out.grid));
-    const Eigen::Index wanted = Eigen::Index(inSettings.modes) + 6;
-    if (wanted >= dofs)
-        throw Error("--modes " + std::to_string(inSettings.modes) + " is more than the lattice's " +
-                    std::to_string(std::max<Eigen::Index>(dofs - 7, 0)) +
-                    " vibration modes; raise the resolution or ask for fewer modes");
+    // Checked before any stage is reported done.
+    CheckModeCount(inSettings.modes, 3 * CountLatticeNodes(out.grid), "the lattice model",
+                   "; raise the resolution or ask for fewer modes");
     if (inProgress)
         inProgress("voxelise", 1.0);
 
@@ -83,17 +78,9 @@ LatticeModes ComputeLatticeModes(std::span<const Vec3f> inPositions, std::span<c
     if (inProgress)
         inProgress("assemble", 1.0);
 
-    // A shift a little below 0, on the scale of the lowest eigenvalues of a body of this size: K − σM is
-    // then positive definite and the eigenvalues nearest σ are the smallest, rigid ones first.
-    const double lengthMetres = longest * inSettings.scale;
-    const double sigma = -1e-3 * (material.young / material.density) / (lengthMetres * lengthMetres);
-    // Rigid modes have λ = 0 exactly; in floating point a tiny fraction of the stiffest element's scale,
-    // E / (ρ h²), far below any elastic mode of a lattice of at most a few hundred cells across.
-    const double h = out.grid.cellSize * inSettings.scale;
-    const double rigidBound = 1e-10 * (material.young / material.density) / (h * h);
-    static_cast<VibrationModes&>(out) =
-        SolveVibrationModes(out.elasticity.stiffness, out.elasticity.mass, inSettings.modes, sigma,
-                            rigidBound, "the lattice model", inProgress);
+    static_cast<VibrationModes&>(out) = SolveVibrationModes(
+        out.elasticity.stiffness, out.elasticity.mass, inSettings.modes, material, longest * inSettings.scale,
+        out.grid.cellSize * inSettings.scale, "the lattice model", inProgress);
     return out;
 }
 
@@ -103,7 +90,6 @@ std::vector<float> InterpolateSurfaceBasis(std::span<const Vec3f> inPositions, c
     const VoxelGrid& grid = inModes.grid;
     const auto modes = std::uint32_t(inModes.shapes.cols());
     const std::array<std::uint32_t, 3> n = grid.cells;
-    const std::size_t nx = n[0] + 1, ny = n[1] + 1;
 
     // Nearest solid cell of every cell (itself if solid), by a breadth-first sweep out of the solid cells;
     // built only if some vertex lies outside the solid.
@@ -156,8 +142,7 @@ std::vector<float> InterpolateSurfaceBasis(std::span<const Vec3f> inPositions, c
             const int dx = a & 1, dy = (a >> 1) & 1, dz = (a >> 2) & 1;
             const double w = (dx != 0 ? t.x() : 1.0 - t.x()) * (dy != 0 ? t.y() : 1.0 - t.y()) *
                              (dz != 0 ? t.z() : 1.0 - t.z());
-            const std::size_t lattice = (ci + dx) + nx * ((cj + dy) + ny * (ck + dz));
-            const std::int64_t node = inModes.elasticity.nodeOfLattice[lattice];
+            const std::int64_t node = inModes.elasticity.nodeOfLattice[grid.CornerNode(ci, cj, ck, a)];
             if (node < 0)
                 throw Error("internal: a solid cell's corner has no lattice node");
             for (std::uint32_t j = 0; j < modes; ++j)
@@ -169,14 +154,15 @@ std::vector<float> InterpolateSurfaceBasis(std::span<const Vec3f> inPositions, c
     return basis;
 }
 
-Model FinishModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles, std::vector<float> inBasis,
-                       std::span<const double> inEigenvalues, const ModalBakeSettings& inSettings)
+Model FinishModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles,
+                       std::vector<float> inBasis, std::span<const double> inEigenvalues, double inAlpha,
+                       double inBeta)
 {
     ModelData data;
-    data.modeCount = inSettings.modes;
+    data.modeCount = std::uint32_t(inEigenvalues.size());
     data.normalBasis = MakeNormalBasis(inPositions, inTriangles, inBasis, data.modeCount);
     data.basis = std::move(inBasis);
-    data.modes = MakeModeInfos(inEigenvalues, inSettings.rayleighAlpha, inSettings.rayleighBeta);
+    data.modes = MakeModeInfos(inEigenvalues, inAlpha, inBeta);
     data.positions = std::move(inPositions);
     data.triangles = std::move(inTriangles);
     return Model::Create(std::move(data));
@@ -188,8 +174,8 @@ Model MakeModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTri
 {
     LatticeModes modes = ComputeLatticeModes(inPositions, inTriangles, inSettings, inProgress);
     std::vector<float> basis = InterpolateSurfaceBasis(inPositions, modes, inSettings.scale);
-    Model model = FinishModalModel(std::move(inPositions), std::move(inTriangles), std::move(basis), modes.eigenvalues,
-                                   inSettings);
+    Model model = FinishModalModel(std::move(inPositions), std::move(inTriangles), std::move(basis),
+                                   modes.eigenvalues, inSettings.rayleighAlpha, inSettings.rayleighBeta);
     if (outModes != nullptr)
         *outModes = std::move(modes);
     return model;

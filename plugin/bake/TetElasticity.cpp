@@ -11,8 +11,7 @@ namespace bdt
 TetElasticity AssembleTetElasticity(const TetMesh& inMesh, const ElasticMaterial& inMaterial, double inScale)
 {
     CheckElasticMaterial(inMaterial);
-    if (!(inScale > 0.0) || !std::isfinite(inScale))
-        throw Error("the scale must be positive and finite, got " + FormatNumber(inScale));
+    CheckScale(inScale);
     const std::size_t nodes = inMesh.positions.size();
     std::vector<std::uint8_t> used(nodes, 0);
     for (const auto& tet : inMesh.tets)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -336,13 +337,16 @@ TetBoundary ExtractTetBoundary(const TetMesh& inMesh)
     // Each face of each tetrahedron, keyed by its sorted nodes; faces seen once are on the boundary.
     static constexpr int cFaces[4][4] = {
         {1, 2, 3, 0}, {0, 3, 2, 1}, {0, 1, 3, 2}, {0, 2, 1, 3}}; // + opposite
-    std::map<std::array<std::uint32_t, 3>, std::uint32_t> seen;  // key -> count
+    std::vector<std::array<std::uint32_t, 3>> keys;              // per tetrahedron and face
+    keys.reserve(4 * inMesh.tets.size());
+    std::map<std::array<std::uint32_t, 3>, std::uint32_t> seen; // key -> count
     for (const auto& tet : inMesh.tets)
         for (const auto& face : cFaces)
         {
             std::array<std::uint32_t, 3> key{tet[face[0]], tet[face[1]], tet[face[2]]};
             std::sort(key.begin(), key.end());
             ++seen[key];
+            keys.push_back(key);
         }
     TetBoundary out;
     std::vector<std::int64_t> vertexOfNode(inMesh.positions.size(), -1);
@@ -356,13 +360,13 @@ TetBoundary ExtractTetBoundary(const TetMesh& inMesh)
         }
         return std::uint32_t(vertexOfNode[inNode]);
     };
-    for (const auto& tet : inMesh.tets)
-        for (const auto& face : cFaces)
+    for (std::size_t t = 0; t < inMesh.tets.size(); ++t)
+        for (int f = 0; f < 4; ++f)
         {
-            std::array<std::uint32_t, 3> key{tet[face[0]], tet[face[1]], tet[face[2]]};
-            std::sort(key.begin(), key.end());
-            if (seen[key] != 1)
+            if (seen.find(keys[4 * t + std::size_t(f)])->second != 1)
                 continue;
+            const auto& tet = inMesh.tets[t];
+            const int* face = cFaces[f];
             std::uint32_t a = tet[face[0]], b = tet[face[1]], c = tet[face[2]];
             // Outwards: the fourth node must lie behind the face.
             if (TetSixVolume(inMesh.positions[a], inMesh.positions[b], inMesh.positions[c],
@@ -379,12 +383,12 @@ TetMesh LatticeTets(const VoxelGrid& inGrid, const std::vector<std::int64_t>& in
                     const std::vector<std::uint32_t>& inLatticeOfNode, double inScale)
 {
     const std::array<std::uint32_t, 3> n = inGrid.cells;
-    const std::size_t nx = n[0] + 1, ny = n[1] + 1;
     TetMesh mesh;
     mesh.positions.reserve(inLatticeOfNode.size());
     for (std::uint32_t lattice : inLatticeOfNode)
     {
-        const Vec3d ijk(double(lattice % nx), double((lattice / nx) % ny), double(lattice / (nx * ny)));
+        const std::array<std::size_t, 3> l = inGrid.LatticeNodeIndices(lattice);
+        const Vec3d ijk = Vec3d(double(l[0]), double(l[1]), double(l[2]));
         mesh.positions.push_back((inGrid.origin + inGrid.cellSize * ijk) * inScale);
     }
     // Kuhn: one tetrahedron per order of the three axes, along the path 0 → e_a → e_a + e_b → (1, 1, 1).
@@ -396,12 +400,7 @@ TetMesh LatticeTets(const VoxelGrid& inGrid, const std::vector<std::int64_t>& in
                 if (inGrid.solid[inGrid.CellIndex(i, j, k)] == 0)
                     continue;
                 const auto node = [&](int inCorner)
-                {
-                    const std::size_t lattice =
-                        (i + (inCorner & 1)) +
-                        nx * ((j + ((inCorner >> 1) & 1)) + ny * (k + ((inCorner >> 2) & 1)));
-                    return std::uint32_t(inNodeOfLattice[lattice]);
-                };
+                { return std::uint32_t(inNodeOfLattice[inGrid.CornerNode(i, j, k, inCorner)]); };
                 for (const auto& order : cOrders)
                 {
                     const int c1 = 1 << order[0], c2 = c1 | (1 << order[1]);

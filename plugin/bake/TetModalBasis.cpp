@@ -2,10 +2,10 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
-#include <bdt/bake/SmoothBasis.h>
 #include <bdt/bake/TetModalBasis.h>
 #include <bdt/core/Error.h>
 #include <cmath>
+#include <limits>
 
 namespace bdt
 {
@@ -135,10 +135,7 @@ TetModes ComputeTetModes(TetMesh inMesh, const ModalBakeSettings& inSettings,
         throw Error("a resolution applies to voxel bakes, not to a tetrahedral mesh");
     TetModes out;
     out.unusedNodes = RemoveUnusedNodes(inMesh);
-    const auto dofs = Eigen::Index(3 * inMesh.positions.size());
-    if (Eigen::Index(inSettings.modes) + 6 >= dofs)
-        throw Error("--modes " + std::to_string(inSettings.modes) + " is more than the tetrahedral mesh's " +
-                    std::to_string(std::max<Eigen::Index>(dofs - 7, 0)) + " vibration modes");
+    CheckModeCount(inSettings.modes, 3 * inMesh.positions.size(), "the tetrahedral model");
     if (inProgress)
         inProgress("assemble", 0.0);
     out.elasticity = AssembleTetElasticity(inMesh, inSettings.material, inSettings.scale);
@@ -148,16 +145,11 @@ TetModes ComputeTetModes(TetMesh inMesh, const ModalBakeSettings& inSettings,
     Eigen::AlignedBox3d box;
     for (const Vec3d& p : inMesh.positions)
         box.extend(p);
-    const double length = box.sizes().maxCoeff() * inSettings.scale;
-    const double speed2 = inSettings.material.young / inSettings.material.density;
-    // As for the lattice: a shift a little below 0 on the scale of the lowest modes, and a rigid bound far
-    // below any elastic mode on the scale of the stiffest element, E / (ρ h²), h the shortest edge.
-    const double sigma = -1e-3 * speed2 / (length * length);
-    const double h = out.elasticity.shortestEdge;
-    const double rigidBound = 1e-10 * speed2 / (h * h);
+    // The stiffest element's scale is its shortest edge.
     static_cast<VibrationModes&>(out) =
-        SolveVibrationModes(out.elasticity.stiffness, out.elasticity.mass, inSettings.modes, sigma,
-                            rigidBound, "the tetrahedral model", inProgress);
+        SolveVibrationModes(out.elasticity.stiffness, out.elasticity.mass, inSettings.modes,
+                            inSettings.material, box.sizes().maxCoeff() * inSettings.scale,
+                            out.elasticity.shortestEdge, "the tetrahedral model", inProgress);
     out.mesh = std::move(inMesh);
     return out;
 }
@@ -184,6 +176,18 @@ std::vector<float> InterpolateTetSurfaceBasis(std::span<const Vec3f> inPositions
     return basis;
 }
 
+std::vector<float> NodalSurfaceBasis(const Eigen::MatrixXd& inShapes, std::uint32_t inModes,
+                                     std::span<const std::uint32_t> inNodeOfVertex, double inScale)
+{
+    std::vector<float> basis(inNodeOfVertex.size() * inModes * 3);
+    for (std::size_t v = 0; v < inNodeOfVertex.size(); ++v)
+        for (std::uint32_t j = 0; j < inModes; ++j)
+            for (int axis = 0; axis < 3; ++axis)
+                basis[(v * inModes + j) * 3 + std::size_t(axis)] =
+                    float(inShapes(3 * Eigen::Index(inNodeOfVertex[v]) + axis, j) / inScale);
+    return basis;
+}
+
 Model MakeTetModalModel(TetMesh inMesh, std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles,
                         const ModalBakeSettings& inSettings, const ProgressCallback& inProgress,
                         TetModes* outModes)
@@ -192,22 +196,15 @@ Model MakeTetModalModel(TetMesh inMesh, std::vector<Vec3f> inPositions, std::vec
     std::vector<float> basis;
     if (inPositions.empty())
     {
-        // The boundary's vertices are nodes: U is Φ there, exactly.
         TetBoundary boundary = ExtractTetBoundary(modes.mesh);
-        basis.resize(boundary.positions.size() * inSettings.modes * 3);
-        for (std::size_t v = 0; v < boundary.positions.size(); ++v)
-            for (std::uint32_t j = 0; j < inSettings.modes; ++j)
-                for (int axis = 0; axis < 3; ++axis)
-                    basis[(v * inSettings.modes + j) * 3 + std::size_t(axis)] =
-                        float(modes.shapes(3 * Eigen::Index(boundary.nodeOfVertex[v]) + axis, j) /
-                              inSettings.scale);
+        basis = NodalSurfaceBasis(modes.shapes, inSettings.modes, boundary.nodeOfVertex, inSettings.scale);
         inPositions = std::move(boundary.positions);
         inTriangles = std::move(boundary.triangles);
     }
     else
         basis = InterpolateTetSurfaceBasis(inPositions, modes, inSettings.scale);
     Model model = FinishModalModel(std::move(inPositions), std::move(inTriangles), std::move(basis),
-                                   modes.eigenvalues, inSettings);
+                                   modes.eigenvalues, inSettings.rayleighAlpha, inSettings.rayleighBeta);
     if (outModes != nullptr)
         *outModes = std::move(modes);
     return model;

@@ -17,8 +17,8 @@ namespace bdt
 namespace
 {
 
-/// y = (K − σM)⁻¹ x for Spectra's shift-and-invert mode, by a sparse LDLᵀ factorisation. With σ below the
-/// smallest eigenvalue (0, the rigid modes) K − σM is positive definite.
+/// y = (K − σM)⁻¹ x for Spectra's shift-and-invert mode, by a sparse Cholesky (LLᵀ) factorisation. With σ
+/// below the smallest eigenvalue (0, the rigid modes) K − σM is positive definite.
 class ShiftedSolve
 {
 public:
@@ -78,18 +78,28 @@ void MassOrthonormalise(const Eigen::SparseMatrix<double>& inMass, Eigen::Matrix
 
 } // namespace
 
+void CheckModeCount(std::uint32_t inModes, std::size_t inDofs, const std::string& inWhat,
+                    const std::string& inHint)
+{
+    if (std::size_t(inModes) + 6 >= inDofs)
+        throw Error(std::to_string(inModes) + " modes is more than the " +
+                    std::to_string(inDofs > 7 ? inDofs - 7 : 0) + " vibration modes of " + inWhat + inHint);
+}
+
 VibrationModes SolveVibrationModes(const Eigen::SparseMatrix<double>& inStiffness,
                                    const Eigen::SparseMatrix<double>& inMass, std::uint32_t inModes,
-                                   double inShift, double inRigidBound, const char* inWhat,
+                                   const ElasticMaterial& inMaterial, double inBodyLength,
+                                   double inElementLength, const char* inWhat,
                                    const ProgressCallback& inProgress)
 {
     const Eigen::Index dofs = inStiffness.rows();
     const Eigen::Index wanted = Eigen::Index(inModes) + 6;
     if (inStiffness.cols() != dofs || inMass.rows() != dofs || inMass.cols() != dofs)
         throw Error(std::string(inWhat) + " has stiffness and mass matrices of different sizes");
-    if (wanted >= dofs)
-        throw Error(std::to_string(inModes) + " modes is more than the " +
-                    std::to_string(std::max<Eigen::Index>(dofs - 7, 0)) + " vibration modes of " + inWhat);
+    CheckModeCount(inModes, std::size_t(dofs), inWhat);
+    const double speedSquared = inMaterial.young / inMaterial.density;
+    const double shift = -1e-3 * speedSquared / (inBodyLength * inBodyLength);
+    const double rigidBound = 1e-10 * speedSquared / (inElementLength * inElementLength);
     const Eigen::Index basisSize =
         std::min<Eigen::Index>(dofs, std::max<Eigen::Index>(2 * wanted + 1, wanted + 20));
 
@@ -97,7 +107,7 @@ VibrationModes SolveVibrationModes(const Eigen::SparseMatrix<double>& inStiffnes
     Spectra::SparseSymMatProd<double> massProduct(inMass);
     Spectra::SymGEigsShiftSolver<ShiftedSolve, Spectra::SparseSymMatProd<double>,
                                  Spectra::GEigsMode::ShiftInvert>
-        solver(op, massProduct, wanted, basisSize, inShift);
+        solver(op, massProduct, wanted, basisSize, shift);
     if (inProgress)
         inProgress("eigensolve", 0.0);
     solver.init();
@@ -116,7 +126,7 @@ VibrationModes SolveVibrationModes(const Eigen::SparseMatrix<double>& inStiffnes
               [&](Eigen::Index inA, Eigen::Index inB) { return values[inA] < values[inB]; });
 
     std::size_t rigid = 0;
-    while (rigid < order.size() && std::abs(values[order[rigid]]) <= inRigidBound)
+    while (rigid < order.size() && std::abs(values[order[rigid]]) <= rigidBound)
         ++rigid;
     if (rigid != 6)
         throw Error("found " + std::to_string(rigid) + " near-zero (rigid) modes instead of 6: " + inWhat +

@@ -53,8 +53,7 @@ std::size_t MarkLatticeNodes(const VoxelGrid& inGrid, std::vector<std::int64_t>&
                              std::vector<std::uint32_t>& outLatticeOfNode)
 {
     const std::array<std::uint32_t, 3> n = inGrid.cells;
-    const std::size_t nx = n[0] + 1, ny = n[1] + 1;
-    outNodeOfLattice.assign(nx * ny * (n[2] + 1), -1);
+    outNodeOfLattice.assign(inGrid.LatticeNodeCount(), -1);
     outLatticeOfNode.clear();
     std::size_t solidCells = 0;
     for (std::uint32_t k = 0; k < n[2]; ++k)
@@ -64,8 +63,7 @@ std::size_t MarkLatticeNodes(const VoxelGrid& inGrid, std::vector<std::int64_t>&
                 {
                     ++solidCells;
                     for (int a = 0; a < 8; ++a)
-                        outNodeOfLattice[(i + (a & 1)) + nx * ((j + ((a >> 1) & 1)) + ny * (k + ((a >> 2) & 1)))] =
-                            0;
+                        outNodeOfLattice[inGrid.CornerNode(i, j, k, a)] = 0;
                 }
     for (std::size_t l = 0; l < outNodeOfLattice.size(); ++l)
         if (outNodeOfLattice[l] == 0)
@@ -86,6 +84,12 @@ void CheckElasticMaterial(const ElasticMaterial& inMaterial)
         throw Error("Poisson's ratio must be in (-1, 0.5), got " + FormatNumber(inMaterial.poisson));
     if (!(inMaterial.density > 0.0) || !std::isfinite(inMaterial.density))
         throw Error("the density must be positive, got " + FormatNumber(inMaterial.density) + " kg/m^3");
+}
+
+void CheckScale(double inScale)
+{
+    if (!(inScale > 0.0) || !std::isfinite(inScale))
+        throw Error("the scale must be positive and finite, got " + FormatNumber(inScale));
 }
 
 Eigen::Matrix<double, 6, 6> IsotropicElasticity(double inYoung, double inPoisson)
@@ -142,12 +146,8 @@ VoxelElasticity AssembleVoxelElasticity(const VoxelGrid& inGrid, const ElasticMa
                                         double inScale)
 {
     CheckElasticMaterial(inMaterial);
-    if (!(inScale > 0.0) || !std::isfinite(inScale))
-        throw Error("the scale must be positive and finite, got " + FormatNumber(inScale));
+    CheckScale(inScale);
     const std::array<std::uint32_t, 3> n = inGrid.cells;
-    const std::size_t nx = n[0] + 1, ny = n[1] + 1;
-    const auto latticeIndex = [&](std::size_t inI, std::size_t inJ, std::size_t inK)
-    { return inI + nx * (inJ + ny * inK); };
 
     VoxelElasticity model;
     const std::size_t solidCells = MarkLatticeNodes(inGrid, model.nodeOfLattice, model.latticeOfNode);
@@ -171,8 +171,7 @@ VoxelElasticity AssembleVoxelElasticity(const VoxelGrid& inGrid, const ElasticMa
                     continue;
                 std::size_t corner[8];
                 for (int a = 0; a < 8; ++a)
-                    corner[a] = std::size_t(model.nodeOfLattice[latticeIndex(i + (a & 1), j + ((a >> 1) & 1),
-                                                                             k + ((a >> 2) & 1))]);
+                    corner[a] = std::size_t(model.nodeOfLattice[inGrid.CornerNode(i, j, k, a)]);
                 for (int b = 0; b < 8; ++b)     // column node
                     for (int a = 0; a < 8; ++a) // row node
                     {
@@ -195,9 +194,8 @@ VoxelElasticity AssembleVoxelElasticity(const VoxelGrid& inGrid, const ElasticMa
     massValues.reserve(inner.capacity());
     for (std::size_t node = 0; node < nodes; ++node)
     {
-        const std::uint32_t lattice = model.latticeOfNode[node];
-        const auto li = std::int64_t(lattice % nx), lj = std::int64_t((lattice / nx) % ny),
-                   lk = std::int64_t(lattice / (nx * ny));
+        const std::array<std::size_t, 3> l = inGrid.LatticeNodeIndices(model.latticeOfNode[node]);
+        const auto li = std::int64_t(l[0]), lj = std::int64_t(l[1]), lk = std::int64_t(l[2]);
         for (int axis = 0; axis < 3; ++axis)
         {
             for (int o = 0; o < 27; ++o)
@@ -206,7 +204,7 @@ VoxelElasticity AssembleVoxelElasticity(const VoxelGrid& inGrid, const ElasticMa
                 if (used[slot] == 0)
                     continue;
                 const std::int64_t di = o % 3 - 1, dj = (o / 3) % 3 - 1, dk = o / 9 - 1;
-                const auto row = std::size_t(model.nodeOfLattice[latticeIndex(
+                const auto row = std::size_t(model.nodeOfLattice[inGrid.LatticeNode(
                     std::size_t(li + di), std::size_t(lj + dj), std::size_t(lk + dk))]);
                 for (int r = 0; r < 3; ++r)
                 {

@@ -128,7 +128,7 @@ TEST(TetModalBasis, ImpossibleInputsAreRejected)
     ModalBakeSettings settings = Settings(3);
     settings.resolution = 20;
     EXPECT_THROW(ComputeTetModes(test::BoxTets({2, 1, 1}, 0.1), settings), Error);
-    // 2 cubes: 12 nodes, 36 degrees of freedom, 30 vibration modes at most.
+    // 2 cubes: 12 nodes, 36 degrees of freedom: 29 vibration modes at most.
     EXPECT_THROW(ComputeTetModes(test::BoxTets({2, 1, 1}, 0.1), Settings(30)), Error);
     EXPECT_NO_THROW(ComputeTetModes(test::BoxTets({2, 1, 1}, 0.1), Settings(20)));
     // Two separate boxes: twelve rigid modes.

@@ -13,21 +13,7 @@ foreach(var BAKE INSPECT CHECK WORK NAME SOURCE MODES SEEDS)
   endif()
 endforeach()
 
-# Runs a command that must succeed; its stdout goes to the variable `out_var` or, with TO_FILE, to a file.
-function(run_ok out_var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TO_FILE" "")
-  if(arg_TO_FILE)
-    execute_process(COMMAND ${arg_UNPARSED_ARGUMENTS} RESULT_VARIABLE rc OUTPUT_FILE ${arg_TO_FILE} ERROR_VARIABLE err)
-    set(out "")
-  else()
-    execute_process(COMMAND ${arg_UNPARSED_ARGUMENTS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  endif()
-  if(NOT rc EQUAL 0)
-    list(JOIN arg_UNPARSED_ARGUMENTS " " shown)
-    message(FATAL_ERROR "failed (${rc}): ${shown}\n${out}${err}")
-  endif()
-  set(${out_var} "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/RunOk.cmake)
 
 # Runs check_spheres on one CSV and adds its vertex-in-sphere count to `total`.
 function(check_csv csv obj)

@@ -287,7 +287,7 @@ void CheckOutputWritable(const std::string& inPath)
 {
     std::error_code error;
     if (std::filesystem::is_directory(inPath, error))
-        throw ToolError(inPath, "is a directory, cannot write the asset there");
+        throw ToolError(inPath, "is a directory, cannot write a file there");
     const bool existed = std::filesystem::exists(inPath, error);
     std::FILE* file = std::fopen(inPath.c_str(), "ab");
     if (file == nullptr)
@@ -304,15 +304,7 @@ void CheckFolderWritable(const std::string& inPath)
     std::filesystem::create_directories(inPath, error);
     if (!std::filesystem::is_directory(inPath, error))
         throw ToolError(inPath, "cannot create the folder");
-    const std::filesystem::path probe = std::filesystem::path(inPath) / "modes.bin";
-    const bool existed = std::filesystem::exists(probe, error);
-    std::FILE* file = std::fopen(probe.c_str(), "ab");
-    if (file == nullptr)
-        throw ToolError(probe.string(),
-                        "cannot open for writing (" + std::string(std::strerror(errno)) + ")");
-    std::fclose(file);
-    if (!existed)
-        std::filesystem::remove(probe, error);
+    CheckOutputWritable((std::filesystem::path(inPath) / "modes.bin").string());
 }
 
 Geometry ImportGeometry(const std::string& inPath)

@@ -36,9 +36,9 @@ struct LatticeModes : VibrationModes
 {
     VoxelGrid grid;
     VoxelReport voxels;
-    std::size_t nodes = 0;                ///< Lattice nodes used by solid cells (3 degrees of freedom each).
-    double totalMass = 0.0;               ///< kg.
-    VoxelElasticity elasticity;           ///< K and M of the lattice.
+    std::size_t nodes = 0;      ///< Lattice nodes used by solid cells (3 degrees of freedom each).
+    double totalMass = 0.0;     ///< kg.
+    VoxelElasticity elasticity; ///< K and M of the lattice.
 };
 
 /// Throws `bdt::Error` with a one-line message when the settings are impossible: E ≤ 0, ν outside
@@ -64,11 +64,12 @@ LatticeModes ComputeLatticeModes(std::span<const Vec3f> inPositions, std::span<c
 std::vector<float> InterpolateSurfaceBasis(std::span<const Vec3f> inPositions, const LatticeModes& inModes,
                                            double inScale);
 
-/// A model of a surface (moved in) and its modal basis U (`ModelData::basis` layout, moved in): adds the normal
-/// basis (`MakeNormalBasis`) and per mode ω_j, ζ_j (`MakeModeInfos` with the settings' Rayleigh damping).
-/// Throws as `Model::Create` does. Cost O(T·M).
-Model FinishModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles, std::vector<float> inBasis,
-                       std::span<const double> inEigenvalues, const ModalBakeSettings& inSettings);
+/// A model of a surface (moved in) and its modal basis U (`ModelData::basis` layout, moved in, M = the
+/// eigenvalues' count): adds the normal basis (`MakeNormalBasis`) and per mode ω_j, ζ_j (`MakeModeInfos` with
+/// Rayleigh damping `inAlpha`, `inBeta`). Throws as `Model::Create` does. Cost O(T·M).
+Model FinishModalModel(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles,
+                       std::vector<float> inBasis, std::span<const double> inEigenvalues, double inAlpha,
+                       double inBeta);
 
 /// A model of the mesh (moved in) with the modal basis: U from `InterpolateSurfaceBasis`, the normal basis
 /// (`MakeNormalBasis`), and per mode ω_j = √λ_j and ζ_j from Rayleigh damping. `outModes`, if given, receives

@@ -33,6 +33,12 @@ TetModes ComputeTetModes(TetMesh inMesh, const ModalBakeSettings& inSettings,
 std::vector<float> InterpolateTetSurfaceBasis(std::span<const Vec3f> inPositions, const TetModes& inModes,
                                               double inScale);
 
+/// The surface basis of surface vertices that are nodes (`inNodeOfVertex`, e.g. a tetrahedral mesh's
+/// boundary): U is Φ at those nodes exactly, its first `inModes` columns, divided by `inScale` (metres per
+/// model unit). `ModelData::basis` layout. Cost O(N·M).
+std::vector<float> NodalSurfaceBasis(const Eigen::MatrixXd& inShapes, std::uint32_t inModes,
+                                     std::span<const std::uint32_t> inNodeOfVertex, double inScale);
+
 /// A model with the tetrahedral modal basis. The surface is `inPositions`/`inTriangles` (moved in) embedded
 /// in the tetrahedra, or, when `inPositions` is empty, the tetrahedra's own boundary (`ExtractTetBoundary`,
 /// whose vertices are nodes: U is then Φ at those nodes exactly). Normal basis and ω_j, ζ_j as

@@ -2,9 +2,11 @@
 
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
+#include <bdt/bake/VoxelElasticity.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Model.h>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bdt
@@ -18,23 +20,31 @@ struct VibrationModes
     Eigen::MatrixXd shapes;               ///< Φ, dofs × M: mass-normalised (Φᵀ M Φ = I), m/√kg.
 };
 
+/// Throws `bdt::Error` with a one-line message when `inModes` vibration modes and the six rigid ones need as
+/// many degrees of freedom as `inDofs` or more (the Lanczos solver needs more), naming `inWhat` (e.g. "the
+/// lattice model") and ending with `inHint`. Callers check before any expensive stage. O(1).
+void CheckModeCount(std::uint32_t inModes, std::size_t inDofs, const std::string& inWhat,
+                    const std::string& inHint = {});
+
 /// Solves the generalised eigenproblem K φ = λ M φ of a free solid for its six rigid modes and the next
 /// `inModes` vibration modes, with Spectra's shift-and-invert Lanczos on a sparse Cholesky factorisation of
-/// K − σM (CHOLMOD supernodal; no dense matrices). `inShift` σ must be a little below zero, on the scale of
-/// the lowest eigenvalues, so K − σM is positive definite and the eigenvalues nearest σ are the smallest.
-/// Eigenvalues with |λ| ≤ `inRigidBound` count as rigid; exactly six must come first and are skipped. The
-/// kept modes are mass-orthonormalised again (modified Gram–Schmidt in the M inner product), so
-/// ‖Φᵀ M Φ − I‖ is at rounding level even for repeated frequencies, and each mode's largest component is
-/// made positive (a deterministic sign).
+/// K − σM (CHOLMOD supernodal LLᵀ; no dense matrices). The shift σ = −1e-3·(E/ρ)/L², a little below zero on
+/// the scale of the lowest modes of a body of length L (`inBodyLength`, metres), makes K − σM positive
+/// definite, so the eigenvalues nearest σ are the smallest. Eigenvalues with |λ| ≤ 1e-10·(E/ρ)/h², a tiny
+/// fraction of the stiffest element's scale (h = `inElementLength`, metres), count as rigid, far below any
+/// elastic mode of a model at most a few hundred elements across; exactly six must come first and are
+/// skipped. The kept modes are mass-orthonormalised again (modified Gram–Schmidt in the M inner product), so
+/// ‖Φᵀ M Φ − I‖ is at rounding level even for repeated frequencies, and each mode's largest component is made
+/// positive (a deterministic sign).
 ///
-/// `inStiffness` (N/m) and `inMass` (kg) are symmetric, of the same size, with more than `inModes` + 6
-/// degrees of freedom. Progress stages: "factorise", "eigensolve". Throws `bdt::Error` with a one-line
-/// message when the factorisation fails, the solver does not converge, or the rigid-mode count is not six
-/// (`inWhat` names the model in the messages, e.g. "the lattice model"). Cost: one sparse factorisation plus
-/// a few hundred solves.
+/// `inStiffness` (N/m) and `inMass` (kg) are symmetric, of the same size (`CheckModeCount` holds).
+/// Progress stages: "factorise", "eigensolve". Throws `bdt::Error` with a one-line message when the
+/// factorisation fails, the solver does not converge, or the rigid-mode count is not six (`inWhat` names the
+/// model in the messages). Cost: one sparse factorisation plus a few hundred solves.
 VibrationModes SolveVibrationModes(const Eigen::SparseMatrix<double>& inStiffness,
                                    const Eigen::SparseMatrix<double>& inMass, std::uint32_t inModes,
-                                   double inShift, double inRigidBound, const char* inWhat,
+                                   const ElasticMaterial& inMaterial, double inBodyLength,
+                                   double inElementLength, const char* inWhat,
                                    const ProgressCallback& inProgress = {});
 
 /// The row sums of a mass matrix per node (3 degrees of freedom per node, `3·node + axis`): the lumped

@@ -43,6 +43,10 @@ struct VoxelElasticity
 /// finite. O(1).
 void CheckElasticMaterial(const ElasticMaterial& inMaterial);
 
+/// Throws `bdt::Error` with a one-line message unless `inScale` (metres per mesh unit) is positive and
+/// finite. O(1).
+void CheckScale(double inScale);
+
 /// The isotropic elasticity matrix D (stress = D · strain) of Young's modulus `inYoung` (Pa) and Poisson's
 /// ratio `inPoisson`, in Voigt order (xx, yy, zz, xy, yz, zx) with engineering shear strains. O(1).
 Eigen::Matrix<double, 6, 6> IsotropicElasticity(double inYoung, double inPoisson);

@@ -26,6 +26,28 @@ struct VoxelGrid
     {
         return inI + std::size_t(cells[0]) * (inJ + std::size_t(cells[1]) * inK);
     }
+    /// Lattice nodes (cell corners), (nx+1)·(ny+1)·(nz+1).
+    std::size_t LatticeNodeCount() const
+    {
+        return std::size_t(cells[0] + 1) * std::size_t(cells[1] + 1) * std::size_t(cells[2] + 1);
+    }
+    /// The index of lattice node (i, j, k), numbered x fastest like the cells.
+    std::size_t LatticeNode(std::size_t inI, std::size_t inJ, std::size_t inK) const
+    {
+        return inI + std::size_t(cells[0] + 1) * (inJ + std::size_t(cells[1] + 1) * inK);
+    }
+    /// The (i, j, k) of lattice node `inNode`, the inverse of `LatticeNode`.
+    std::array<std::size_t, 3> LatticeNodeIndices(std::size_t inNode) const
+    {
+        const std::size_t nx = cells[0] + 1, ny = cells[1] + 1;
+        return {inNode % nx, (inNode / nx) % ny, inNode / (nx * ny)};
+    }
+    /// The lattice node at corner `inCorner` = dx + 2·dy + 4·dz (each 0 or 1) of cell (i, j, k).
+    std::size_t CornerNode(std::size_t inI, std::size_t inJ, std::size_t inK, int inCorner) const
+    {
+        return LatticeNode(inI + std::size_t(inCorner & 1), inJ + std::size_t((inCorner >> 1) & 1),
+                           inK + std::size_t((inCorner >> 2) & 1));
+    }
     /// Number of solid cells. O(cells).
     std::size_t SolidCount() const;
 
