@@ -1,0 +1,51 @@
+#version 330 core
+// Reduced deformable surface for display (BD-Tree paper §2, eq. 1): p' = p + Σ_j U_j q_j and, to first order,
+// n' = n + Σ_j N_j q_j, evaluated per vertex on the GPU. Many bodies sharing one model are drawn instanced:
+// each instance brings its model-to-world transform as vertex attributes and its q as M consecutive floats of
+// uQ, at gl_InstanceID · M. The CPU never deforms a vertex for display.
+//
+// Buffers (see demo/render/DeformedMeshRenderer.h):
+// - attributes 0, 1: rest position p and rest unit normal n, model units, the model's rest frame;
+// - uBasis (RGBA32F texture buffer): texel 2(iM + j) holds U_ij (xyz), texel 2(iM + j) + 1 holds N_ij;
+// - uQ (R32F texture buffer): q of the instance, M floats per instance, in draw order;
+// - attributes 2-4: rows of the instance's affine model-to-world transform (rotation · uniform scale |
+//   translation), metres; attribute 5: its colour.
+// With M = 0 the mesh is drawn rigid (primitives share this shader).
+
+layout(location = 0) in vec3 aRestPosition;
+layout(location = 1) in vec3 aRestNormal;
+layout(location = 2) in vec4 aModelRow0;
+layout(location = 3) in vec4 aModelRow1;
+layout(location = 4) in vec4 aModelRow2;
+layout(location = 5) in vec4 aColor;
+
+uniform samplerBuffer uBasis;
+uniform samplerBuffer uQ;
+uniform int uModeCount;
+uniform mat4 uViewProjection;
+
+out vec3 vWorldPosition;
+out vec3 vWorldNormal;
+out vec4 vColor;
+
+void main()
+{
+    vec3 position = aRestPosition;
+    vec3 normal = aRestNormal;
+    int basisTexel = 2 * gl_VertexID * uModeCount;
+    int qTexel = gl_InstanceID * uModeCount;
+    for (int j = 0; j < uModeCount; ++j)
+    {
+        float q = texelFetch(uQ, qTexel + j).r;
+        position += q * texelFetch(uBasis, basisTexel + 2 * j).xyz;
+        normal += q * texelFetch(uBasis, basisTexel + 2 * j + 1).xyz;
+    }
+    vec4 p = vec4(position, 1.0);
+    vWorldPosition = vec3(dot(aModelRow0, p), dot(aModelRow1, p), dot(aModelRow2, p));
+    // Rotation times a uniform scale: the normal goes through the same linear part, then is renormalised.
+    vec3 n = vec3(dot(aModelRow0.xyz, normal), dot(aModelRow1.xyz, normal), dot(aModelRow2.xyz, normal));
+    float length2 = dot(n, n);
+    vWorldNormal = length2 > 0.0 ? n * inversesqrt(length2) : vec3(0.0, 1.0, 0.0);
+    vColor = aColor;
+    gl_Position = uViewProjection * vec4(vWorldPosition, 1.0);
+}

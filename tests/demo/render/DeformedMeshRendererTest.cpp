@@ -1,0 +1,176 @@
+// The deformation shader against the CPU: transform feedback captures what deform.vert computes for each
+// vertex of several instances, compared with p + U q and normalize(n + N q) in double, mapped to world.
+
+#include "render/DeformedMeshRenderer.h"
+
+#include "../GlTestContext.h"
+
+#include <bdt/bake/SmoothBasis.h>
+#include <bdt/core/ProceduralShapes.h>
+#include <random>
+
+namespace bdt::demo
+{
+namespace
+{
+
+std::shared_ptr<const Model> SmoothModel(EShape inShape, std::uint32_t inTriangles, std::uint32_t inModes,
+                                         bool inNormalBasis)
+{
+    ShapeMesh mesh = MakeShape(inShape, inTriangles);
+    Model model = MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inModes);
+    if (!inNormalBasis)
+    {
+        ModelData data = model.Data();
+        data.normalBasis.clear();
+        model = Model::Create(std::move(data));
+    }
+    return std::make_shared<const Model>(std::move(model));
+}
+
+// An instance with a random rotation, a uniform scale in [0.5, 2], a translation within 10 m and q_j with
+// |q_j| up to `inAmplitude`.
+MeshInstance RandomInstance(std::mt19937& ioRandom, std::uint32_t inModes, double inAmplitude,
+                            std::vector<float>& outQ)
+{
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    const Eigen::Quaterniond rotation =
+        Eigen::Quaterniond(unit(ioRandom), unit(ioRandom), unit(ioRandom), unit(ioRandom)).normalized();
+    const double scale = 1.25 + 0.75 * unit(ioRandom);
+    MeshInstance instance;
+    instance.modelToWorld.leftCols<3>() = (scale * rotation.toRotationMatrix()).cast<float>();
+    instance.modelToWorld.col(3) =
+        Eigen::Vector3f(float(10 * unit(ioRandom)), float(10 * unit(ioRandom)), float(10 * unit(ioRandom)));
+    outQ.resize(inModes);
+    for (float& q : outQ)
+        q = float(inAmplitude * unit(ioRandom));
+    instance.q = outQ;
+    return instance;
+}
+
+struct Deviation
+{
+    double position = 0.0; ///< Largest |GPU − CPU| over the model's world extent.
+    double normal = 0.0;   ///< Largest |GPU − CPU| of the unit normals.
+};
+
+// Captures the instances and compares every vertex with the CPU's double-precision deformation.
+Deviation CompareWithCpu(DeformedMeshRenderer& ioRenderer, const std::vector<MeshInstance>& inInstances)
+{
+    const ShaderProgram capture = BuildCaptureProgram();
+    const std::vector<float> gpu = ioRenderer.Capture(capture, inInstances);
+    const Model& model = ioRenderer.GetModel();
+    const std::size_t vertexCount = model.VertexCount();
+    const std::uint32_t modes = model.ModeCount();
+    EXPECT_EQ(gpu.size(), 6 * vertexCount * inInstances.size());
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+    const std::vector<Eigen::Vector3f> restNormals = RestVertexNormals(model);
+    const std::span<const float> normalBasis = model.NormalBasis();
+    const std::vector<float> madeNormalBasis =
+        model.HasNormalBasis() || modes == 0
+            ? std::vector<float>()
+            : MakeNormalBasis(model.Positions(), model.Triangles(), model.Basis(), modes);
+    const std::span<const float> normals = model.HasNormalBasis() ? normalBasis : madeNormalBasis;
+    const double extent = double((model.RestBounds().max() - model.RestBounds().min()).norm());
+
+    Deviation deviation;
+    for (std::size_t k = 0; k < inInstances.size(); ++k)
+    {
+        const MeshInstance& instance = inInstances[k];
+        const Eigen::Matrix3d linear = instance.modelToWorld.leftCols<3>().cast<double>();
+        const Eigen::Vector3d translation = instance.modelToWorld.col(3).cast<double>();
+        const double worldExtent = extent * linear.col(0).norm() + translation.norm();
+        for (std::size_t i = 0; i < vertexCount; ++i)
+        {
+            const Eigen::Vector3d position = linear * model.DeformedPosition(i, instance.q) + translation;
+            Eigen::Vector3d normal = restNormals[i].cast<double>();
+            for (std::uint32_t j = 0; j < modes; ++j)
+                for (int c = 0; c < 3; ++c)
+                    normal[c] += double(normals[(i * modes + j) * 3 + c]) * double(instance.q[j]);
+            normal = (linear * normal).normalized();
+            const float* out = gpu.data() + 6 * (k * vertexCount + i);
+            deviation.position =
+                std::max(deviation.position,
+                         (Eigen::Vector3d(out[0], out[1], out[2]) - position).norm() / worldExtent);
+            deviation.normal =
+                std::max(deviation.normal, (Eigen::Vector3d(out[3], out[4], out[5]) - normal).norm());
+        }
+    }
+    return deviation;
+}
+
+TEST(DeformedMeshRenderer, ShaderDeformsEveryVertexAsTheCpu)
+{
+    BDT_REQUIRE_GL_CONTEXT();
+    // Several shapes and mode counts, several q per draw (one per instance), twice over.
+    std::mt19937 random(7);
+    for (const auto& [shape, modes] :
+         {std::pair{EShape::Chair, 10u}, {EShape::Sphere, 3u}, {EShape::Torus, 24u}})
+    {
+        DeformedMeshRenderer renderer(SmoothModel(shape, 3000, modes, true));
+        for (int round = 0; round < 2; ++round)
+        {
+            std::vector<std::vector<float>> qs(5);
+            std::vector<MeshInstance> instances;
+            for (std::vector<float>& q : qs)
+                instances.push_back(RandomInstance(random, modes, 0.3, q));
+            const Deviation deviation = CompareWithCpu(renderer, instances);
+            EXPECT_LT(deviation.position, 1e-4) << ShapeName(shape) << " M = " << modes;
+            EXPECT_LT(deviation.normal, 1e-4) << ShapeName(shape) << " M = " << modes;
+        }
+        EXPECT_EQ(renderer.Stats().cpuDeformedVertices, 0u);
+    }
+}
+
+TEST(DeformedMeshRenderer, ModelWithoutNormalBasisGetsOneComputed)
+{
+    BDT_REQUIRE_GL_CONTEXT();
+    std::mt19937 random(11);
+    DeformedMeshRenderer renderer(SmoothModel(EShape::Box, 2000, 6, false));
+    std::vector<std::vector<float>> qs(3);
+    std::vector<MeshInstance> instances;
+    for (std::vector<float>& q : qs)
+        instances.push_back(RandomInstance(random, 6, 0.2, q));
+    const Deviation deviation = CompareWithCpu(renderer, instances);
+    EXPECT_LT(deviation.position, 1e-4);
+    EXPECT_LT(deviation.normal, 1e-4);
+}
+
+TEST(DeformedMeshRenderer, RigidModelIsDrawnAtRest)
+{
+    BDT_REQUIRE_GL_CONTEXT();
+    std::mt19937 random(3);
+    DeformedMeshRenderer renderer(SmoothModel(EShape::Sphere, 500, 0, true));
+    std::vector<std::vector<float>> qs(2);
+    std::vector<MeshInstance> instances;
+    for (std::vector<float>& q : qs)
+        instances.push_back(RandomInstance(random, 0, 0.0, q));
+    const Deviation deviation = CompareWithCpu(renderer, instances);
+    EXPECT_LT(deviation.position, 1e-6);
+    EXPECT_LT(deviation.normal, 1e-5);
+}
+
+TEST(DeformedMeshRenderer, DeformationMovesTheCapturedVertices)
+{
+    // The comparison above would pass for a shader that ignored q if the CPU ignored it too: here q moves
+    // the GPU's vertices by about its size.
+    BDT_REQUIRE_GL_CONTEXT();
+    DeformedMeshRenderer renderer(SmoothModel(EShape::Chair, 2000, 4, true));
+    const ShaderProgram capture = BuildCaptureProgram();
+    const std::vector<float> zero(4, 0.0f), bent = {0.2f, -0.1f, 0.15f, 0.05f};
+    MeshInstance rest, deformed;
+    rest.q = zero;
+    deformed.q = bent;
+    const std::vector<float> a = renderer.Capture(capture, std::vector<MeshInstance>{rest});
+    const std::vector<float> b = renderer.Capture(capture, std::vector<MeshInstance>{deformed});
+    ASSERT_EQ(a.size(), b.size());
+    double moved = 0.0;
+    for (std::size_t i = 0; i < a.size(); i += 6)
+        moved = std::max(moved, double((Eigen::Vector3f(b[i], b[i + 1], b[i + 2]) -
+                                        Eigen::Vector3f(a[i], a[i + 1], a[i + 2]))
+                                           .norm()));
+    EXPECT_GT(moved, 0.05);
+}
+
+} // namespace
+} // namespace bdt::demo
