@@ -1,0 +1,52 @@
+// bdt-demo: the BD-Tree sandbox. Interactive with a display; `--headless` renders offscreen (Xvfb + Mesa is
+// enough) and writes a screenshot and stats.
+#include "app/App.h"
+
+#include <CLI/CLI.hpp>
+#include <bdt/core/Error.h>
+#include <cstdio>
+#include <exception>
+
+int main(int argc, char** argv)
+{
+    bdt::demo::AppOptions options;
+    CLI::App cli("bdt-demo: reduced deformable bodies with BD-Tree collision detection in Bullet");
+    std::string scenes;
+    for (const bdt::demo::SampleEntry& entry : bdt::demo::Samples())
+        scenes += "\n  " + entry.name + ": " + entry.description;
+    cli.footer("Scenes:" + scenes);
+    cli.add_option("--scene", options.scene, "Scene to open");
+    cli.add_flag("--headless", options.headless,
+                 "Render offscreen, no window: step --frames, then write outputs");
+    cli.add_option("--frames", options.frames, "Headless: frames (physics steps of 1/60 s) to run")
+        ->check(CLI::Range(1, 1000000));
+    cli.add_option("--screenshot", options.screenshot, "Headless: PNG of the last frame");
+    cli.add_option("--stats", options.stats, "Headless: JSON of the run's figures");
+    cli.add_option("--width", options.width, "Window or image width, pixels")->check(CLI::Range(64, 8192));
+    cli.add_option("--height", options.height, "Window or image height, pixels")->check(CLI::Range(64, 8192));
+    cli.add_option("--count", options.sample.count, "Bodies in the scene (0: the scene's default)")
+        ->check(CLI::Range(0u, 100000u));
+    cli.add_option("--model", options.sample.model, "Mesh file for the drop scene (any Assimp format)");
+    cli.add_option("--modes", options.sample.modes, "M of the bases baked on the fly")
+        ->check(CLI::Range(0u, 64u));
+    cli.add_option("--level", options.sample.proxyLevel, "Contact proxy level L")->check(CLI::Range(0u, 30u));
+    cli.add_option("--threads", options.threads, "Narrowphase threads (0: the machine's)")
+        ->check(CLI::Range(0u, 256u));
+    cli.add_option("--seed", options.sample.seed, "Random seed of the scenes");
+    cli.add_flag("--spheres", options.view.spheres, "Show the BD-Tree spheres of --sphere-level");
+    cli.add_option("--sphere-level", options.view.sphereLevel, "Level of the sphere view")
+        ->check(CLI::Range(0, 30));
+    cli.add_flag("--proxies", options.view.proxies, "Show the contact proxies in contact");
+    cli.add_flag("--contacts", options.view.contacts, "Show the contact points and normals");
+    CLI11_PARSE(cli, argc, argv);
+    try
+    {
+        bdt::demo::App app(options);
+        return app.Run();
+    }
+    catch (const std::exception& error)
+    {
+        std::fprintf(stderr, "bdt-demo: %s\n", error.what());
+        return 1;
+    }
+}

@@ -1,0 +1,569 @@
+#include "App.h"
+
+#include "render/Screenshot.h"
+
+#include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletDynamics/ConstraintSolver/btPoint2PointConstraint.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <SDL.h>
+#include <algorithm>
+#include <backends/imgui_impl_opengl3.h>
+#include <backends/imgui_impl_sdl.h>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/Error.h>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <imgui.h>
+#include <nlohmann/json.hpp>
+
+namespace bdt::demo
+{
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+constexpr double cTimeStep = 1.0 / 60.0;
+
+template <class T> void Push(std::deque<float>& ioSeries, T inValue)
+{
+    ioSeries.push_back(float(inValue));
+    if (ioSeries.size() > PhysicsHistory::cLength)
+        ioSeries.pop_front();
+}
+
+double Median(std::vector<double> inValues)
+{
+    if (inValues.empty())
+        return 0.0;
+    std::nth_element(inValues.begin(), inValues.begin() + std::ptrdiff_t(inValues.size() / 2),
+                     inValues.end());
+    return inValues[inValues.size() / 2];
+}
+
+btVector3 ToBt(const Eigen::Vector3f& inV)
+{
+    return {btScalar(inV.x()), btScalar(inV.y()), btScalar(inV.z())};
+}
+
+void PlotSeries(const char* inLabel, const std::deque<float>& inSeries)
+{
+    if (inSeries.empty())
+        return;
+    const std::vector<float> values(inSeries.begin(), inSeries.end());
+    char overlay[64];
+    std::snprintf(overlay, sizeof(overlay), "%.3g", double(values.back()));
+    ImGui::PlotLines(inLabel, values.data(), int(values.size()), 0, overlay, 0.0f, FLT_MAX, ImVec2(0, 40));
+}
+
+} // namespace
+
+void PhysicsHistory::Add(const StepStats& inStats, double inStepMs)
+{
+    Push(stepMs, inStepMs);
+    Push(collisionMs, inStats.collisionMs);
+    Push(solverMs, inStats.solverMs);
+    Push(tests, inStats.overlapTests);
+    Push(contacts, inStats.contacts);
+    Push(spheres, inStats.spheresUpdated);
+}
+
+App::App(const AppOptions& inOptions) : mOptions(inOptions)
+{
+    if (FindSample(mOptions.scene) == nullptr)
+    {
+        std::string names;
+        for (const SampleEntry& entry : Samples())
+            names += (names.empty() ? "" : ", ") + entry.name;
+        throw Error("unknown scene '" + mOptions.scene + "' (scenes: " + names + ")");
+    }
+    GlContextSettings settings;
+    settings.width = mOptions.width;
+    settings.height = mOptions.height;
+    settings.hidden = mOptions.headless;
+    mContext = std::make_unique<GlContext>(settings);
+    mView = std::make_unique<SceneView>();
+    mProxyLevel = int(mOptions.sample.proxyLevel);
+    if (!mOptions.headless)
+    {
+        IMGUI_CHECKVERSION();
+        ImGui::CreateContext();
+        ImGui::GetIO().IniFilename = nullptr;
+        ImGui::StyleColorsDark();
+        ImGui_ImplSDL2_InitForOpenGL(mContext->Window(), mContext->NativeContext());
+        ImGui_ImplOpenGL3_Init("#version 330");
+        mImGui = true;
+    }
+    LoadSample(mOptions.scene);
+}
+
+App::~App()
+{
+    EndDrag();
+    mWorld.reset();
+    mView.reset();
+    if (mImGui)
+    {
+        ImGui_ImplOpenGL3_Shutdown();
+        ImGui_ImplSDL2_Shutdown();
+        ImGui::DestroyContext();
+    }
+}
+
+void App::LoadSample(const std::string& inName)
+{
+    const SampleEntry* entry = FindSample(inName);
+    if (entry == nullptr)
+        throw Error("unknown scene '" + inName + "'");
+    EndDrag();
+    mPicked = nullptr;
+    mSample.reset();
+    mWorld.reset();
+    SampleWorldSettings worldSettings;
+    worldSettings.narrowphaseThreads = mOptions.threads;
+    mWorld = std::make_unique<SampleWorld>(worldSettings);
+    mWorld->AddGroundPlane();
+    mSample = entry->create();
+    SampleOptions options = mOptions.sample;
+    options.proxyLevel = std::uint32_t(mProxyLevel);
+    mSample->Build(*mWorld, options);
+    mSampleName = entry->name;
+    const CameraStart start = mSample->Camera();
+    mCamera.target = Eigen::Vector3f(start.targetX, start.targetY, start.targetZ);
+    mCamera.distance = start.distance;
+    mCamera.yaw = start.yaw;
+    mCamera.pitch = start.pitch;
+    mTime = 0.0;
+    mSteps = 0;
+    mHistory = PhysicsHistory();
+    ApplyToBodies();
+}
+
+void App::ApplyToBodies()
+{
+    for (btRigidBody* body : mWorld->Deformables().Bodies())
+    {
+        DeformableShape& shape = *World::Shape(body);
+        DeformableShapeSettings settings = shape.Settings();
+        const std::uint32_t levels = shape.Asset().Tree().LevelCount();
+        settings.proxyLevel = std::uint32_t(std::clamp(mProxyLevel, 0, int(levels) - 1));
+        settings.bound = mBound == 0 ? EBound::Paper : EBound::Tight;
+        settings.temporalCoherence = mCoherence;
+        shape.SetSettings(settings);
+    }
+}
+
+void App::StepPhysics()
+{
+    mSample->PreStep(*mWorld, mTime);
+    const Clock::time_point start = Clock::now();
+    mWorld->Step(1, cTimeStep);
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    mTime += cTimeStep;
+    ++mSteps;
+    mHistory.Add(mWorld->Deformables().Stats(), ms);
+}
+
+void App::RenderFrame(int inWidth, int inHeight)
+{
+    mView->Render(*mWorld, mCamera, inWidth, inHeight, mOptions.view, mPicked);
+}
+
+int App::Run()
+{
+    return mOptions.headless ? RunHeadless() : RunInteractive();
+}
+
+int App::RunHeadless()
+{
+    const Clock::time_point start = Clock::now();
+    for (int frame = 0; frame < mOptions.frames; ++frame)
+        StepPhysics();
+    const double physicsSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+    // The last frame, offscreen (a hidden window's own framebuffer is not guaranteed to hold pixels).
+    const Clock::time_point renderStart = Clock::now();
+    OffscreenTarget target(mOptions.width, mOptions.height);
+    target.Bind();
+    RenderFrame(mOptions.width, mOptions.height);
+    glFinish();
+    const double renderMs = std::chrono::duration<double, std::milli>(Clock::now() - renderStart).count();
+    int glErrors = 0;
+    for (GLenum error = glGetError(); error != GL_NO_ERROR && glErrors < 100; error = glGetError())
+        ++glErrors;
+    if (!mOptions.screenshot.empty())
+    {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        target.Bind();
+        WritePng(mOptions.screenshot, mOptions.width, mOptions.height,
+                 ReadPixels(mOptions.width, mOptions.height));
+        std::printf("screenshot: %s\n", mOptions.screenshot.c_str());
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+
+    const ViewStats& view = mView->Stats();
+    const StepStats& physics = mWorld->Deformables().Stats();
+    double lowest = 1e30;
+    for (btRigidBody* body : mWorld->Deformables().Bodies())
+        lowest = std::min(lowest, double(body->getWorldTransform().getOrigin().y()));
+    const std::vector<double> steps(mHistory.stepMs.begin(), mHistory.stepMs.end());
+    nlohmann::json stats = {{"scene", mSampleName},
+                            {"frames", mOptions.frames},
+                            {"width", mOptions.width},
+                            {"height", mOptions.height},
+                            {"gl", mContext->Description()},
+                            {"gl_errors", glErrors},
+                            {"bodies", view.bodies},
+                            {"deformable_bodies", mWorld->Deformables().Bodies().size()},
+                            {"drawn", view.drawn},
+                            {"culled", view.culled},
+                            {"models_on_gpu", view.models},
+                            {"cpu_deformed_vertices", view.cpuDeformedVertices},
+                            {"frame_upload_bytes", view.frameUploadBytes},
+                            {"mesh_bytes_on_gpu", view.meshBytes},
+                            {"debug_spheres", view.spheres},
+                            {"debug_lines", view.lines},
+                            {"render_ms", renderMs},
+                            {"physics_seconds", physicsSeconds},
+                            {"step_ms_median_last_240", Median(steps)},
+                            {"spheres_updated", physics.spheresUpdated},
+                            {"overlap_tests", physics.overlapTests},
+                            {"contacts", physics.contacts},
+                            {"vibration_energy_j", physics.vibrationEnergy},
+                            {"lowest_body_height_m", mWorld->Deformables().Bodies().empty() ? 0.0 : lowest},
+                            {"nonfinite_resets", physics.transformResets + physics.modalResets}};
+    if (!mOptions.stats.empty())
+    {
+        std::ofstream out(mOptions.stats);
+        out << stats.dump(2) << "\n";
+        if (!out)
+            throw Error(mOptions.stats + ": cannot write the stats");
+        std::printf("stats: %s\n", mOptions.stats.c_str());
+    }
+    std::printf(
+        "%s: %d frames, %zu bodies (%zu drawn, %zu culled), %llu CPU-deformed vertices, %d GL errors\n",
+        mSampleName.c_str(), mOptions.frames, view.bodies, view.drawn, view.culled,
+        static_cast<unsigned long long>(view.cpuDeformedVertices), glErrors);
+    return glErrors == 0 ? 0 : 1;
+}
+
+int App::RunInteractive()
+{
+    bool running = true;
+    while (running)
+    {
+        SDL_Event event;
+        while (SDL_PollEvent(&event))
+            running = HandleEvent(&event) && running;
+        if (!mPaused || mStepOnce)
+        {
+            StepPhysics();
+            mStepOnce = false;
+        }
+        int width = 0, height = 0;
+        mContext->DrawableSize(width, height);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        RenderFrame(width, height);
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplSDL2_NewFrame();
+        ImGui::NewFrame();
+        DrawPanels();
+        ImGui::Render();
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        mContext->SwapBuffers();
+        if (mSample->WantsRebuild())
+            LoadSample(mSampleName);
+    }
+    return 0;
+}
+
+bool App::HandleEvent(const void* inEvent)
+{
+    const SDL_Event& event = *static_cast<const SDL_Event*>(inEvent);
+    ImGui_ImplSDL2_ProcessEvent(&event);
+    const ImGuiIO& io = ImGui::GetIO();
+    int width = 0, height = 0;
+    mContext->DrawableSize(width, height);
+    switch (event.type)
+    {
+    case SDL_QUIT:
+        return false;
+    case SDL_KEYDOWN:
+        if (io.WantCaptureKeyboard)
+            break;
+        switch (event.key.keysym.sym)
+        {
+        case SDLK_ESCAPE:
+            return false;
+        case SDLK_SPACE:
+            mPaused = !mPaused;
+            break;
+        case SDLK_s:
+            mStepOnce = true;
+            break;
+        case SDLK_r:
+            LoadSample(mSampleName);
+            break;
+        case SDLK_b:
+            ThrowBall();
+            break;
+        default:
+            break;
+        }
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+        if (io.WantCaptureMouse)
+            break;
+        if (event.button.button == SDL_BUTTON_LEFT)
+        {
+            BeginDrag(event.button.x, event.button.y);
+            mOrbiting = mDragConstraint == nullptr;
+        }
+        else
+            mPanning = true;
+        break;
+    case SDL_MOUSEBUTTONUP:
+        if (event.button.button == SDL_BUTTON_LEFT)
+        {
+            EndDrag();
+            mOrbiting = false;
+        }
+        else
+            mPanning = false;
+        break;
+    case SDL_MOUSEMOTION:
+        if (mDragConstraint)
+            Drag(event.motion.x, event.motion.y);
+        else if (mOrbiting)
+            mCamera.Orbit(float(event.motion.xrel), float(event.motion.yrel));
+        else if (mPanning)
+            mCamera.Pan(float(event.motion.xrel), float(event.motion.yrel), height);
+        break;
+    case SDL_MOUSEWHEEL:
+        if (!io.WantCaptureMouse)
+            mCamera.Zoom(float(event.wheel.y));
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+void App::BeginDrag(int inX, int inY)
+{
+    int windowWidth = 0, windowHeight = 0;
+    SDL_GetWindowSize(mContext->Window(), &windowWidth, &windowHeight);
+    Eigen::Vector3f origin, direction;
+    mCamera.PixelRay(float(inX), float(inY), windowWidth, windowHeight, origin, direction);
+    const btVector3 from = ToBt(origin), to = ToBt(origin + 500.0f * direction);
+    btCollisionWorld::ClosestRayResultCallback hit(from, to);
+    mWorld->Dynamics().rayTest(from, to, hit);
+    mPicked = nullptr;
+    if (!hit.hasHit())
+        return;
+    btRigidBody* body = btRigidBody::upcast(const_cast<btCollisionObject*>(hit.m_collisionObject));
+    if (body == nullptr || body->isStaticOrKinematicObject())
+        return;
+    mPicked = body;
+    body->setActivationState(DISABLE_DEACTIVATION);
+    const btVector3 pivot = body->getCenterOfMassTransform().inverse() * hit.m_hitPointWorld;
+    mDragConstraint = std::make_unique<btPoint2PointConstraint>(*body, pivot);
+    mDragConstraint->m_setting.m_impulseClamp =
+        30.0f * btScalar(1.0 / std::max(body->getInvMass(), btScalar(1e-6)));
+    mDragConstraint->m_setting.m_tau = 0.01f;
+    mWorld->Dynamics().addConstraint(mDragConstraint.get(), true);
+    mDragDistance = float((hit.m_hitPointWorld - from).length());
+}
+
+void App::Drag(int inX, int inY)
+{
+    int windowWidth = 0, windowHeight = 0;
+    SDL_GetWindowSize(mContext->Window(), &windowWidth, &windowHeight);
+    Eigen::Vector3f origin, direction;
+    mCamera.PixelRay(float(inX), float(inY), windowWidth, windowHeight, origin, direction);
+    mDragConstraint->setPivotB(ToBt(origin + mDragDistance * direction));
+}
+
+void App::EndDrag()
+{
+    if (!mDragConstraint)
+        return;
+    if (mWorld)
+    {
+        mWorld->Dynamics().removeConstraint(mDragConstraint.get());
+        if (mPicked != nullptr)
+        {
+            mPicked->forceActivationState(ACTIVE_TAG);
+            mPicked->setDeactivationTime(0);
+        }
+    }
+    mDragConstraint.reset();
+}
+
+void App::ThrowBall()
+{
+    const Eigen::Vector3f eye = mCamera.Eye();
+    const Eigen::Vector3f direction = (mCamera.target - eye).normalized();
+    btRigidBody* ball =
+        mWorld->AddRigid(std::make_unique<btSphereShape>(btScalar(0.15)),
+                         btTransform(btQuaternion::getIdentity(), ToBt(eye + 0.5f * direction)), 8.0, 0.5f);
+    ball->setLinearVelocity(ToBt(18.0f * direction));
+}
+
+void App::SpawnBody()
+{
+    if (mWorld->Deformables().Bodies().empty())
+        return;
+    // Another body of the first deformable's asset, dropped from above the target.
+    btRigidBody* first = mWorld->Deformables().Bodies().front();
+    const DeformableShape& shape = *World::Shape(first);
+    BodyDesc desc;
+    desc.mass = 1.0 / double(first->getInvMass());
+    desc.scale = double(shape.getLocalScaling().x());
+    desc.proxyLevel = shape.Settings().proxyLevel;
+    desc.transform = btTransform(btQuaternion(btVector3(1, 0, 1).normalized(), 0.4f),
+                                 ToBt(mCamera.target + Eigen::Vector3f(0.0f, 3.0f, 0.0f)));
+    mWorld->Deformables().CreateBody(shape.AssetPtr(), desc);
+    ApplyToBodies();
+}
+
+void App::DrawPanels()
+{
+    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(340, 0), ImGuiCond_FirstUseEver);
+    ImGui::Begin("BD-Tree sandbox");
+    if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen))
+        DrawScenePanel();
+    if (ImGui::CollapsingHeader("Traversal", ImGuiTreeNodeFlags_DefaultOpen))
+        DrawTraversalPanel();
+    if (ImGui::CollapsingHeader("Spheres", ImGuiTreeNodeFlags_DefaultOpen))
+        DrawSpheresPanel();
+    if (ImGui::CollapsingHeader("Body"))
+        DrawBodyPanel();
+    if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen))
+        DrawStatsPanel();
+    ImGui::End();
+}
+
+void App::DrawScenePanel()
+{
+    if (ImGui::BeginCombo("scene", mSampleName.c_str()))
+    {
+        for (const SampleEntry& entry : Samples())
+            if (ImGui::Selectable(entry.name.c_str(), entry.name == mSampleName))
+            {
+                LoadSample(entry.name);
+                break;
+            }
+        ImGui::EndCombo();
+    }
+    mSample->DrawControls();
+    ImGui::Checkbox("pause (space)", &mPaused);
+    ImGui::SameLine();
+    if (ImGui::Button("step (s)"))
+        mStepOnce = true;
+    ImGui::SameLine();
+    if (ImGui::Button("reset (r)"))
+        LoadSample(mSampleName);
+    if (ImGui::Button("throw ball (b)"))
+        ThrowBall();
+    ImGui::SameLine();
+    if (ImGui::Button("spawn body"))
+        SpawnBody();
+    ImGui::TextDisabled("left drag: orbit or drag a body; right: pan; wheel: zoom");
+}
+
+void App::DrawTraversalPanel()
+{
+    bool changed = ImGui::SliderInt("depth L", &mProxyLevel, 0, 16);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Contact proxy level: contacts are made at the spheres of this level (paper §3.4)");
+    changed |= ImGui::Combo("bound", &mBound, "paper: R + dRT|q|\0tight: R + min(dRT|q|, dR|q|2)\0");
+    changed |= ImGui::Checkbox("temporal coherence (§3.5)", &mCoherence);
+    if (changed)
+        ApplyToBodies();
+}
+
+void App::DrawSpheresPanel()
+{
+    ViewOptions& view = mOptions.view;
+    ImGui::Checkbox("meshes", &view.meshes);
+    ImGui::Checkbox("spheres of level", &view.spheres);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(100);
+    ImGui::SliderInt("##level", &view.sphereLevel, 0, 16);
+    ImGui::Checkbox("colour by tightness R'/R", &view.tightness);
+    ImGui::Checkbox("contact proxies", &view.proxies);
+    ImGui::SameLine();
+    ImGui::Checkbox("contacts", &view.contacts);
+    ImGui::Checkbox("frustum culling", &view.cull);
+}
+
+void App::DrawBodyPanel()
+{
+    if (mPicked == nullptr || World::Shape(mPicked) == nullptr)
+    {
+        ImGui::TextDisabled("click a deformable body to pick it");
+        return;
+    }
+    DeformableShape& shape = *World::Shape(mPicked);
+    DeformableShapeSettings settings = shape.Settings();
+    mStiffnessScale = settings.modal.stiffnessScale;
+    mDampingScale = settings.modal.dampingScale;
+    mStrainLimit = settings.modal.strainLimit;
+    bool changed = ImGui::SliderFloat("stiffness scale", &mStiffnessScale, 0.05f, 10.0f, "%.2f",
+                                      ImGuiSliderFlags_Logarithmic);
+    changed |= ImGui::SliderFloat("damping scale", &mDampingScale, 0.0f, 10.0f, "%.2f");
+    changed |=
+        ImGui::SliderFloat("strain limit", &mStrainLimit, 0.005f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic);
+    if (changed)
+    {
+        settings.modal.stiffnessScale = mStiffnessScale;
+        settings.modal.dampingScale = mDampingScale;
+        settings.modal.strainLimit = mStrainLimit;
+        shape.SetSettings(settings);
+    }
+    const int modes = int(shape.Asset().Tree().ModeCount());
+    if (modes > 0)
+    {
+        ImGui::SliderInt("mode", &mPluckMode, 0, modes - 1);
+        ImGui::SliderFloat("amount", &mPluckAmount, 0.01f, 2.0f);
+        if (ImGui::Button("pluck"))
+        {
+            std::vector<double> impulse(std::size_t(modes), 0.0);
+            impulse[std::size_t(mPluckMode)] = double(mPluckAmount);
+            shape.Dynamics().ApplyImpulse(impulse);
+            mPicked->activate(true);
+        }
+    }
+    const std::span<const float> q = shape.State().Q();
+    if (!q.empty())
+        ImGui::PlotHistogram("q", q.data(), int(q.size()), 0, nullptr, FLT_MAX, FLT_MAX, ImVec2(0, 50));
+}
+
+void App::DrawStatsPanel()
+{
+    const StepStats& stats = mWorld->Deformables().Stats();
+    const ViewStats& view = mView->Stats();
+    ImGui::Text("t = %.2f s, %llu steps, %zu bodies (%zu drawn, %zu culled)", mTime,
+                static_cast<unsigned long long>(mSteps), view.bodies, view.drawn, view.culled);
+    ImGui::Text("spheres updated %llu, tests %llu, contacts %llu",
+                static_cast<unsigned long long>(stats.spheresUpdated),
+                static_cast<unsigned long long>(stats.overlapTests),
+                static_cast<unsigned long long>(stats.contacts));
+    ImGui::Text("ms: modal %.2f, collision %.2f, solver %.2f, read-back %.2f", stats.preTickMs,
+                stats.collisionMs, stats.solverMs, stats.postSolveMs);
+    ImGui::Text("CPU-deformed vertices %llu, upload %.1f KB/frame",
+                static_cast<unsigned long long>(view.cpuDeformedVertices),
+                double(view.frameUploadBytes) / 1e3);
+    PlotSeries("step ms", mHistory.stepMs);
+    PlotSeries("collision ms", mHistory.collisionMs);
+    PlotSeries("tests", mHistory.tests);
+    PlotSeries("contacts", mHistory.contacts);
+    PlotSeries("spheres updated", mHistory.spheres);
+}
+
+} // namespace bdt::demo

@@ -1,0 +1,104 @@
+#pragma once
+
+// The sandbox application: a window (or a hidden one, headless), the current sample's world stepped at 60 Hz,
+// the scene view, mouse and keyboard, and the ImGui panels.
+
+#include "Sample.h"
+#include "SceneView.h"
+#include "render/GlContext.h"
+
+#include <deque>
+#include <memory>
+#include <string>
+
+class btPoint2PointConstraint;
+class btRigidBody;
+
+namespace bdt::demo
+{
+
+/// Command-line options of bdt-demo.
+struct AppOptions
+{
+    std::string scene = "chairs";
+    bool headless = false;
+    int frames = 300;       ///< Headless: physics steps (frames) to run before the screenshot.
+    std::string screenshot; ///< Headless: PNG written after the last frame.
+    std::string stats;      ///< Headless: JSON of the run's figures.
+    int width = 1280, height = 720;
+    unsigned threads = 1; ///< Narrowphase threads of the world.
+    SampleOptions sample;
+    ViewOptions view;
+};
+
+/// Figures of the physics over a run, per step.
+struct PhysicsHistory
+{
+    std::deque<float> stepMs, collisionMs, solverMs, tests, contacts, spheres;
+    static constexpr std::size_t cLength = 240; ///< Steps kept for the plots.
+    void Add(const StepStats& inStats, double inStepMs);
+};
+
+/// The sandbox. Construct, then `Run`.
+class App
+{
+public:
+    /// Opens the window (hidden when headless) and builds the scene. Throws `bdt::Error` on an unknown scene,
+    /// no OpenGL 3.3 context, or a sample that cannot be built.
+    explicit App(const AppOptions& inOptions);
+    ~App();
+
+    /// Interactive: runs until the window closes. Headless: steps `frames` frames, renders the last one
+    /// offscreen, writes the screenshot and the stats. Returns the process exit code.
+    int Run();
+
+private:
+    void LoadSample(const std::string& inName);
+    void StepPhysics();
+    void RenderFrame(int inWidth, int inHeight);
+    int RunHeadless();
+    int RunInteractive();
+    bool HandleEvent(const void* inEvent); // false on quit
+    void DrawPanels();
+    void DrawTraversalPanel();
+    void DrawSpheresPanel();
+    void DrawBodyPanel();
+    void DrawStatsPanel();
+    void DrawScenePanel();
+    void ApplyToBodies();
+    void ThrowBall();
+    void SpawnBody();
+    void BeginDrag(int inX, int inY);
+    void Drag(int inX, int inY);
+    void EndDrag();
+
+    AppOptions mOptions;
+    std::unique_ptr<GlContext> mContext;
+    std::unique_ptr<SceneView> mView;
+    std::unique_ptr<SampleWorld> mWorld;
+    std::unique_ptr<Sample> mSample;
+    std::string mSampleName;
+    OrbitCamera mCamera;
+    PhysicsHistory mHistory;
+    double mTime = 0.0;
+    std::uint64_t mSteps = 0;
+    bool mPaused = false;
+    bool mStepOnce = false;
+    bool mImGui = false;
+
+    // Live traversal settings, applied to every deformable body.
+    int mProxyLevel = 10;
+    int mBound = 1; // EBound: 0 paper, 1 tight
+    bool mCoherence = false;
+
+    // Picking and dragging.
+    btRigidBody* mPicked = nullptr;
+    std::unique_ptr<btPoint2PointConstraint> mDragConstraint;
+    float mDragDistance = 0.0f;
+    bool mOrbiting = false, mPanning = false;
+    float mStiffnessScale = 1.0f, mDampingScale = 1.0f, mStrainLimit = 0.0f;
+    int mPluckMode = 0;
+    float mPluckAmount = 0.5f;
+};
+
+} // namespace bdt::demo

@@ -1,0 +1,303 @@
+#include "SceneView.h"
+
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <LinearMath/btIDebugDraw.h>
+#include <algorithm>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/ProceduralShapes.h>
+
+namespace bdt::demo
+{
+
+namespace
+{
+
+Eigen::Vector3f ToEigen(const btVector3& inV)
+{
+    return {float(inV.x()), float(inV.y()), float(inV.z())};
+}
+
+// A rigid mesh (M = 0) of a built-in shape scaled to fit the unit box [-1, 1]³ in each axis it spans.
+std::shared_ptr<const Model> UnitModel(EShape inShape, std::uint32_t inTriangles)
+{
+    ShapeMesh mesh = MakeShape(inShape, inTriangles);
+    Eigen::AlignedBox3f box;
+    for (const Vec3f& p : mesh.positions)
+        box.extend(p);
+    const Vec3f center = box.center();
+    const Vec3f half = 0.5f * box.sizes();
+    for (Vec3f& p : mesh.positions)
+        p = (p - center).cwiseQuotient(half.cwiseMax(1e-6f));
+    ModelData data;
+    data.positions = std::move(mesh.positions);
+    data.triangles = std::move(mesh.triangles);
+    return std::make_shared<const Model>(Model::Create(std::move(data)));
+}
+
+// The unit box [-1, 1]³ with four vertices per face, so that its faces shade flat (M = 0).
+std::shared_ptr<const Model> UnitBox()
+{
+    ModelData data;
+    for (int axis = 0; axis < 3; ++axis)
+        for (float side : {-1.0f, 1.0f})
+        {
+            const int u = (axis + 1) % 3, v = (axis + 2) % 3;
+            const std::uint32_t first = std::uint32_t(data.positions.size());
+            for (const auto& [a, b] : {std::pair{-1.0f, -1.0f}, {1.0f, -1.0f}, {1.0f, 1.0f}, {-1.0f, 1.0f}})
+            {
+                Vec3f p;
+                p[axis] = side;
+                p[u] = a;
+                p[v] = b;
+                data.positions.push_back(p);
+            }
+            // Counter-clockwise seen from outside: (u, v, axis) is right-handed.
+            if (side > 0)
+                data.triangles.insert(data.triangles.end(),
+                                      {{first, first + 1, first + 2}, {first, first + 2, first + 3}});
+            else
+                data.triangles.insert(data.triangles.end(),
+                                      {{first, first + 2, first + 1}, {first, first + 3, first + 2}});
+        }
+    return std::make_shared<const Model>(Model::Create(std::move(data)));
+}
+
+// Bullet's debug drawing (proxies, contacts) into the demo's batches.
+class DebugDrawBridge : public btIDebugDraw
+{
+public:
+    explicit DebugDrawBridge(DebugRenderer& ioRenderer) : mRenderer(ioRenderer) {}
+    void drawLine(const btVector3& inFrom, const btVector3& inTo, const btVector3& inColor) override
+    {
+        mRenderer.AddLine(ToEigen(inFrom), ToEigen(inTo),
+                          Eigen::Vector4f(inColor.x(), inColor.y(), inColor.z(), 1));
+    }
+    void drawSphere(const btVector3& inCenter, btScalar inRadius, const btVector3& inColor) override
+    {
+        mRenderer.AddSphere(ToEigen(inCenter), float(inRadius),
+                            Eigen::Vector4f(inColor.x(), inColor.y(), inColor.z(), 0.45f));
+    }
+    void drawContactPoint(const btVector3& inPoint, const btVector3& inNormal, btScalar, int,
+                          const btVector3& inColor) override
+    {
+        const Eigen::Vector4f color(inColor.x(), inColor.y(), inColor.z(), 1.0f);
+        mRenderer.AddLine(ToEigen(inPoint), ToEigen(inPoint + 0.08f * inNormal), color);
+        mRenderer.AddSphere(ToEigen(inPoint), 0.008f, color);
+    }
+    void reportErrorWarning(const char*) override {}
+    void draw3dText(const btVector3&, const char*) override {}
+    void setDebugMode(int inMode) override { mMode = inMode; }
+    int getDebugMode() const override { return mMode; }
+
+private:
+    DebugRenderer& mRenderer;
+    int mMode = DBG_DrawContactPoints;
+};
+
+// A warm palette for deformable bodies, cool grey-blue for rigid ones.
+Eigen::Vector4f BodyColor(std::size_t inIndex, bool inDeformable, bool inPicked)
+{
+    if (inPicked)
+        return {1.0f, 0.85f, 0.2f, 1.0f};
+    if (!inDeformable)
+        return {0.45f, 0.55f, 0.7f, 1.0f};
+    static const Eigen::Vector4f palette[] = {{0.80f, 0.30f, 0.22f, 1}, {0.85f, 0.55f, 0.20f, 1},
+                                              {0.35f, 0.60f, 0.35f, 1}, {0.75f, 0.70f, 0.55f, 1},
+                                              {0.55f, 0.35f, 0.60f, 1}, {0.30f, 0.55f, 0.70f, 1}};
+    return palette[inIndex % std::size(palette)];
+}
+
+Eigen::Matrix<float, 3, 4> ToMatrix(const Pose& inPose, double inScale)
+{
+    Eigen::Matrix<float, 3, 4> m;
+    m.leftCols<3>() = (inScale * inPose.rotation).cast<float>();
+    m.col(3) = inPose.translation.cast<float>();
+    return m;
+}
+
+} // namespace
+
+Eigen::Vector3f TightnessColor(float inRatio)
+{
+    static const Eigen::Vector3f stops[] = {{0.10f, 0.25f, 0.95f}, {0.10f, 0.80f, 0.90f},
+                                            {0.20f, 0.80f, 0.25f}, {0.95f, 0.90f, 0.15f},
+                                            {0.95f, 0.20f, 0.10f}, {0.45f, 0.02f, 0.02f}};
+    const float t = std::clamp((inRatio - 1.0f) / 0.44f, 0.0f, 1.0f) * 5.0f;
+    const int i = std::min(int(t), 4);
+    return stops[i] + (t - float(i)) * (stops[i + 1] - stops[i]);
+}
+
+SceneView::SceneView()
+    : mUnitSphere(UnitModel(EShape::Sphere, 1200)), mUnitBox(UnitBox()),
+      mMeshProgram(std::make_unique<ShaderProgram>(ShaderProgram::Build("deform.vert", "lit.frag"))),
+      mDebug(std::make_unique<DebugRenderer>())
+{
+}
+
+SceneView::ModelEntry& SceneView::EntryFor(const Model* inModel, std::shared_ptr<const void> inOwner)
+{
+    ModelEntry& entry = mRenderers[inModel];
+    if (!entry.renderer)
+    {
+        entry.owner = std::move(inOwner);
+        // Aliasing: the renderer's model pointer keeps its owner (an asset, or the primitive) alive.
+        entry.renderer =
+            std::make_unique<DeformedMeshRenderer>(std::shared_ptr<const Model>(entry.owner, inModel));
+    }
+    return entry;
+}
+
+void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int inWidth, int inHeight,
+                       const ViewOptions& inOptions, const btRigidBody* inPicked)
+{
+    mStats = ViewStats();
+    const float aspect = float(inWidth) / float(std::max(inHeight, 1));
+    const Eigen::Matrix4f viewProjection = inCamera.Projection(aspect) * inCamera.View();
+    const Eigen::Vector3f eye = inCamera.Eye();
+    const Eigen::Vector3f light = Eigen::Vector3f(0.4f, 1.0f, 0.3f).normalized();
+    const Frustum frustum(viewProjection);
+
+    glViewport(0, 0, inWidth, inHeight);
+    glClearColor(std::pow(cBackground[0], 1 / 2.2f), std::pow(cBackground[1], 1 / 2.2f),
+                 std::pow(cBackground[2], 1 / 2.2f), 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    mDebug->DrawGround(viewProjection, eye, 0.0f, 300.0f,
+                       Eigen::Vector3f(cBackground[0], cBackground[1], cBackground[2]));
+
+    for (auto& [model, entry] : mRenderers)
+        entry.instances.clear();
+    btCollisionObjectArray& objects = ioWorld.Dynamics().getCollisionObjectArray();
+    std::size_t deformableIndex = 0;
+    for (int i = 0; i < objects.size(); ++i)
+    {
+        btCollisionObject* object = objects[i];
+        const btCollisionShape* shape = object->getCollisionShape();
+        const bool picked = object == inPicked;
+        if (const DeformableShape* deformable = AsDeformable(shape))
+        {
+            ++mStats.bodies;
+            const std::size_t index = deformableIndex++;
+            const DeformedBody body = deformable->Body(object->getWorldTransform());
+            const UpdatedSphere root = deformable->State().Sphere(0);
+            const Vec3d center =
+                body.pose.Apply(body.scale * Vec3d(root.center[0], root.center[1], root.center[2]));
+            if (inOptions.cull && !frustum.Intersects(center.cast<float>(), float(body.scale * root.radius)))
+            {
+                ++mStats.culled;
+                continue;
+            }
+            const Model* model = &deformable->Asset().GetModel();
+            ModelEntry& entry = EntryFor(model, deformable->AssetPtr());
+            entry.instances.push_back(
+                {ToMatrix(body.pose, body.scale), deformable->State().Q(), BodyColor(index, true, picked)});
+            continue;
+        }
+        const Model* unit = nullptr;
+        Eigen::Vector3f halfExtents;
+        if (shape->getShapeType() == SPHERE_SHAPE_PROXYTYPE)
+        {
+            unit = mUnitSphere.get();
+            halfExtents.setConstant(float(static_cast<const btSphereShape*>(shape)->getRadius()));
+        }
+        else if (shape->getShapeType() == BOX_SHAPE_PROXYTYPE)
+        {
+            unit = mUnitBox.get();
+            halfExtents = ToEigen(static_cast<const btBoxShape*>(shape)->getHalfExtentsWithMargin());
+        }
+        else
+            continue; // the ground plane is the grid; other shapes are not drawn
+        ++mStats.bodies;
+        const btTransform& transform = object->getWorldTransform();
+        const Eigen::Vector3f origin = ToEigen(transform.getOrigin());
+        if (inOptions.cull && !frustum.Intersects(origin, halfExtents.norm()))
+        {
+            ++mStats.culled;
+            continue;
+        }
+        Eigen::Matrix<float, 3, 4> m;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c)
+                m(r, c) = float(transform.getBasis()[r][c]) * halfExtents[c];
+        m.col(3) = origin;
+        ModelEntry& entry =
+            EntryFor(unit, unit == mUnitSphere.get() ? std::shared_ptr<const void>(mUnitSphere)
+                                                     : std::shared_ptr<const void>(mUnitBox));
+        entry.instances.push_back({m, {}, BodyColor(0, false, picked)});
+    }
+
+    if (inOptions.meshes)
+    {
+        mMeshProgram->Use();
+        glUniformMatrix4fv(mMeshProgram->Uniform("uViewProjection"), 1, GL_FALSE, viewProjection.data());
+        glUniform3fv(mMeshProgram->Uniform("uEye"), 1, eye.data());
+        glUniform3fv(mMeshProgram->Uniform("uLightDirection"), 1, light.data());
+        glDisable(GL_CULL_FACE); // open meshes (the curtain) show both sides
+        for (auto& [model, entry] : mRenderers)
+        {
+            entry.renderer->Draw(*mMeshProgram, entry.instances);
+            mStats.drawn += entry.instances.size();
+            mStats.frameUploadBytes += entry.instances.empty() ? 0 : entry.renderer->Stats().lastFrameBytes;
+        }
+    }
+    for (const auto& [model, entry] : mRenderers)
+    {
+        mStats.cpuDeformedVertices += entry.renderer->Stats().cpuDeformedVertices;
+        mStats.meshBytes += entry.renderer->Stats().meshBytes;
+    }
+    mStats.models = mRenderers.size();
+
+    if (inOptions.spheres)
+        AddSphereView(ioWorld, frustum, inOptions);
+    if (inOptions.proxies || inOptions.contacts)
+    {
+        DebugDrawBridge bridge(*mDebug);
+        DebugDrawOptions options;
+        options.spheres = false;
+        options.proxies = inOptions.proxies;
+        options.contacts = inOptions.contacts;
+        ioWorld.Deformables().DebugDraw(bridge, options);
+    }
+    mStats.spheres = mDebug->SphereCount();
+    mStats.lines = mDebug->LineCount();
+    mDebug->Draw(viewProjection, eye, light);
+}
+
+void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions)
+{
+    std::size_t budget = inOptions.maxSpheres;
+    for (btRigidBody* body : ioWorld.Deformables().Bodies())
+    {
+        const DeformableShape* shape = World::Shape(body);
+        const BDTree& tree = shape->Asset().Tree();
+        const DeformedBody view = shape->Body(body->getWorldTransform());
+        TreeState& state = shape->State();
+        const std::uint32_t level = std::uint32_t(std::max(inOptions.sphereLevel, 0));
+        // The nodes at `level`, and leaves above it (the tree is complete only down to its leaves).
+        for (std::uint32_t node = 0; node < tree.NodeCount() && budget > 0; ++node)
+        {
+            const BDTreeNode& n = tree.Node(node);
+            if (n.level > level || (n.level < level && !n.IsLeaf()))
+                continue;
+            const UpdatedSphere sphere = state.Sphere(node);
+            const Vec3d center =
+                view.pose.Apply(view.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
+            const float radius = float(view.scale * sphere.radius);
+            if (!inFrustum.Intersects(center.cast<float>(), radius))
+                continue;
+            const float rest = state.Proxies().Row(node)[3];
+            const Eigen::Vector3f rgb = inOptions.tightness
+                                            ? TightnessColor(sphere.radius / std::max(rest, 1e-30f))
+                                            : Eigen::Vector3f(0.7f, 0.7f, 0.7f);
+            mDebug->AddSphere(center.cast<float>(), radius,
+                              Eigen::Vector4f(rgb.x(), rgb.y(), rgb.z(), 0.35f));
+            --budget;
+        }
+    }
+}
+
+} // namespace bdt::demo

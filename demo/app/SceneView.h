@@ -1,0 +1,84 @@
+#pragma once
+
+// Draws a `SampleWorld` as the demo shows it: deformable bodies deformed by the vertex shader (instanced per
+// shared model, culled by their root spheres, BD-Tree paper §4), Bullet's spheres and boxes, the ground, and
+// the debug views (BD-Tree spheres of a level coloured by tightness, contact proxies, contacts).
+
+#include "render/Camera.h"
+#include "render/DebugRenderer.h"
+#include "render/DeformedMeshRenderer.h"
+
+#include <bdt/adapter/SampleWorld.h>
+#include <map>
+#include <memory>
+
+class btRigidBody;
+
+namespace bdt::demo
+{
+
+/// What the view draws.
+struct ViewOptions
+{
+    bool meshes = true;   ///< The bodies themselves.
+    bool spheres = false; ///< BD-Tree spheres of `sphereLevel` of every drawn deformable.
+    int sphereLevel = 3;
+    bool tightness = true; ///< Colour spheres by R'/R (blue near 1, dark red at 1.44 and above); else grey.
+    bool proxies = false;  ///< The contact proxies in contact this step (`World::DebugDraw`).
+    bool contacts = false; ///< Contact points and normals.
+    bool cull = true;      ///< Frustum culling with each body's root sphere.
+    std::size_t maxSpheres = 200000; ///< Sphere view budget per frame.
+};
+
+/// Figures of the last frame.
+struct ViewStats
+{
+    std::size_t bodies = 0;                ///< Bodies in the world.
+    std::size_t drawn = 0;                 ///< Drawn after culling.
+    std::size_t culled = 0;                ///< Outside the view frustum.
+    std::size_t spheres = 0;               ///< Debug spheres drawn.
+    std::size_t lines = 0;                 ///< Debug lines drawn.
+    std::uint64_t cpuDeformedVertices = 0; ///< Summed over the renderers: 0 (the shader deforms).
+    std::uint64_t frameUploadBytes = 0;    ///< Per-instance data sent this frame (transforms, colours, q).
+    std::uint64_t meshBytes = 0;           ///< Rest meshes and bases on the GPU.
+    std::size_t models = 0;                ///< Distinct models on the GPU.
+};
+
+/// Renders worlds; keeps one `DeformedMeshRenderer` per model it has met. Needs a current GL context.
+class SceneView
+{
+public:
+    SceneView();
+
+    /// Draws `ioWorld` into the bound framebuffer of `inWidth` × `inHeight` pixels from `inCamera`.
+    /// `inPicked` (may be null) is highlighted.
+    void Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int inWidth, int inHeight,
+                const ViewOptions& inOptions, const btRigidBody* inPicked);
+    const ViewStats& Stats() const { return mStats; }
+    /// Forgets the models of a world that is gone (their GPU copies are freed).
+    void Clear() { mRenderers.clear(); }
+
+    static constexpr float cBackground[3] = {0.52f, 0.60f, 0.70f}; ///< Linear RGB of the sky.
+
+private:
+    struct ModelEntry
+    {
+        std::shared_ptr<const void> owner; // keeps the model alive
+        std::unique_ptr<DeformedMeshRenderer> renderer;
+        std::vector<MeshInstance> instances;
+    };
+    ModelEntry& EntryFor(const Model* inModel, std::shared_ptr<const void> inOwner);
+    void AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions);
+
+    std::map<const Model*, ModelEntry> mRenderers;
+    std::shared_ptr<const Model> mUnitSphere, mUnitBox; // rigid primitives, M = 0
+    std::unique_ptr<ShaderProgram> mMeshProgram;
+    std::unique_ptr<DebugRenderer> mDebug;
+    ViewStats mStats;
+};
+
+/// The tightness colour of the paper's sphere figures for R'/R = `inRatio`: blue at 1, through cyan, green,
+/// yellow and red, to dark red at 1.44 and above.
+Eigen::Vector3f TightnessColor(float inRatio);
+
+} // namespace bdt::demo

@@ -1,0 +1,137 @@
+// Every registered scene run headless, in process: a screenshot that is not blank, stats within sane bounds,
+// no GL error, and no vertex deformed by the CPU for display.
+
+#include "../GlTestContext.h"
+#include "app/App.h"
+
+#include <bdt/core/Error.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stb_image.h>
+
+namespace bdt::demo
+{
+namespace
+{
+
+struct Image
+{
+    int width = 0, height = 0;
+    std::vector<unsigned char> rgba;
+};
+
+Image LoadPng(const std::string& inPath)
+{
+    Image image;
+    int channels = 0;
+    unsigned char* data = stbi_load(inPath.c_str(), &image.width, &image.height, &channels, 4);
+    if (data != nullptr)
+    {
+        image.rgba.assign(data, data + std::size_t(image.width) * std::size_t(image.height) * 4);
+        stbi_image_free(data);
+    }
+    return image;
+}
+
+class HeadlessScene : public testing::TestWithParam<std::string>
+{
+};
+
+TEST_P(HeadlessScene, RendersANonBlankFrameWithSaneStats)
+{
+    BDT_REQUIRE_GL_CONTEXT();
+    const std::string scene = GetParam();
+    AppOptions options;
+    options.scene = scene;
+    options.headless = true;
+    options.frames = 90;
+    options.width = 320;
+    options.height = 180;
+    options.sample.count = scene == "chairs" ? 12 : 0;
+    options.view.spheres = true; // every debug view on: each must draw without a GL error
+    options.view.proxies = true;
+    options.view.contacts = true;
+    options.screenshot = std::string(BDT_DEMO_TEST_TMP) + "/" + scene + ".png";
+    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/" + scene + ".json";
+    std::remove(options.screenshot.c_str());
+    int code = -1;
+    {
+        App app(options);
+        code = app.Run();
+    }
+    EXPECT_EQ(code, 0);
+
+    const Image image = LoadPng(options.screenshot);
+    ASSERT_EQ(image.width, 320) << options.screenshot;
+    ASSERT_EQ(image.height, 180);
+    // Not blank: many colours, and a good share of pixels away from the sky colour of the top-left corner
+    // (the ground covers the lower part; bodies add their own colours).
+    std::set<std::uint32_t> colours;
+    std::size_t differing = 0;
+    const unsigned char* corner = image.rgba.data();
+    for (std::size_t i = 0; i < image.rgba.size(); i += 4)
+    {
+        const unsigned char* p = image.rgba.data() + i;
+        colours.insert(std::uint32_t(p[0]) << 16 | std::uint32_t(p[1]) << 8 | p[2]);
+        if (std::abs(int(p[0]) - corner[0]) + std::abs(int(p[1]) - corner[1]) +
+                std::abs(int(p[2]) - corner[2]) >
+            30)
+            ++differing;
+    }
+    EXPECT_GT(colours.size(), 100u) << scene;
+    EXPECT_GT(double(differing) / double(image.width * image.height), 0.2) << scene;
+
+    std::ifstream in(options.stats);
+    ASSERT_TRUE(in) << options.stats;
+    const nlohmann::json stats = nlohmann::json::parse(in);
+    EXPECT_EQ(stats["gl_errors"].get<int>(), 0);
+    EXPECT_EQ(stats["cpu_deformed_vertices"].get<std::uint64_t>(), 0u);
+    EXPECT_GE(stats["drawn"].get<std::size_t>(), 1u);
+    EXPECT_GE(stats["deformable_bodies"].get<std::size_t>(), 1u);
+    EXPECT_LE(stats["drawn"].get<std::size_t>(), stats["bodies"].get<std::size_t>());
+    EXPECT_EQ(stats["nonfinite_resets"].get<std::uint64_t>(), 0u);
+    // Nothing fell through the ground (body origins are centres of mass, above y = 0 when resting).
+    EXPECT_GT(stats["lowest_body_height_m"].get<double>(), 0.0) << scene;
+    // Per frame only transforms, colours and q go to the GPU: far less than the meshes.
+    EXPECT_LT(stats["frame_upload_bytes"].get<std::uint64_t>(),
+              stats["mesh_bytes_on_gpu"].get<std::uint64_t>());
+    EXPECT_GT(stats["debug_spheres"].get<std::size_t>(), 0u) << scene; // the sphere view of every drawn body
+}
+
+std::vector<std::string> SceneNames()
+{
+    std::vector<std::string> names;
+    for (const SampleEntry& entry : Samples())
+        names.push_back(entry.name);
+    return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryScene, HeadlessScene, testing::ValuesIn(SceneNames()),
+                         [](const testing::TestParamInfo<std::string>& inInfo) { return inInfo.param; });
+
+TEST(HeadlessScene, AllFourScenesAreRegistered)
+{
+    for (const char* name : {"chairs", "curtain", "drop", "pile"})
+        EXPECT_NE(FindSample(name), nullptr) << name;
+}
+
+TEST(HeadlessScene, UnknownSceneIsAClearError)
+{
+    AppOptions options;
+    options.scene = "no-such-scene";
+    options.headless = true;
+    try
+    {
+        App app(options);
+        FAIL() << "no error";
+    }
+    catch (const Error& error)
+    {
+        EXPECT_NE(std::string(error.what()).find("unknown scene 'no-such-scene'"), std::string::npos)
+            << error.what();
+    }
+}
+
+} // namespace
+} // namespace bdt::demo
