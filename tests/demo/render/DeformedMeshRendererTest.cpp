@@ -48,6 +48,17 @@ MeshInstance RandomInstance(std::mt19937& ioRandom, std::uint32_t inModes, doubl
     return instance;
 }
 
+// `inCount` instances as `RandomInstance` makes them; their q live in `outQs`, which must outlive them.
+std::vector<MeshInstance> RandomInstances(std::mt19937& ioRandom, std::size_t inCount, std::uint32_t inModes,
+                                          double inAmplitude, std::vector<std::vector<float>>& outQs)
+{
+    outQs.assign(inCount, {});
+    std::vector<MeshInstance> instances;
+    for (std::vector<float>& q : outQs)
+        instances.push_back(RandomInstance(ioRandom, inModes, inAmplitude, q));
+    return instances;
+}
+
 struct Deviation
 {
     double position = 0.0; ///< Largest |GPU − CPU| over the model's world extent.
@@ -110,11 +121,8 @@ TEST(DeformedMeshRenderer, ShaderDeformsEveryVertexAsTheCpu)
         DeformedMeshRenderer renderer(SmoothModel(shape, 3000, modes, true));
         for (int round = 0; round < 2; ++round)
         {
-            std::vector<std::vector<float>> qs(5);
-            std::vector<MeshInstance> instances;
-            for (std::vector<float>& q : qs)
-                instances.push_back(RandomInstance(random, modes, 0.3, q));
-            const Deviation deviation = CompareWithCpu(renderer, instances);
+            std::vector<std::vector<float>> qs;
+            const Deviation deviation = CompareWithCpu(renderer, RandomInstances(random, 5, modes, 0.3, qs));
             EXPECT_LT(deviation.position, 1e-4) << ShapeName(shape) << " M = " << modes;
             EXPECT_LT(deviation.normal, 1e-4) << ShapeName(shape) << " M = " << modes;
         }
@@ -127,11 +135,8 @@ TEST(DeformedMeshRenderer, ModelWithoutNormalBasisGetsOneComputed)
     BDT_REQUIRE_GL_CONTEXT();
     std::mt19937 random(11);
     DeformedMeshRenderer renderer(SmoothModel(EShape::Box, 2000, 6, false));
-    std::vector<std::vector<float>> qs(3);
-    std::vector<MeshInstance> instances;
-    for (std::vector<float>& q : qs)
-        instances.push_back(RandomInstance(random, 6, 0.2, q));
-    const Deviation deviation = CompareWithCpu(renderer, instances);
+    std::vector<std::vector<float>> qs;
+    const Deviation deviation = CompareWithCpu(renderer, RandomInstances(random, 3, 6, 0.2, qs));
     EXPECT_LT(deviation.position, 1e-4);
     EXPECT_LT(deviation.normal, 1e-4);
 }
@@ -141,11 +146,8 @@ TEST(DeformedMeshRenderer, RigidModelIsDrawnAtRest)
     BDT_REQUIRE_GL_CONTEXT();
     std::mt19937 random(3);
     DeformedMeshRenderer renderer(SmoothModel(EShape::Sphere, 500, 0, true));
-    std::vector<std::vector<float>> qs(2);
-    std::vector<MeshInstance> instances;
-    for (std::vector<float>& q : qs)
-        instances.push_back(RandomInstance(random, 0, 0.0, q));
-    const Deviation deviation = CompareWithCpu(renderer, instances);
+    std::vector<std::vector<float>> qs;
+    const Deviation deviation = CompareWithCpu(renderer, RandomInstances(random, 2, 0, 0.0, qs));
     EXPECT_LT(deviation.position, 1e-6);
     EXPECT_LT(deviation.normal, 1e-5);
 }
