@@ -1,3 +1,5 @@
+#include "support/ErrorOf.h"
+
 #include <bdt/bake/AnimationBasis.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/Model.h>
@@ -132,19 +134,7 @@ Model MakeModel(const AnimationBasis& inBasis)
     return Model::Create(std::move(data));
 }
 
-// The message of the `bdt::Error` that `inCall` throws, or "" when it throws none.
-template <class Call> std::string ErrorOf(const Call& inCall)
-{
-    try
-    {
-        inCall();
-    }
-    catch (const Error& error)
-    {
-        return error.what();
-    }
-    return "";
-}
+using test::ErrorOf;
 
 void ExpectErrorMentions(const std::string& inMessage, const std::string& inWhat)
 {

@@ -1,3 +1,4 @@
+#include "support/ErrorOf.h"
 #include "support/TestModels.h"
 
 #include <bdt/bake/MeshImport.h>
@@ -45,15 +46,7 @@ void ExpectValid(const ImportedMesh& inMesh)
 // The message of the bdt::Error thrown by importing `inPath`, or "" if it imported.
 std::string ImportError(const std::string& inPath)
 {
-    try
-    {
-        ImportMesh(inPath);
-    }
-    catch (const Error& error)
-    {
-        return error.what();
-    }
-    return "";
+    return test::ErrorOf([&] { ImportMesh(inPath); });
 }
 
 TEST(MeshImportTest, SpiderObj)

@@ -1,3 +1,4 @@
+#include "support/ErrorOf.h"
 #include "support/TetModels.h"
 
 #include <bdt/bake/TetMesh.h>
@@ -17,17 +18,10 @@ void WriteText(const std::string& inPath, const std::string& inText)
     std::ofstream(inPath, std::ios::binary) << inText;
 }
 
+// The message of the bdt::Error thrown by loading `inPath`, or "" if it loaded.
 std::string LoadError(const std::string& inPath)
 {
-    try
-    {
-        LoadTetMesh(inPath);
-    }
-    catch (const Error& error)
-    {
-        return error.what();
-    }
-    return "no error";
+    return test::ErrorOf([&] { LoadTetMesh(inPath); });
 }
 
 TEST(TetMesh, VtkRoundTripIsExact)
@@ -156,8 +150,9 @@ TEST(TetMesh, BadFilesGiveOneLineErrors)
         std::string text;
         const char* expected;
     };
+    WriteText(folder + "/good.vtk", header + points + "CELLS 1 5\n4 0 1 2 3\nCELL_TYPES 1\n10\n");
+    EXPECT_EQ(LoadError(folder + "/good.vtk"), ""); // the well-formed file the bad ones are cut from loads
     const Case cases[] = {
-        {"good.vtk", header + points + "CELLS 1 5\n4 0 1 2 3\nCELL_TYPES 1\n10\n", "no error"},
         {"truncated.vtk", header + "POINTS 4 double\n0 0 0\n1 0", "is more than the file holds"},
         {"short.vtk", header + points + "CELLS 1 5\n4 0 1 2", "truncated"},
         {"index.vtk", header + points + "CELLS 1 5\n4 0 1 2 4\n", "out of range"},
