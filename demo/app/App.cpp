@@ -196,8 +196,6 @@ int App::RunHeadless()
         ++glErrors;
     if (!mOptions.screenshot.empty())
     {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        target.Bind();
         WritePng(mOptions.screenshot, mOptions.width, mOptions.height,
                  ReadPixels(mOptions.width, mOptions.height));
         std::printf("screenshot: %s\n", mOptions.screenshot.c_str());
@@ -510,22 +508,16 @@ void App::DrawBodyPanel()
         return;
     }
     DeformableShape& shape = *World::Shape(mPicked);
+    // The sliders edit a copy of the shape's settings, applied when one moved.
     DeformableShapeSettings settings = shape.Settings();
-    mStiffnessScale = settings.modal.stiffnessScale;
-    mDampingScale = settings.modal.dampingScale;
-    mStrainLimit = settings.modal.strainLimit;
-    bool changed = ImGui::SliderFloat("stiffness scale", &mStiffnessScale, 0.05f, 10.0f, "%.2f",
+    ModalSettings& modal = settings.modal;
+    bool changed = ImGui::SliderFloat("stiffness scale", &modal.stiffnessScale, 0.05f, 10.0f, "%.2f",
                                       ImGuiSliderFlags_Logarithmic);
-    changed |= ImGui::SliderFloat("damping scale", &mDampingScale, 0.0f, 10.0f, "%.2f");
-    changed |=
-        ImGui::SliderFloat("strain limit", &mStrainLimit, 0.005f, 0.5f, "%.3f", ImGuiSliderFlags_Logarithmic);
+    changed |= ImGui::SliderFloat("damping scale", &modal.dampingScale, 0.0f, 10.0f, "%.2f");
+    changed |= ImGui::SliderFloat("strain limit", &modal.strainLimit, 0.005f, 0.5f, "%.3f",
+                                  ImGuiSliderFlags_Logarithmic);
     if (changed)
-    {
-        settings.modal.stiffnessScale = mStiffnessScale;
-        settings.modal.dampingScale = mDampingScale;
-        settings.modal.strainLimit = mStrainLimit;
         shape.SetSettings(settings);
-    }
     const int modes = int(shape.Asset().Tree().ModeCount());
     if (modes > 0)
     {

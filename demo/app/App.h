@@ -96,7 +96,6 @@ private:
     std::unique_ptr<btPoint2PointConstraint> mDragConstraint;
     float mDragDistance = 0.0f;
     bool mOrbiting = false, mPanning = false;
-    float mStiffnessScale = 1.0f, mDampingScale = 1.0f, mStrainLimit = 0.0f;
     int mPluckMode = 0;
     float mPluckAmount = 0.5f;
 };

@@ -4,6 +4,7 @@
 #include <bdt/bake/MeshImport.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/core/BDTree.h>
+#include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <cctype>
 #include <map>
@@ -72,7 +73,15 @@ std::shared_ptr<const DeformableAsset> BakeAsset(const std::string& inShapeOrFil
     }
     else
     {
-        ImportedMesh mesh = ImportMesh(inShapeOrFile);
+        ImportedMesh mesh;
+        try
+        {
+            mesh = ImportMesh(inShapeOrFile);
+        }
+        catch (const Error& error)
+        {
+            throw Error(inShapeOrFile + ": " + error.what()); // ImportMesh's messages leave the file to us
+        }
         positions = std::move(mesh.positions);
         triangles = std::move(mesh.triangles);
     }

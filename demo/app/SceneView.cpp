@@ -267,22 +267,32 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
     mDebug->Draw(viewProjection, eye, light);
 }
 
+const std::vector<std::uint32_t>& SceneView::LevelNodes(const BDTree& inTree, std::uint32_t inLevel)
+{
+    std::vector<std::uint32_t>& nodes = mLevelNodes[{&inTree, inLevel}];
+    if (nodes.empty())
+        for (std::uint32_t node = 0; node < inTree.NodeCount(); ++node)
+        {
+            const BDTreeNode& n = inTree.Node(node);
+            if (n.level == inLevel || (n.level < inLevel && n.IsLeaf()))
+                nodes.push_back(node);
+        }
+    return nodes;
+}
+
 void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions)
 {
     std::size_t budget = inOptions.maxSpheres;
+    const std::uint32_t level = std::uint32_t(std::max(inOptions.sphereLevel, 0));
     for (btRigidBody* body : ioWorld.Deformables().Bodies())
     {
         const DeformableShape* shape = World::Shape(body);
-        const BDTree& tree = shape->Asset().Tree();
         const DeformedBody view = shape->Body(body->getWorldTransform());
         TreeState& state = shape->State();
-        const std::uint32_t level = std::uint32_t(std::max(inOptions.sphereLevel, 0));
-        // The nodes at `level`, and leaves above it (the tree is complete only down to its leaves).
-        for (std::uint32_t node = 0; node < tree.NodeCount() && budget > 0; ++node)
+        for (std::uint32_t node : LevelNodes(shape->Asset().Tree(), level))
         {
-            const BDTreeNode& n = tree.Node(node);
-            if (n.level > level || (n.level < level && !n.IsLeaf()))
-                continue;
+            if (budget == 0)
+                return;
             const UpdatedSphere sphere = state.Sphere(node);
             const Vec3d center =
                 view.pose.Apply(view.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));

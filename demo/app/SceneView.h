@@ -56,7 +56,11 @@ public:
                 const ViewOptions& inOptions, const btRigidBody* inPicked);
     const ViewStats& Stats() const { return mStats; }
     /// Forgets the models of a world that is gone (their GPU copies are freed).
-    void Clear() { mRenderers.clear(); }
+    void Clear()
+    {
+        mRenderers.clear();
+        mLevelNodes.clear();
+    }
 
     static constexpr float cBackground[3] = {0.52f, 0.60f, 0.70f}; ///< Linear RGB of the sky.
 
@@ -69,8 +73,11 @@ private:
     };
     ModelEntry& EntryFor(const Model* inModel, std::shared_ptr<const void> inOwner);
     void AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions);
+    /// The nodes of `inTree` at `inLevel`, and its leaves above it: listed once, then reused every frame.
+    const std::vector<std::uint32_t>& LevelNodes(const BDTree& inTree, std::uint32_t inLevel);
 
     std::map<const Model*, ModelEntry> mRenderers;
+    std::map<std::pair<const BDTree*, std::uint32_t>, std::vector<std::uint32_t>> mLevelNodes;
     std::shared_ptr<const Model> mUnitSphere, mUnitBox; // rigid primitives, M = 0
     std::unique_ptr<ShaderProgram> mMeshProgram;
     std::unique_ptr<DebugRenderer> mDebug;
