@@ -11,6 +11,10 @@
 // - attributes 2-4: rows of the instance's affine model-to-world transform (rotation · uniform scale |
 //   translation), metres; attribute 5: its colour.
 // With M = 0 the mesh is drawn rigid (primitives share this shader).
+//
+// uDisplacementRange > 0 colours deformable bodies by how far each vertex has moved, |U_i q| in metres: dark
+// blue at rest through green and yellow to dark red at uDisplacementRange and beyond (the palette of the
+// sphere view's tightness colours). 0 keeps the instance colour.
 
 layout(location = 0) in vec3 aRestPosition;
 layout(location = 1) in vec3 aRestNormal;
@@ -23,6 +27,17 @@ uniform samplerBuffer uBasis;
 uniform samplerBuffer uQ;
 uniform int uModeCount;
 uniform mat4 uViewProjection;
+uniform float uDisplacementRange; // metres; 0: off
+
+// The sphere view's palette (demo/app/SceneView.cpp, TightnessColor), sRGB stops, t in [0, 1].
+vec3 Heat(float t)
+{
+    const vec3 stops[6] = vec3[6](vec3(0.10, 0.25, 0.95), vec3(0.10, 0.80, 0.90), vec3(0.20, 0.80, 0.25),
+                                  vec3(0.95, 0.90, 0.15), vec3(0.95, 0.20, 0.10), vec3(0.45, 0.02, 0.02));
+    float x = clamp(t, 0.0, 1.0) * 5.0;
+    int i = min(int(x), 4);
+    return mix(stops[i], stops[i + 1], x - float(i));
+}
 
 out vec3 vWorldPosition;
 out vec3 vWorldNormal;
@@ -47,5 +62,11 @@ void main()
     float length2 = dot(n, n);
     vWorldNormal = length2 > 0.0 ? n * inversesqrt(length2) : vec3(0.0, 1.0, 0.0);
     vColor = aColor;
+    if (uDisplacementRange > 0.0 && uModeCount > 0)
+    {
+        vec3 moved = position - aRestPosition;
+        vec3 world = vec3(dot(aModelRow0.xyz, moved), dot(aModelRow1.xyz, moved), dot(aModelRow2.xyz, moved));
+        vColor = vec4(pow(Heat(length(world) / uDisplacementRange), vec3(2.2)), aColor.a);
+    }
     gl_Position = uViewProjection * vec4(vWorldPosition, 1.0);
 }

@@ -162,7 +162,7 @@ void DeformedMeshRenderer::Draw(const ShaderProgram& inProgram, std::span<const 
 std::vector<float> DeformedMeshRenderer::Capture(const ShaderProgram& inProgram,
                                                  std::span<const MeshInstance> inInstances)
 {
-    const std::size_t floats = 6 * mModel->VertexCount() * inInstances.size();
+    const std::size_t floats = cCaptureFloats * mModel->VertexCount() * inInstances.size();
     if (floats == 0)
         return {};
     UploadInstances(inInstances);
@@ -187,7 +187,7 @@ std::vector<float> DeformedMeshRenderer::Capture(const ShaderProgram& inProgram,
 
 ShaderProgram BuildCaptureProgram()
 {
-    return ShaderProgram::Build("deform.vert", "", {"vWorldPosition", "vWorldNormal"});
+    return ShaderProgram::Build("deform.vert", "", {"vWorldPosition", "vWorldNormal", "vColor"});
 }
 
 } // namespace bdt::demo

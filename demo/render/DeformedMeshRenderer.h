@@ -56,10 +56,10 @@ public:
     /// O(instances · M) to pack the per-instance data.
     void Draw(const ShaderProgram& inProgram, std::span<const MeshInstance> inInstances);
 
-    /// The deformed world positions and unit normals the vertex shader computes for `inInstances`, captured
-    /// by transform feedback: 6 floats (position xyz, normal xyz) per vertex, instance-major. `inProgram`
-    /// must be deform.vert linked to capture vWorldPosition and vWorldNormal (`BuildCaptureProgram`). For
-    /// tests.
+    /// What the vertex shader computes for `inInstances`, captured by transform feedback: `cCaptureFloats`
+    /// floats per vertex (world position xyz, unit normal xyz, colour RGBA in linear light), instance-major.
+    /// `inProgram` must be deform.vert linked to capture vWorldPosition, vWorldNormal and vColor
+    /// (`BuildCaptureProgram`), with its uniforms other than the renderer's set. For tests.
     std::vector<float> Capture(const ShaderProgram& inProgram, std::span<const MeshInstance> inInstances);
 
     const MeshUploadStats& Stats() const { return mStats; }
@@ -81,7 +81,11 @@ private:
     MeshUploadStats mStats;
 };
 
-/// deform.vert linked alone, capturing vWorldPosition and vWorldNormal (for `DeformedMeshRenderer::Capture`).
+/// Floats per vertex in `DeformedMeshRenderer::Capture`'s result.
+constexpr std::size_t cCaptureFloats = 10;
+
+/// deform.vert linked alone, capturing vWorldPosition, vWorldNormal and vColor (for
+/// `DeformedMeshRenderer::Capture`).
 ShaderProgram BuildCaptureProgram();
 
 /// Unit area-weighted vertex normals of a mesh (the normalised sum of the cross products of its triangles),

@@ -4,6 +4,7 @@
 #include "render/DeformedMeshRenderer.h"
 
 #include "../GlTestContext.h"
+#include "render/Palette.h"
 
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/core/ProceduralShapes.h>
@@ -73,7 +74,7 @@ Deviation CompareWithCpu(DeformedMeshRenderer& ioRenderer, const std::vector<Mes
     const Model& model = ioRenderer.GetModel();
     const std::size_t vertexCount = model.VertexCount();
     const std::uint32_t modes = model.ModeCount();
-    EXPECT_EQ(gpu.size(), 6 * vertexCount * inInstances.size());
+    EXPECT_EQ(gpu.size(), cCaptureFloats * vertexCount * inInstances.size());
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
     const std::vector<Eigen::Vector3f> restNormals = RestVertexNormals(model);
     const std::span<const float> normalBasis = model.NormalBasis();
@@ -99,7 +100,7 @@ Deviation CompareWithCpu(DeformedMeshRenderer& ioRenderer, const std::vector<Mes
                 for (int c = 0; c < 3; ++c)
                     normal[c] += double(normals[(i * modes + j) * 3 + c]) * double(instance.q[j]);
             normal = (linear * normal).normalized();
-            const float* out = gpu.data() + 6 * (k * vertexCount + i);
+            const float* out = gpu.data() + cCaptureFloats * (k * vertexCount + i);
             deviation.position =
                 std::max(deviation.position,
                          (Eigen::Vector3d(out[0], out[1], out[2]) - position).norm() / worldExtent);
@@ -167,11 +168,60 @@ TEST(DeformedMeshRenderer, DeformationMovesTheCapturedVertices)
     const std::vector<float> b = renderer.Capture(capture, std::vector<MeshInstance>{deformed});
     ASSERT_EQ(a.size(), b.size());
     double moved = 0.0;
-    for (std::size_t i = 0; i < a.size(); i += 6)
+    for (std::size_t i = 0; i < a.size(); i += cCaptureFloats)
         moved = std::max(moved, double((Eigen::Vector3f(b[i], b[i + 1], b[i + 2]) -
                                         Eigen::Vector3f(a[i], a[i + 1], a[i + 2]))
                                            .norm()));
     EXPECT_GT(moved, 0.05);
+}
+
+TEST(DeformedMeshRenderer, DisplacementColourIsTheCpusHeatOfUq)
+{
+    // uDisplacementRange > 0: each vertex of a deformable body takes HeatColor(|linear · U_i q| / range) in
+    // linear light, the instance's alpha; 0 keeps the instance colour.
+    BDT_REQUIRE_GL_CONTEXT();
+    std::mt19937 random(5);
+    const std::uint32_t modes = 10;
+    DeformedMeshRenderer renderer(SmoothModel(EShape::Chair, 3000, modes, true));
+    const Model& model = renderer.GetModel();
+    std::vector<std::vector<float>> qs;
+    std::vector<MeshInstance> instances = RandomInstances(random, 4, modes, 0.3, qs);
+    for (MeshInstance& instance : instances)
+        instance.color = Eigen::Vector4f(0.3f, 0.6f, 0.2f, 0.75f);
+    const ShaderProgram capture = BuildCaptureProgram();
+    const float range = 0.4f;
+    for (const float setting : {range, 0.0f})
+    {
+        capture.Use();
+        glUniform1f(capture.Uniform("uDisplacementRange"), setting);
+        const std::vector<float> gpu = renderer.Capture(capture, instances);
+        ASSERT_EQ(gpu.size(), cCaptureFloats * model.VertexCount() * instances.size());
+        double deviation = 0.0;
+        std::size_t nearRest = 0, farMoved = 0;
+        for (std::size_t k = 0; k < instances.size(); ++k)
+        {
+            const Eigen::Matrix3d linear = instances[k].modelToWorld.leftCols<3>().cast<double>();
+            for (std::size_t i = 0; i < model.VertexCount(); ++i)
+            {
+                const Eigen::Vector3d moved =
+                    model.DeformedPosition(i, instances[k].q) - model.Positions()[i].cast<double>();
+                const float t = float((linear * moved).norm() / double(range));
+                const Eigen::Vector4f expected =
+                    setting > 0.0f ? (Eigen::Vector4f() << ToLinear(HeatColor(t)), 0.75f).finished()
+                                   : instances[k].color;
+                const float* out = gpu.data() + cCaptureFloats * (k * model.VertexCount() + i) + 6;
+                deviation =
+                    std::max(deviation, double((Eigen::Vector4f(out) - expected).cwiseAbs().maxCoeff()));
+                nearRest += t < 0.2f ? 1 : 0;
+                farMoved += t > 0.6f ? 1 : 0;
+            }
+        }
+        EXPECT_LT(deviation, 2e-3) << "range " << setting;
+        // The comparison covers both ends of the scale.
+        EXPECT_GT(nearRest, 100u);
+        EXPECT_GT(farMoved, 100u);
+    }
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
 } // namespace
