@@ -32,10 +32,25 @@ int main(int argc, char** argv)
     cli.add_option("--level", options.sample.proxyLevel, "Contact proxy level L")->check(CLI::Range(0u, 30u));
     cli.add_option("--threads", options.threads, "Narrowphase threads (0: the machine's)")
         ->check(CLI::Range(0u, 256u));
+    cli.add_option("--stiffness", options.modal.stiffnessScale, "Stiffness scale of every body's modes (ω²)")
+        ->check(CLI::Range(1e-4f, 1e4f));
+    cli.add_option("--damping", options.modal.dampingScale, "Damping scale of every body's modes")
+        ->check(CLI::Range(0.0f, 1e3f));
+    cli.add_option("--strain-limit", options.modal.strainLimit,
+                   "Largest displacement of a mode, as a fraction of the body's size")
+        ->check(CLI::Range(1e-4f, 10.0f));
     cli.add_option("--seed", options.sample.seed, "Random seed of the scenes");
     cli.add_flag("--spheres", options.view.spheres, "Show the BD-Tree spheres of --sphere-level");
     cli.add_option("--sphere-level", options.view.sphereLevel, "Level of the sphere view")
         ->check(CLI::Range(0, 30));
+    cli.add_option("--sphere-alpha", options.view.sphereAlpha, "Opacity of the sphere view (1: opaque)")
+        ->check(CLI::Range(0.0f, 1.0f));
+    cli.add_flag("--no-meshes{false}", options.view.meshes,
+                 "Hide the bodies (with --spheres: spheres alone)");
+    cli.add_option("--displacement", options.view.displacementRange,
+                   "Colour bodies by vertex displacement |Uq|, dark red at this many metres")
+        ->check(CLI::Range(1e-4f, 100.0f))
+        ->each([&options](const std::string&) { options.view.displacement = true; });
     cli.add_flag("--proxies", options.view.proxies, "Show the contact proxies in contact");
     cli.add_flag("--contacts", options.view.contacts, "Show the contact points and normals");
     CLI11_PARSE(cli, argc, argv);

@@ -59,7 +59,32 @@ void PlotSeries(const char* inLabel, const std::deque<float>& inSeries)
     ImGui::PlotLines(inLabel, values.data(), int(values.size()), 0, overlay, 0.0f, FLT_MAX, ImVec2(0, 40));
 }
 
+/// The largest growth R' − R of a deformable body's root sphere, metres: a bound on how far its surface has
+/// moved from the rest shape (paper §3.2), so a measure of the visible deformation.
+double RootGrowthMax(World& ioWorld)
+{
+    double largest = 0.0;
+    for (btRigidBody* body : ioWorld.Bodies())
+    {
+        const DeformableShape& shape = *World::Shape(body);
+        const float rest = shape.State().Proxies().Row(0)[3];
+        const double growth =
+            double(shape.State().Sphere(0).radius - rest) * shape.Body(body->getWorldTransform()).scale;
+        largest = std::max(largest, growth);
+    }
+    return largest;
+}
+
 } // namespace
+
+ModalSettings SandboxModal()
+{
+    ModalSettings modal;
+    modal.stiffnessScale = 0.1f;
+    modal.dampingScale = 4.0f;
+    modal.strainLimit = 0.15f;
+    return modal;
+}
 
 void PhysicsHistory::Add(const StepStats& inStats, double inStepMs)
 {
@@ -139,6 +164,7 @@ void App::LoadSample(const std::string& inName)
     mTime = 0.0;
     mSteps = 0;
     mHistory = PhysicsHistory();
+    mPeakRootGrowth = 0.0;
     ApplyToBodies();
 }
 
@@ -152,19 +178,24 @@ void App::ApplyToBodies()
         settings.proxyLevel = std::uint32_t(std::clamp(mProxyLevel, 0, int(levels) - 1));
         settings.bound = mBound == 0 ? EBound::Paper : EBound::Tight;
         settings.temporalCoherence = mCoherence;
+        settings.modal = mOptions.modal;
         shape.SetSettings(settings);
     }
 }
 
 void App::StepPhysics()
 {
+    const std::size_t bodies = mWorld->Deformables().Bodies().size();
     mSample->PreStep(*mWorld, mTime);
+    if (mWorld->Deformables().Bodies().size() != bodies) // the sample spawned bodies: give them the settings
+        ApplyToBodies();
     const Clock::time_point start = Clock::now();
     mWorld->Step(1, cTimeStep);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     mTime += cTimeStep;
     ++mSteps;
     mHistory.Add(mWorld->Deformables().Stats(), ms);
+    mPeakRootGrowth = std::max(mPeakRootGrowth, RootGrowthMax(mWorld->Deformables()));
 }
 
 void App::RenderFrame(int inWidth, int inHeight)
@@ -204,9 +235,12 @@ int App::RunHeadless()
 
     const ViewStats& view = mView->Stats();
     const StepStats& physics = mWorld->Deformables().Stats();
-    double lowest = 1e30;
+    double lowest = 1e30, fastest = 0.0;
     for (btRigidBody* body : mWorld->Deformables().Bodies())
+    {
         lowest = std::min(lowest, double(body->getWorldTransform().getOrigin().y()));
+        fastest = std::max(fastest, double(body->getLinearVelocity().length()));
+    }
     const std::vector<double> steps(mHistory.stepMs.begin(), mHistory.stepMs.end());
     nlohmann::json stats = {{"scene", mSampleName},
                             {"frames", mOptions.frames},
@@ -224,6 +258,10 @@ int App::RunHeadless()
                             {"mesh_bytes_on_gpu", view.meshBytes},
                             {"debug_spheres", view.spheres},
                             {"debug_lines", view.lines},
+                            {"sphere_tightness_max", view.sphereTightnessMax},
+                            {"sphere_tightness_mean", view.sphereTightnessMean},
+                            {"root_growth_max_m", RootGrowthMax(mWorld->Deformables())},
+                            {"root_growth_peak_m", mPeakRootGrowth},
                             {"render_ms", renderMs},
                             {"physics_seconds", physicsSeconds},
                             {"step_ms_median_last_240", Median(steps)},
@@ -231,6 +269,7 @@ int App::RunHeadless()
                             {"overlap_tests", physics.overlapTests},
                             {"contacts", physics.contacts},
                             {"vibration_energy_j", physics.vibrationEnergy},
+                            {"fastest_deformable_m_s", fastest},
                             {"lowest_body_height_m", mWorld->Deformables().Bodies().empty() ? 0.0 : lowest},
                             {"nonfinite_resets", physics.transformResets + physics.modalResets}};
     if (!mOptions.stats.empty())
@@ -494,6 +533,12 @@ void App::DrawSpheresPanel()
     ImGui::SetNextItemWidth(100);
     ImGui::SliderInt("##level", &view.sphereLevel, 0, 16);
     ImGui::Checkbox("colour by tightness R'/R", &view.tightness);
+    ImGui::SliderFloat("opacity", &view.sphereAlpha, 0.05f, 1.0f, "%.2f");
+    ImGui::Checkbox("colour by displacement |Uq|", &view.displacement);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(100);
+    ImGui::SliderFloat("m##range", &view.displacementRange, 0.005f, 0.5f, "%.3f",
+                       ImGuiSliderFlags_Logarithmic);
     ImGui::Checkbox("contact proxies", &view.proxies);
     ImGui::SameLine();
     ImGui::Checkbox("contacts", &view.contacts);
@@ -502,22 +547,23 @@ void App::DrawSpheresPanel()
 
 void App::DrawBodyPanel()
 {
-    if (mPicked == nullptr || World::Shape(mPicked) == nullptr)
-    {
-        ImGui::TextDisabled("click a deformable body to pick it");
-        return;
-    }
-    DeformableShape& shape = *World::Shape(mPicked);
-    // The sliders edit a copy of the shape's settings, applied when one moved.
-    DeformableShapeSettings settings = shape.Settings();
-    ModalSettings& modal = settings.modal;
-    bool changed = ImGui::SliderFloat("stiffness scale", &modal.stiffnessScale, 0.05f, 10.0f, "%.2f",
+    // Every deformable body's vibration (and new ones'), applied when a slider moved.
+    ModalSettings& modal = mOptions.modal;
+    bool changed = ImGui::SliderFloat("stiffness scale", &modal.stiffnessScale, 0.01f, 10.0f, "%.2f",
                                       ImGuiSliderFlags_Logarithmic);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Multiplies every mode's w^2 (all deformable bodies)");
     changed |= ImGui::SliderFloat("damping scale", &modal.dampingScale, 0.0f, 10.0f, "%.2f");
     changed |= ImGui::SliderFloat("strain limit", &modal.strainLimit, 0.005f, 0.5f, "%.3f",
                                   ImGuiSliderFlags_Logarithmic);
     if (changed)
-        shape.SetSettings(settings);
+        ApplyToBodies();
+    if (mPicked == nullptr || World::Shape(mPicked) == nullptr)
+    {
+        ImGui::TextDisabled("click a deformable body to pick it and pluck its modes");
+        return;
+    }
+    DeformableShape& shape = *World::Shape(mPicked);
     const int modes = int(shape.Asset().Tree().ModeCount());
     if (modes > 0)
     {

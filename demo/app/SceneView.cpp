@@ -1,5 +1,7 @@
 #include "SceneView.h"
 
+#include "render/Palette.h"
+
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
@@ -122,12 +124,7 @@ Eigen::Matrix<float, 3, 4> ToMatrix(const Pose& inPose, double inScale)
 
 Eigen::Vector3f TightnessColor(float inRatio)
 {
-    static const Eigen::Vector3f stops[] = {{0.10f, 0.25f, 0.95f}, {0.10f, 0.80f, 0.90f},
-                                            {0.20f, 0.80f, 0.25f}, {0.95f, 0.90f, 0.15f},
-                                            {0.95f, 0.20f, 0.10f}, {0.45f, 0.02f, 0.02f}};
-    const float t = std::clamp((inRatio - 1.0f) / 0.44f, 0.0f, 1.0f) * 5.0f;
-    const int i = std::min(int(t), 4);
-    return stops[i] + (t - float(i)) * (stops[i + 1] - stops[i]);
+    return HeatColor((inRatio - 1.0f) / 0.44f);
 }
 
 SceneView::SceneView()
@@ -236,6 +233,8 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
         glUniformMatrix4fv(mMeshProgram->Uniform("uViewProjection"), 1, GL_FALSE, viewProjection.data());
         glUniform3fv(mMeshProgram->Uniform("uEye"), 1, eye.data());
         glUniform3fv(mMeshProgram->Uniform("uLightDirection"), 1, light.data());
+        glUniform1f(mMeshProgram->Uniform("uDisplacementRange"),
+                    inOptions.displacement ? inOptions.displacementRange : 0.0f);
         glDisable(GL_CULL_FACE); // open meshes (the curtain) show both sides
         for (auto& [model, entry] : mRenderers)
         {
@@ -282,8 +281,9 @@ const std::vector<std::uint32_t>& SceneView::LevelNodes(const BDTree& inTree, st
 
 void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions)
 {
-    std::size_t budget = inOptions.maxSpheres;
     const std::uint32_t level = std::uint32_t(std::max(inOptions.sphereLevel, 0));
+    std::size_t drawn = 0;
+    double tightnessSum = 0.0;
     for (btRigidBody* body : ioWorld.Deformables().Bodies())
     {
         const DeformableShape* shape = World::Shape(body);
@@ -291,8 +291,8 @@ void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, co
         TreeState& state = shape->State();
         for (std::uint32_t node : LevelNodes(shape->Asset().Tree(), level))
         {
-            if (budget == 0)
-                return;
+            if (drawn == inOptions.maxSpheres)
+                break;
             const UpdatedSphere sphere = state.Sphere(node);
             const Vec3d center =
                 view.pose.Apply(view.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
@@ -300,14 +300,20 @@ void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, co
             if (!inFrustum.Intersects(center.cast<float>(), radius))
                 continue;
             const float rest = state.Proxies().Row(node)[3];
-            const Eigen::Vector3f rgb = inOptions.tightness
-                                            ? TightnessColor(sphere.radius / std::max(rest, 1e-30f))
-                                            : Eigen::Vector3f(0.7f, 0.7f, 0.7f);
+            const float tightness = sphere.radius / std::max(rest, 1e-30f);
+            mStats.sphereTightnessMax = std::max(mStats.sphereTightnessMax, tightness);
+            tightnessSum += double(tightness);
+            ++drawn;
+            // The palette is in display (sRGB) values; the shader shades in linear light.
+            const Eigen::Vector3f rgb =
+                inOptions.tightness ? TightnessColor(tightness) : Eigen::Vector3f(0.7f, 0.7f, 0.7f);
+            const Eigen::Vector3f linear = ToLinear(rgb);
             mDebug->AddSphere(center.cast<float>(), radius,
-                              Eigen::Vector4f(rgb.x(), rgb.y(), rgb.z(), 0.35f));
-            --budget;
+                              Eigen::Vector4f(linear.x(), linear.y(), linear.z(), inOptions.sphereAlpha));
         }
     }
+    if (drawn > 0)
+        mStats.sphereTightnessMean = float(tightnessSum / double(drawn));
 }
 
 } // namespace bdt::demo

@@ -24,9 +24,14 @@ struct ViewOptions
     bool spheres = false; ///< BD-Tree spheres of `sphereLevel` of every drawn deformable.
     int sphereLevel = 3;
     bool tightness = true; ///< Colour spheres by R'/R (blue near 1, dark red at 1.44 and above); else grey.
-    bool proxies = false;  ///< The contact proxies in contact this step (`World::DebugDraw`).
-    bool contacts = false; ///< Contact points and normals.
-    bool cull = true;      ///< Frustum culling with each body's root sphere.
+    float sphereAlpha = 0.6f; ///< Opacity of the spheres (1: opaque, as in the paper's figures).
+    /// Colour deformable bodies by how far each vertex moved, |U_i q| (in the vertex shader), with the sphere
+    /// view's palette: dark blue at rest, dark red at `displacementRange` metres and beyond.
+    bool displacement = false;
+    float displacementRange = 0.05f;
+    bool proxies = false;            ///< The contact proxies in contact this step (`World::DebugDraw`).
+    bool contacts = false;           ///< Contact points and normals.
+    bool cull = true;                ///< Frustum culling with each body's root sphere.
     std::size_t maxSpheres = 200000; ///< Sphere view budget per frame.
 };
 
@@ -38,6 +43,8 @@ struct ViewStats
     std::size_t culled = 0;                ///< Outside the view frustum.
     std::size_t spheres = 0;               ///< Debug spheres drawn.
     std::size_t lines = 0;                 ///< Debug lines drawn.
+    float sphereTightnessMax = 1.0f;       ///< Largest R'/R of the sphere view's spheres (1: none drawn).
+    float sphereTightnessMean = 1.0f;      ///< Mean R'/R of the sphere view's spheres (1: none drawn).
     std::uint64_t cpuDeformedVertices = 0; ///< Summed over the renderers: 0 (the shader deforms).
     std::uint64_t frameUploadBytes = 0;    ///< Per-instance data sent this frame (transforms, colours, q).
     std::uint64_t meshBytes = 0;           ///< Rest meshes and bases on the GPU.
@@ -84,8 +91,8 @@ private:
     ViewStats mStats;
 };
 
-/// The tightness colour of the paper's sphere figures for R'/R = `inRatio`: blue at 1, through cyan, green,
-/// yellow and red, to dark red at 1.44 and above.
+/// The tightness colour of the paper's sphere figures for R'/R = `inRatio` (display sRGB, `HeatColor`): dark
+/// blue at 1, through cyan, green, yellow and red, to dark red at 1.44 and above (paper, Figure 4).
 Eigen::Vector3f TightnessColor(float inRatio);
 
 } // namespace bdt::demo

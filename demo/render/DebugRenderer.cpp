@@ -111,13 +111,20 @@ void DebugRenderer::Draw(const Eigen::Matrix4f& inViewProjection, const Eigen::V
         glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(mSpheres.size() * sizeof(float)), mSpheres.data(),
                      GL_STREAM_DRAW);
         glBindBuffer(GL_ARRAY_BUFFER, 0);
-        // Translucent: blended over the scene, depth tested but not written.
+        // Two passes: depth alone, then colour where a sphere is the front-most surface, blended over the
+        // scene. Overlapping spheres then show one shell instead of stacking their tints, translucent spheres
+        // still show the meshes inside, and opaque ones (alpha 1) come out as an ordinary depth-tested draw.
+        glBindVertexArray(mSphereArray.Get());
+        const GLsizei instances = GLsizei(mSpheres.size() / 8);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        glDrawElementsInstanced(GL_TRIANGLES, mSphereIndexCount, GL_UNSIGNED_INT, nullptr, instances);
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
         glEnable(GL_BLEND);
         glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
         glDepthMask(GL_FALSE);
-        glBindVertexArray(mSphereArray.Get());
-        glDrawElementsInstanced(GL_TRIANGLES, mSphereIndexCount, GL_UNSIGNED_INT, nullptr,
-                                GLsizei(mSpheres.size() / 8));
+        glDepthFunc(GL_LEQUAL);
+        glDrawElementsInstanced(GL_TRIANGLES, mSphereIndexCount, GL_UNSIGNED_INT, nullptr, instances);
+        glDepthFunc(GL_LESS);
         glBindVertexArray(0);
         glDepthMask(GL_TRUE);
         glDisable(GL_BLEND);

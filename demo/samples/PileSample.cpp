@@ -1,9 +1,13 @@
-// "Pile": deformable bodies (tori, chairs, pawns) and rigid Bullet boxes and spheres dropped together.
+// "Pile": deformable bodies (tori, chairs, pawns) and rigid Bullet boxes and spheres dropped together, then
+// heavy balls thrown into the pile now and then.
 #include "app/Sample.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/World.h>
+#include <cmath>
+#include <imgui.h>
 #include <random>
 
 namespace bdt::demo
@@ -55,7 +59,24 @@ public:
             }
             }
         }
+        mThrown = 0;
     }
+
+    void PreStep(SampleWorld& ioWorld, double inTime) override
+    {
+        if (!mThrowBalls || mThrown >= cMaxBalls || inTime < cFirstThrow + double(mThrown) * cThrowInterval)
+            return;
+        // From 3 m out on a circle around the pile, 1.5 m up, at the pile's middle.
+        const float angle = 2.4f * float(mThrown);
+        const btVector3 from(3.0f * std::cos(angle), 1.5f, 3.0f * std::sin(angle));
+        const btVector3 to(0.0f, 0.4f, 0.0f);
+        btRigidBody* ball = ioWorld.AddRigid(std::make_unique<btSphereShape>(btScalar(0.14)),
+                                             btTransform(btQuaternion::getIdentity(), from), 6.0, 0.4f);
+        ball->setLinearVelocity(9.0f * (to - from).normalized() + btVector3(0.0f, 1.0f, 0.0f));
+        ++mThrown;
+    }
+
+    void DrawControls() override { ImGui::Checkbox("throw balls into the pile", &mThrowBalls); }
 
     CameraStart Camera() const override
     {
@@ -64,10 +85,17 @@ public:
         start.distance = 5.0f;
         return start;
     }
+
+private:
+    static constexpr double cFirstThrow = 2.6, cThrowInterval = 1.0; // s
+    static constexpr int cMaxBalls = 10;
+    bool mThrowBalls = true;
+    int mThrown = 0;
 };
 
-const bool sRegistered = RegisterSample("pile", "deformable and rigid bodies dropped together",
-                                        [] { return std::make_unique<PileSample>(); });
+const bool sRegistered =
+    RegisterSample("pile", "deformable and rigid bodies dropped together, balls thrown into them",
+                   [] { return std::make_unique<PileSample>(); });
 
 } // namespace
 } // namespace bdt::demo
