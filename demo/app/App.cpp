@@ -289,39 +289,54 @@ int App::RunHeadless()
 
 int App::RunInteractive()
 {
-    bool running = true;
-    while (running)
+    while (RunFrame())
     {
-        SDL_Event event;
-        while (SDL_PollEvent(&event))
-            running = HandleEvent(&event) && running;
-        if (!mPaused || mStepOnce)
-        {
-            StepPhysics();
-            mStepOnce = false;
-        }
-        int width = 0, height = 0;
-        mContext->DrawableSize(width, height);
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        RenderFrame(width, height);
+    }
+    return 0;
+}
+
+bool App::RunFrame()
+{
+    bool running = true;
+    SDL_Event event;
+    while (SDL_PollEvent(&event))
+        running = HandleEvent(&event) && running;
+    if (!running)
+        return false;
+    if (!mPaused || mStepOnce)
+    {
+        StepPhysics();
+        mStepOnce = false;
+    }
+    int width = 0, height = 0;
+    mContext->DrawableSize(width, height);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    RenderFrame(width, height);
+    if (mImGui)
+    {
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplSDL2_NewFrame();
         ImGui::NewFrame();
         DrawPanels();
         ImGui::Render();
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        mContext->SwapBuffers();
-        if (mSample->WantsRebuild())
-            LoadSample(mSampleName);
     }
-    return 0;
+    mContext->SwapBuffers();
+    if (mSample->WantsRebuild())
+        LoadSample(mSampleName);
+    return true;
 }
 
 bool App::HandleEvent(const void* inEvent)
 {
     const SDL_Event& event = *static_cast<const SDL_Event*>(inEvent);
-    ImGui_ImplSDL2_ProcessEvent(&event);
-    const ImGuiIO& io = ImGui::GetIO();
+    bool panelsWantMouse = false, panelsWantKeyboard = false;
+    if (mImGui)
+    {
+        ImGui_ImplSDL2_ProcessEvent(&event);
+        panelsWantMouse = ImGui::GetIO().WantCaptureMouse;
+        panelsWantKeyboard = ImGui::GetIO().WantCaptureKeyboard;
+    }
     int width = 0, height = 0;
     mContext->DrawableSize(width, height);
     switch (event.type)
@@ -329,7 +344,7 @@ bool App::HandleEvent(const void* inEvent)
     case SDL_QUIT:
         return false;
     case SDL_KEYDOWN:
-        if (io.WantCaptureKeyboard)
+        if (panelsWantKeyboard)
             break;
         switch (event.key.keysym.sym)
         {
@@ -352,7 +367,7 @@ bool App::HandleEvent(const void* inEvent)
         }
         break;
     case SDL_MOUSEBUTTONDOWN:
-        if (io.WantCaptureMouse)
+        if (panelsWantMouse)
             break;
         if (event.button.button == SDL_BUTTON_LEFT)
         {
@@ -380,7 +395,7 @@ bool App::HandleEvent(const void* inEvent)
             mCamera.Pan(float(event.motion.xrel), float(event.motion.yrel), height);
         break;
     case SDL_MOUSEWHEEL:
-        if (!io.WantCaptureMouse)
+        if (!panelsWantMouse)
             mCamera.Zoom(float(event.wheel.y));
         break;
     default:

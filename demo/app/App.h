@@ -61,6 +61,20 @@ public:
     /// offscreen, writes the screenshot and the stats. Returns the process exit code.
     int Run();
 
+    /// Interactive: one frame (the events queued, a physics step unless paused, the scene, the panels, the
+    /// swap). Returns false once the window was closed or Escape pressed. `Run` loops on it; tests drive it
+    /// with synthetic SDL events.
+    bool RunFrame();
+
+    /// For tests and tools: the world of the current scene, the camera, the picked body (null if none), the
+    /// physics steps taken since the scene was loaded, and the window's context.
+    SampleWorld& GetWorld() { return *mWorld; }
+    const OrbitCamera& Camera() const { return mCamera; }
+    const btRigidBody* Picked() const { return mPicked; }
+    bool Dragging() const { return mDragConstraint != nullptr; }
+    std::uint64_t Steps() const { return mSteps; }
+    GlContext& Context() { return *mContext; }
+
 private:
     void LoadSample(const std::string& inName);
     void StepPhysics();
