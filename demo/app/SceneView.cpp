@@ -109,7 +109,9 @@ Eigen::Vector4f BodyColor(std::size_t inIndex, bool inDeformable, bool inPicked)
     static const Eigen::Vector4f palette[] = {{0.80f, 0.30f, 0.22f, 1}, {0.85f, 0.55f, 0.20f, 1},
                                               {0.35f, 0.60f, 0.35f, 1}, {0.75f, 0.70f, 0.55f, 1},
                                               {0.55f, 0.35f, 0.60f, 1}, {0.30f, 0.55f, 0.70f, 1}};
-    return palette[inIndex % std::size(palette)];
+    // Hashed, so that bodies created in a grid (a row of 18 chairs, say) do not form stripes of one colour.
+    const std::uint32_t hash = std::uint32_t(inIndex) * 2654435761u;
+    return palette[(hash >> 16) % std::size(palette)];
 }
 
 Eigen::Matrix<float, 3, 4> ToMatrix(const Pose& inPose, double inScale)
