@@ -145,13 +145,18 @@ void App::LoadSample(const std::string& inName)
         throw Error("unknown scene '" + inName + "'");
     EndDrag();
     mPicked = nullptr;
-    mSample.reset();
+    // The same scene again (reset, or a rebuild its controls asked for) keeps the sample, so its settings
+    // (the chair count, say) carry over; another scene starts from a new one.
+    const bool keepSample = mSample != nullptr && entry->name == mSampleName;
+    if (!keepSample)
+        mSample.reset();
     mWorld.reset();
     SampleWorldSettings worldSettings;
     worldSettings.narrowphaseThreads = mOptions.threads;
     mWorld = std::make_unique<SampleWorld>(worldSettings);
     mWorld->AddGroundPlane();
-    mSample = entry->create();
+    if (!keepSample)
+        mSample = entry->create();
     SampleOptions options = mOptions.sample;
     options.proxyLevel = std::uint32_t(mProxyLevel);
     mSample->Build(*mWorld, options);

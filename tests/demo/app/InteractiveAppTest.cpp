@@ -1,6 +1,7 @@
 // The interactive sandbox (a window, the ImGui panels, mouse and keys) driven by synthetic SDL events under
 // Xvfb: the frames draw without GL errors, a click on a body picks it with Bullet's ray test, dragging lifts
-// it, an empty-sky drag orbits the camera, the wheel zooms, and the keys pause, single-step, throw and quit.
+// it, an empty-sky drag orbits the camera, the wheel zooms, and the keys pause, single-step, throw, reset and
+// quit.
 
 #include "../GlTestContext.h"
 #include "app/App.h"
@@ -144,6 +145,12 @@ TEST(InteractiveApp, MouseAndKeysDriveTheSandbox)
     PushKey(window, SDLK_s);
     RunFrames(app, 1);
     EXPECT_EQ(app.Steps(), steps + 1);
+    // r rebuilds the scene: one pawn again, the ball gone, the clock at 0 (paused: no step yet).
+    PushKey(window, SDLK_r);
+    RunFrames(app, 1);
+    EXPECT_EQ(app.Steps(), 0u);
+    EXPECT_EQ(app.GetWorld().Deformables().Bodies().size(), 1u);
+    EXPECT_EQ(app.GetWorld().Dynamics().getNumCollisionObjects(), 2); // the ground and the pawn
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
     PushKey(window, SDLK_ESCAPE);
     EXPECT_FALSE(app.RunFrame());
