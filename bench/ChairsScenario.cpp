@@ -14,6 +14,7 @@
 #include <BulletCollision/CollisionShapes/btCompoundShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <algorithm>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bake/SmoothBasis.h>
@@ -41,6 +42,8 @@ struct ChairsOptions
     std::uint32_t modes = 10;
     std::uint32_t level = 10;
     std::uint32_t layers = 4;
+    std::uint32_t seed = 1;  // the pile's random orientations
+    std::uint32_t seeds = 1; // piles run, seeds seed .. seed + seeds - 1
     double timeStep = 1.0 / 60.0;
     std::string scenes = "both"; // both (deformable, rigid), deformable, rigid, bullet, all, or front
     bool front = false;          // front tracking on every body
@@ -146,9 +149,13 @@ struct Run
                 {"strain_clamps", finalClamped},
                 {"lowest_body_height_m", lowestHeight},
                 {"step_ms_mean", Mean(stepMs)},
-                {"series", {{"step_ms", stepMs}, {"collision_ms", collisionMs}, {"solver_ms", solverMs},
-                            {"contacts", contacts},
-                            {"overlap_tests", tests}, {"awake_bodies", awake}}}};
+                {"series",
+                 {{"step_ms", stepMs},
+                  {"collision_ms", collisionMs},
+                  {"solver_ms", solverMs},
+                  {"contacts", contacts},
+                  {"overlap_tests", tests},
+                  {"awake_bodies", awake}}}};
     }
 };
 
@@ -186,6 +193,7 @@ std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
     PileSettings pile;
     pile.count = inOptions.count;
     pile.layers = inOptions.layers;
+    pile.seed = inOptions.seed;
     pile.body.mass = 4.0;
     pile.body.proxyLevel = inOptions.level;
     if (inSpec.chairs == EChairs::Bullet)
@@ -213,7 +221,8 @@ std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
     return world;
 }
 
-int RunChairs(const ChairsOptions& inOptions)
+// One pile (one seed): runs the scenes, prints their lines, returns the report.
+nlohmann::json RunPile(const ChairsOptions& inOptions)
 {
     const Clock::time_point bakeStart = Clock::now();
     ShapeMesh mesh = MakeShape(EShape::Chair, inOptions.triangles);
@@ -249,6 +258,7 @@ int RunChairs(const ChairsOptions& inOptions)
     nlohmann::json report = {{"scenario", "chairs"},
                              {"count", inOptions.count},
                              {"steps", inOptions.steps},
+                             {"seed", inOptions.seed},
                              {"time_step_s", inOptions.timeStep},
                              {"triangles", tree->GetModel().TriangleCount()},
                              {"modes", tree->ModeCount()},
@@ -268,15 +278,16 @@ int RunChairs(const ChairsOptions& inOptions)
         run.lowestHeight = lowest;
         run.finalClamped = run.world->Deformables().Stats().clamped;
         scenes.push_back(run.Report());
-        std::printf(
-            "%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, solver %.2f ms, %.0f contacts, %.0f spheres "
-            "updated, %.0f tests, %.1f MB\n",
-            run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
-            Median(run.solverMs), Median(run.contacts), Median(run.spheres), Median(run.tests),
-            run.memoryBytes / 1e6);
+        std::printf("%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, solver %.2f ms, %.0f contacts, "
+                    "%.0f spheres "
+                    "updated, %.0f tests, %.1f MB\n",
+                    run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
+                    Median(run.solverMs), Median(run.contacts), Median(run.spheres), Median(run.tests),
+                    run.memoryBytes / 1e6);
     }
     report["scenes"] = scenes;
-    // Each scene over each later one: deformable / rigid, deformable / bullet, rigid / bullet, front on / off.
+    // Each scene over each later one: deformable / rigid, deformable / bullet, rigid / bullet, front on /
+    // off.
     for (std::size_t a = 0; a < runs.size(); ++a)
         for (std::size_t b = a + 1; b < runs.size(); ++b)
         {
@@ -296,6 +307,42 @@ int RunChairs(const ChairsOptions& inOptions)
                         runs[a].name, runs[b].name, ratio, Median(ratios), Median(collisionRatios));
         }
     std::printf("peak resident %.0f MB\n", PeakResidentBytes() / 1e6);
+    return report;
+}
+
+// The piles of seeds seed .. seed + seeds - 1. A pile is chaotic: the same drop with other orientations
+// settles into another pile with other contacts, so one seed's ratio carries that chance; with several seeds
+// the ratios' median, min and max over the seeds are printed and written.
+int RunChairs(const ChairsOptions& inOptions)
+{
+    std::vector<nlohmann::json> reports;
+    for (std::uint32_t k = 0; k < inOptions.seeds; ++k)
+    {
+        ChairsOptions options = inOptions;
+        options.seed = inOptions.seed + k;
+        if (inOptions.seeds > 1)
+            std::printf("-- seed %u\n", options.seed);
+        reports.push_back(RunPile(options));
+    }
+    nlohmann::json report = reports.front();
+    if (inOptions.seeds > 1)
+    {
+        report = {{"scenario", "chairs"}, {"seeds", inOptions.seeds}, {"piles", reports}};
+        for (const auto& [key, value] : reports.front().items())
+        {
+            if (key.find("_ratio") == std::string::npos)
+                continue;
+            std::vector<double> ratios;
+            for (const nlohmann::json& pile : reports)
+                ratios.push_back(pile[key].get<double>());
+            const auto [low, high] = std::minmax_element(ratios.begin(), ratios.end());
+            report[key + "_median_over_seeds"] = Median(ratios);
+            report[key + "_min_over_seeds"] = *low;
+            report[key + "_max_over_seeds"] = *high;
+            std::printf("%s over %u seeds: median %.3f, min %.3f, max %.3f\n", key.c_str(), inOptions.seeds,
+                        Median(ratios), *low, *high);
+        }
+    }
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
         return 1;
     return 0;
@@ -315,14 +362,20 @@ const bool sRegistered = RegisterScenario(
         ioCommand.add_option("--level", options->level, "Contact proxy level L")->check(CLI::Range(0u, 60u));
         ioCommand.add_option("--layers", options->layers, "Layers of the dropped block")
             ->check(CLI::Range(1u, 1000u));
+        ioCommand.add_option("--seed", options->seed, "Seed of the pile's random orientations");
+        ioCommand
+            .add_option("--seeds", options->seeds,
+                        "Piles to run, seeds --seed onwards; prints each ratio's median, min and max")
+            ->check(CLI::Range(1u, 1000u));
         ioCommand.add_option("--dt", options->timeStep, "Time step, s")->check(CLI::Range(1e-5, 1.0));
         ioCommand
             .add_option("--scenes", options->scenes,
                         "both (deformable and rigid), deformable, rigid, bullet (Bullet's own compound "
                         "chairs), all (the three), or front (deformable with front tracking and without)")
             ->check(CLI::IsMember({"both", "deformable", "rigid", "bullet", "all", "front"}));
-        ioCommand.add_option("--threads", options->threads,
-                             "Narrowphase threads (bdt::ParallelDispatcher) in every scene; 0: the machine's")
+        ioCommand
+            .add_option("--threads", options->threads,
+                        "Narrowphase threads (bdt::ParallelDispatcher) in every scene; 0: the machine's")
             ->check(CLI::Range(0u, 256u));
         ioCommand.add_flag("--front", options->front,
                            "Front tracking on: each deformable pair's proxy descent starts from last step's "
