@@ -9,7 +9,8 @@ namespace bdt::demo
 {
 
 /// Display (sRGB) colour of `inT` on the scale: dark blue at 0, through cyan, green, yellow and red, to dark
-/// red at 1; `inT` is clamped to [0, 1]. Piecewise linear between six stops.
+/// red at 1; `inT` is clamped to [0, 1] and NaN counts as 1 (a non-finite measure shows as the worst).
+/// Piecewise linear between six stops, continuous.
 Eigen::Vector3f HeatColor(float inT);
 
 /// sRGB display value to linear light (the shaders shade in linear light and encode with a 1/2.2 power, so
