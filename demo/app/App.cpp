@@ -69,7 +69,7 @@ double RootGrowthMax(World& ioWorld)
         const DeformableShape& shape = *World::Shape(body);
         const float rest = shape.State().Proxies().Row(0)[3];
         const double growth =
-            double(shape.State().Sphere(0).radius - rest) * shape.Body(body->getWorldTransform()).scale;
+            double(shape.State().Sphere(0).radius - rest) * double(shape.getLocalScaling().x());
         largest = std::max(largest, growth);
     }
     return largest;
@@ -200,7 +200,8 @@ void App::StepPhysics()
     mTime += cTimeStep;
     ++mSteps;
     mHistory.Add(mWorld->Deformables().Stats(), ms);
-    mPeakRootGrowth = std::max(mPeakRootGrowth, RootGrowthMax(mWorld->Deformables()));
+    if (mOptions.headless) // for the stats only
+        mPeakRootGrowth = std::max(mPeakRootGrowth, RootGrowthMax(mWorld->Deformables()));
 }
 
 void App::RenderFrame(int inWidth, int inHeight)

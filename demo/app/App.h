@@ -103,7 +103,7 @@ private:
     std::string mSampleName;
     OrbitCamera mCamera;
     PhysicsHistory mHistory;
-    double mPeakRootGrowth = 0.0; // m, the largest root-sphere growth of any body over the run
+    double mPeakRootGrowth = 0.0; // m, headless: the largest root-sphere growth of any body over the run
     double mTime = 0.0;
     std::uint64_t mSteps = 0;
     bool mPaused = false;

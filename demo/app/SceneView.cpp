@@ -288,6 +288,8 @@ void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, co
     double tightnessSum = 0.0;
     for (btRigidBody* body : ioWorld.Deformables().Bodies())
     {
+        if (drawn == inOptions.maxSpheres)
+            break;
         const DeformableShape* shape = World::Shape(body);
         const DeformedBody view = shape->Body(body->getWorldTransform());
         TreeState& state = shape->State();
