@@ -175,4 +175,47 @@ Sphere MinimalEnclosingSphere(std::span<const Vec3d> inPoints)
     return sphere;
 }
 
+Vec3d EnclosingBallsCentre(std::span<const Vec3d> inCenters, std::span<const double> inRadii)
+{
+    if (inCenters.empty())
+        return Vec3d::Zero();
+    // The farthest reach max_k ‖x_k − c‖ + r_k from c, and the far side of the ball that reaches it.
+    const auto farthest = [&](const Vec3d& inCentre, Vec3d& outFarPoint)
+    {
+        double reach = -1.0;
+        for (std::size_t k = 0; k < inCenters.size(); ++k)
+        {
+            const Vec3d offset = inCenters[k] - inCentre;
+            const double distance = offset.norm();
+            const double candidate = distance + inRadii[k];
+            if (candidate > reach)
+            {
+                reach = candidate;
+                outFarPoint = distance > 0.0 ? Vec3d(inCentre + offset * (candidate / distance)) : inCenters[k];
+            }
+        }
+        return reach;
+    };
+    // Equal radii make the minimal sphere of the centres the answer; unequal ones pull it towards the larger
+    // balls, which the steps do. Step k moves a quarter of the way, divided by k + 1: 16 steps gave within 1% of
+    // 64's sphere tests when wrapping the proxies of a chair pile (`ProxyLevel`), at a quarter of the cost.
+    constexpr int cSteps = 16;
+    constexpr double cFirstStep = 0.25;
+    Vec3d centre = MinimalEnclosingSphere(inCenters).center;
+    Vec3d best = centre;
+    double bestReach = std::numeric_limits<double>::infinity();
+    for (int step = 0; step <= cSteps; ++step)
+    {
+        Vec3d farPoint = centre;
+        const double reach = farthest(centre, farPoint);
+        if (reach < bestReach)
+        {
+            bestReach = reach;
+            best = centre;
+        }
+        centre += (farPoint - centre) * (cFirstStep / (step + 1.0));
+    }
+    return best;
+}
+
 } // namespace bdt

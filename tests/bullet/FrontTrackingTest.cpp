@@ -213,13 +213,13 @@ double RunSideBySide(int inSteps, const std::function<void(int, Pile&, Pile&)>& 
     return ratio;
 }
 
-// Drop, impacts and rest for 5 s: the same transforms, velocities and modes every step, bit for bit, and
-// fewer sphere tests with the front (measured 0.742 of them natively, 0.886 in the portable build, whose
-// pile moves differently).
-TEST(FrontTracking, PileStepsIdenticallyWithFewerTests)
+// Drop, impacts and rest for 5 s: the same transforms, velocities and modes every step, bit for bit. (The
+// front no longer saves tests here: since the coarse spheres wrap their proxies directly (`ProxyLevel`), a
+// descent from the roots culls early enough that this pile needs 1.44x its tests with the front; two resting
+// bodies still need half, `TraversalFront.RestingContactNeedsFewerTests`.)
+TEST(FrontTracking, PileStepsIdenticallyWithAndWithoutTheFront)
 {
-    const double ratio = RunSideBySide(300);
-    EXPECT_LE(ratio, 0.95);
+    RunSideBySide(300);
 }
 
 // Proxy levels changed mid-run, per body (a pair then has two different levels, which the front's key
