@@ -104,12 +104,14 @@ namespace
 {
 
 // How much a proxy's updated radius exceeds its rest radius, in world units: the growth ΔRᵀ|q| (or the tight
-// bound's) that keeps the sphere conservative.
+// bound's) that keeps the sphere conservative. Computed from the row (`ComputeSphereNow`, the cached sphere's
+// bits) rather than read from the body's cache, whose lines the descent no longer brings in.
 double RadiusGrowth(const DeformableShape& inShape, std::uint32_t inNode)
 {
-    TreeState& state = inShape.State();
+    const TreeState& state = inShape.State();
     const double rest = double(state.Proxies().Row(inNode)[3]);
-    return double(inShape.getLocalScaling().x()) * std::max(0.0, double(state.Sphere(inNode).radius) - rest);
+    return double(inShape.getLocalScaling().x()) *
+           std::max(0.0, double(state.ComputeSphereNow(inNode).radius) - rest);
 }
 
 } // namespace

@@ -124,6 +124,21 @@ void DeformableShape::getAabb(const btTransform& inTransform, btVector3& outMin,
                     RoundUp(center.z() + half.z()));
 }
 
+void DeformableShape::getBoundingSphere(btVector3& outCenter, btScalar& outRadius) const
+{
+    BoundingSphereMemo& memo = mBoundingSphere;
+    if (!memo.valid || memo.version != mState.Version() || memo.scale != mLocalScaling.x() ||
+        memo.margin != mMargin)
+    {
+        btVector3 boxMin, boxMax;
+        getAabb(btTransform::getIdentity(), boxMin, boxMax);
+        memo = {mState.Version(), mLocalScaling.x(), mMargin, (boxMin + boxMax) * btScalar(0.5),
+                (boxMax - boxMin).length() * btScalar(0.5), true};
+    }
+    outCenter = memo.center;
+    outRadius = memo.radius;
+}
+
 double DeformableShape::SurfaceReach() const
 {
     const UpdatedSphere root = mState.Sphere(0);

@@ -82,6 +82,9 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
     const std::uint32_t tight = NodeRowLayout::TightOffset(m);
     const double gamma = FloatUpdateSlack(m);
     mRows.assign(tree.Rows().begin(), tree.Rows().begin() + std::size_t(mWrappedCount) * stride);
+    mChildrenBelow.resize(VisitCount());
+    for (std::uint32_t i = 0; i < VisitCount(); ++i)
+        mChildrenBelow[i] = IsProxy(i) ? 0 : tree.Node(i).firstChild;
 
     // Each node above the proxies is measured against every proxy below it, not composed from its children's
     // wraps: composing adds the triangle inequality's slack at every level (the root of an 18k-triangle
@@ -137,6 +140,12 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
         wrapped[tight] = RoundUpToFloat(row[tight] * (1.0 + 2.0 * gamma));
         wrapped[tight + 1] = RoundUpToFloat(row[tight + 1]);
     }
+
+    mCentreBounds.assign(m + 1, 0.0f);
+    for (std::uint32_t i = 0; i < tree.NodeCount(); ++i)
+        for (std::uint32_t column = 0; column <= m; ++column)
+            mCentreBounds[column] =
+                std::max(mCentreBounds[column], RoundUpToFloat(Vec(Row(i) + 4 * column).norm() * (1.0 + 1e-6)));
 }
 
 } // namespace bdt

@@ -22,14 +22,27 @@ struct WorldSphere
     double radius = 0.0;
 };
 
+/// An updated sphere `inSphere` (rest frame) scaled, its centre mapped by `inPose`, its radius grown by
+/// `inInflate`.
+inline WorldSphere PlaceSphere(const UpdatedSphere& inSphere, const Pose& inPose, double inScale = 1.0,
+                               double inInflate = 0.0)
+{
+    return {inPose.Apply(inScale * Vec3d(inSphere.center[0], inSphere.center[1], inSphere.center[2])),
+            inScale * double(inSphere.radius) + inInflate};
+}
+
+/// An updated sphere of a body, placed where the body is (scale and inflate applied).
+inline WorldSphere PlaceSphere(const DeformedBody& inBody, const UpdatedSphere& inSphere)
+{
+    return PlaceSphere(inSphere, inBody.pose, inBody.scale, inBody.inflate);
+}
+
 /// The lazily updated sphere of `inNode` (8M flops the first time in a step), scaled, its centre mapped by
 /// `inPose`, its radius grown by `inInflate`.
 inline WorldSphere NodeSphere(TreeState& ioState, const Pose& inPose, std::uint32_t inNode, double inScale = 1.0,
                               double inInflate = 0.0)
 {
-    const UpdatedSphere s = ioState.Sphere(inNode);
-    return {inPose.Apply(inScale * Vec3d(s.center[0], s.center[1], s.center[2])),
-            inScale * double(s.radius) + inInflate};
+    return PlaceSphere(ioState.Sphere(inNode), inPose, inScale, inInflate);
 }
 
 /// The world sphere of `inNode` of a body (scale and inflate applied).

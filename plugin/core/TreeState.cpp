@@ -33,6 +33,7 @@ void TreeState::SetProxies(std::shared_ptr<const ProxyLevel> inProxies)
     mSpheres.assign(4 * std::size_t(count), 0.0f);
     mStamp.assign(count, 0);
     mEpoch = 1;
+    ++mVersion;
 }
 
 void TreeState::SetBound(EBound inBound)
@@ -56,6 +57,7 @@ void TreeState::SetTemporalCoherence(bool inEnabled, float inRefreshFraction)
 
 void TreeState::NewEpoch()
 {
+    ++mVersion;
     mCoherenceGrowth = 0.0f;
     if (++mEpoch == cClaimed)
     {
@@ -109,6 +111,7 @@ bool TreeState::SetQ(std::span<const float> inQ)
         {
             // Keep every cached sphere; they grow by δR·‖δq‖ when read (eq. 11).
             mCoherenceGrowth = delta;
+            ++mVersion;
             return true;
         }
     }
@@ -241,13 +244,33 @@ UpdatedSphere TreeState::UpdateSphere(std::uint32_t inNode)
     else
         std::memcpy(out, mSpheres.data() + 4 * std::size_t(inNode), 4 * sizeof(float));
     if (mCoherenceGrowth > 0.0f)
-    {
-        // R'' = R' + δR‖δq‖₂ (eq. 11); rounded up by one ulp to cover the float multiply-add.
-        const float* row = mProxies->Row(inNode);
-        const float grown = sphere.radius + row[NodeRowLayout::TightOffset(mModes) + 1] * mCoherenceGrowth;
-        sphere.radius = std::nextafter(grown, std::numeric_limits<float>::infinity());
-    }
+        sphere.radius = CoherenceRadius(inNode, sphere.radius);
     return sphere;
+}
+
+float TreeState::CoherenceRadius(std::uint32_t inNode, float inRadius) const
+{
+    // R'' = R' + δR‖δq‖₂ (eq. 11); rounded up by one ulp to cover the float multiply-add.
+    const float* row = mProxies->Row(inNode);
+    const float grown = inRadius + row[NodeRowLayout::TightOffset(mModes) + 1] * mCoherenceGrowth;
+    return std::nextafter(grown, std::numeric_limits<float>::infinity());
+}
+
+void TreeState::CountUpdates(std::uint64_t inCount)
+{
+    if (sConcurrent)
+        std::atomic_ref<std::uint64_t>(mSpheresUpdated).fetch_add(inCount, std::memory_order_relaxed);
+    else
+        mSpheresUpdated += inCount;
+}
+
+float TreeState::CentreBound() const
+{
+    const std::span<const float> bounds = mProxies->CentreBounds();
+    double bound = bounds[0];
+    for (std::uint32_t j = 0; j < mModes; ++j)
+        bound += double(bounds[j + 1]) * double(mQq[4 * j + 3]);
+    return RoundUpToFloat(bound * (1.0 + 1e-6));
 }
 
 void TreeState::UpdateRange(std::uint32_t inBegin, std::uint32_t inEnd)

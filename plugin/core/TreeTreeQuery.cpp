@@ -3,6 +3,7 @@
 #include "TreeQueriesInternal.h"
 
 #include <array>
+#include <bdt/core/BDTree.h>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <span>
@@ -16,69 +17,159 @@ namespace
 
 using detail::WorldSphere;
 
-// A pair of nodes waiting for its sphere test, with both spheres already updated and in world.
+// The descent culls in float, in A's rest frame (A's model units): A's updated spheres are used as they are
+// and B's are mapped there. A world point is w = R_A s_A x_A + t_A = R_B s_B x_B + t_B, so x_A = M x_B + t with
+// M = (s_B/s_A) R_Aᵀ R_B and t = R_Aᵀ(t_B − t_A)/s_A, and world distances divide by s_A.
+//
+// A pair is dropped only when its spheres miss by more than 2⁻¹⁹ of their reach plus `slack`: the float
+// mapping's error (`MapB`, at most 2⁻²¹(3·‖M‖·‖c_B‖ + ‖t‖) for B's centres, bounded by
+// `TreeState::CentreBound`) and the double tests' position slack at the bodies' world coordinates. That is
+// far beyond the float test's own rounding (a few 2⁻²⁴ of the reach) and the double tests' slack
+// (`detail::Slack`, 1e-9), so every pair the double test would accept is kept; terminal pairs are then tested
+// again exactly as the contacts are measured (in double, in world, `detail::SpheresOverlap`): the contacts
+// are exactly those of a descent in double.
+class RelativeFrame
+{
+public:
+    RelativeFrame(const DeformedBody& inA, const DeformedBody& inB)
+    {
+        const Mat3d toA = inA.pose.rotation.transpose();
+        const double scaleB = inB.scale / inA.scale;
+        const Mat3d rotation = scaleB * (toA * inB.pose.rotation);
+        const Vec3d translation = toA * (inB.pose.translation - inA.pose.translation) / inA.scale;
+        for (int row = 0; row < 3; ++row)
+        {
+            for (int column = 0; column < 3; ++column)
+                mMap[column][row] = float(rotation(row, column));
+            mMap[3][row] = float(translation[row]);
+        }
+        mScaleB = float(scaleB);
+        const double worldExtent =
+            inA.pose.translation.cwiseAbs().maxCoeff() + inB.pose.translation.cwiseAbs().maxCoeff();
+        const double mapping =
+            0x1p-20 * (2.0 * scaleB * double(inB.state->CentreBound()) + translation.cwiseAbs().maxCoeff());
+        mSlack = RoundUpToFloat((inA.inflate + inB.inflate) / inA.scale + mapping +
+                                4.0 * detail::cPositionSlack * worldExtent / inA.scale);
+    }
+
+    /// B's updated sphere in A's frame (its radius unrounded: the slack covers it).
+    UpdatedSphere MapB(const UpdatedSphere& inSphere) const
+    {
+        UpdatedSphere mapped;
+        for (int k = 0; k < 3; ++k)
+            mapped.center[k] = mMap[0][k] * inSphere.center[0] + mMap[1][k] * inSphere.center[1] +
+                               mMap[2][k] * inSphere.center[2] + mMap[3][k];
+        mapped.radius = mScaleB * inSphere.radius;
+        return mapped;
+    }
+
+    /// Whether A's sphere and B's mapped one may overlap, inflates included.
+    bool Overlap(const UpdatedSphere& inA, const UpdatedSphere& inMappedB) const
+    {
+        const float dx = inA.center[0] - inMappedB.center[0];
+        const float dy = inA.center[1] - inMappedB.center[1];
+        const float dz = inA.center[2] - inMappedB.center[2];
+        const float reach = (inA.radius + inMappedB.radius) * (1.0f + 0x1p-19f) + mSlack;
+        return dx * dx + dy * dy + dz * dz <= reach * reach;
+    }
+
+private:
+    float mMap[4][3];    // columns of M, then t
+    float mScaleB = 1.0f; // s_B / s_A
+    float mSlack = 0.0f;  // inflates, mapping error and position slack, A's units
+};
+
+// A pair of nodes whose spheres overlap, waiting to be split: the nodes, A's updated sphere (A's frame) and
+// B's mapped into A's frame. 40 bytes.
 struct PairEntry
 {
     std::uint32_t nodeA;
     std::uint32_t nodeB;
-    WorldSphere sphereA;
-    WorldSphere sphereB;
+    UpdatedSphere sphereA;
+    UpdatedSphere sphereB;
 };
 
 // Simultaneous descent with an explicit stack, from the node pairs `inStart` down to the terminal nodes
-// (proxies or leaves). A node's children are updated only after the node's sphere overlapped the other
-// side's. Calls inOnTerminal(nodeA, nodeB, sphereA, sphereB) for each overlapping pair of terminal nodes,
-// each pair once. With `outStops`, appends every pair where the descent stopped: each pair whose spheres
-// missed and each terminal pair reached (the next front, `TraversalFront`).
-template <class OnTerminal>
-void DescendPairs(const DeformedBody& inA, const DeformedBody& inB, bool inToLeaves,
+// (proxies, or leaves with `ToLeaves`). A pair is tested when it is made; a node's children are computed
+// only when a pair holding it overlapped and the node is the one split: the larger sphere, or the one not
+// yet terminal. The children's spheres are computed from the rows and q (`ComputeSiblingSpheres`), not read
+// from the bodies' caches: a pile touches thousands of bodies a step, and a cache line of a body's spheres is
+// rarely still in the processor's cache when a pair reaches it, while the rows, shared by every body, are.
+// Calls inOnTerminal(nodeA, nodeB, sphereA, sphereB) for each pair of terminal nodes whose world spheres
+// overlap (the double test of `detail::SpheresOverlap`), each once. With `outStops`, appends every pair where
+// the descent stopped: each pair whose spheres missed and each terminal pair reached (the next front,
+// `TraversalFront`).
+template <bool ToLeaves, class OnTerminal>
+void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
                   std::span<const TraversalFront::NodePair> inStart,
                   std::vector<TraversalFront::NodePair>* outStops, QueryStats& ioStats,
                   OnTerminal&& inOnTerminal)
 {
     TreeState& a = *inA.state;
     TreeState& b = *inB.state;
-    std::vector<PairEntry> stack;
-    stack.reserve(64);
-    // Stacked in reverse, so the start pairs are visited in their order.
+    const RelativeFrame frame(inA, inB);
+    // Where the traversal goes below a node: its first child, 0 at a terminal node.
+    const std::uint32_t* const proxyChildrenA = ToLeaves ? nullptr : &a.Proxies().ChildrenBelow(0);
+    const std::uint32_t* const proxyChildrenB = ToLeaves ? nullptr : &b.Proxies().ChildrenBelow(0);
+    const auto childrenA = [&](std::uint32_t inNode)
+    { return ToLeaves ? a.Tree().Node(inNode).firstChild : proxyChildrenA[inNode]; };
+    const auto childrenB = [&](std::uint32_t inNode)
+    { return ToLeaves ? b.Tree().Node(inNode).firstChild : proxyChildrenB[inNode]; };
+    thread_local std::vector<PairEntry> stack;
+    stack.clear();
+    // (B's terminal spheres are computed again for the exact test; those are not counted twice.)
+    std::uint64_t tests = 0, updatesA = 0, updatesB = 0;
+    // Tests a pair; an overlapping one is reported (both terminal) or stacked to be split.
+    const auto consider = [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const UpdatedSphere& inSphereA,
+                              const UpdatedSphere& inMappedB)
+    {
+        ++tests;
+        if (!frame.Overlap(inSphereA, inMappedB))
+        {
+            if (outStops != nullptr)
+                outStops->push_back({inNodeA, inNodeB});
+            return;
+        }
+        if (childrenA(inNodeA) != 0 || childrenB(inNodeB) != 0)
+        {
+            stack.push_back({inNodeA, inNodeB, inSphereA, inMappedB});
+            return;
+        }
+        if (outStops != nullptr)
+            outStops->push_back({inNodeA, inNodeB});
+        const WorldSphere worldA = detail::PlaceSphere(inA, inSphereA);
+        const WorldSphere worldB = detail::PlaceSphere(inB, b.ComputeSphereNow(inNodeB));
+        if (detail::SpheresOverlap(worldA, worldB))
+            inOnTerminal(inNodeA, inNodeB, worldA, worldB);
+    };
+    // Start pairs in reverse and each split's second child first, so pairs are split depth first in the
+    // order of the start pairs and of the children.
     for (std::size_t i = inStart.size(); i-- > 0;)
-        stack.push_back({inStart[i].nodeA, inStart[i].nodeB, detail::NodeSphere(inA, inStart[i].nodeA),
-                         detail::NodeSphere(inB, inStart[i].nodeB)});
+        consider(inStart[i].nodeA, inStart[i].nodeB, a.Sphere(inStart[i].nodeA),
+                 frame.MapB(b.Sphere(inStart[i].nodeB)));
+    UpdatedSphere children[2];
     while (!stack.empty())
     {
         const PairEntry entry = stack.back();
         stack.pop_back();
-        ++ioStats.overlapTests;
-        if (!detail::SpheresOverlap(entry.sphereA, entry.sphereB))
+        const std::uint32_t splitA = childrenA(entry.nodeA);
+        const std::uint32_t splitB = childrenB(entry.nodeB);
+        if (splitA != 0 && (splitB == 0 || entry.sphereA.radius >= entry.sphereB.radius))
         {
-            if (outStops != nullptr)
-                outStops->push_back({entry.nodeA, entry.nodeB});
-            continue;
-        }
-        const bool terminalA = detail::IsTerminal(a, entry.nodeA, inToLeaves);
-        const bool terminalB = detail::IsTerminal(b, entry.nodeB, inToLeaves);
-        if (terminalA && terminalB)
-        {
-            if (outStops != nullptr)
-                outStops->push_back({entry.nodeA, entry.nodeB});
-            inOnTerminal(entry.nodeA, entry.nodeB, entry.sphereA, entry.sphereB);
-            continue;
-        }
-        // Split the larger sphere (or the one that can still be split).
-        const bool splitA = !terminalA && (terminalB || entry.sphereA.radius >= entry.sphereB.radius);
-        if (splitA)
-        {
-            const std::uint32_t child = a.Tree().Node(entry.nodeA).firstChild;
-            for (std::uint32_t c : {child + 1, child})
-                stack.push_back({c, entry.nodeB, detail::NodeSphere(inA, c), entry.sphereB});
+            updatesA += a.ComputeSiblingSpheres(splitA, children);
+            consider(splitA + 1, entry.nodeB, children[1], entry.sphereB);
+            consider(splitA, entry.nodeB, children[0], entry.sphereB);
         }
         else
         {
-            const std::uint32_t child = b.Tree().Node(entry.nodeB).firstChild;
-            for (std::uint32_t c : {child + 1, child})
-                stack.push_back({entry.nodeA, c, entry.sphereA, detail::NodeSphere(inB, c)});
+            updatesB += b.ComputeSiblingSpheres(splitB, children);
+            consider(entry.nodeA, splitB + 1, entry.sphereA, frame.MapB(children[1]));
+            consider(entry.nodeA, splitB, entry.sphereA, frame.MapB(children[0]));
         }
     }
+    ioStats.overlapTests += tests;
+    a.CountUpdates(updatesA);
+    b.CountUpdates(updatesB);
 }
 
 constexpr TraversalFront::NodePair cRoots[1] = {{0, 0}};
@@ -164,7 +255,7 @@ struct TraversalFrontAccess
 void CollideProxies(DeformedBody inA, DeformedBody inB, std::vector<ProxyContact>& outContacts,
                     QueryStats& ioStats)
 {
-    DescendPairs(inA, inB, false, cRoots, nullptr, ioStats, AppendSphereContact(outContacts, ioStats));
+    DescendPairs<false>(inA, inB, cRoots, nullptr, ioStats, AppendSphereContact(outContacts, ioStats));
 }
 
 void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
@@ -183,8 +274,8 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
     // The next front is built apart from the one being read (per thread, reused: no allocation when warm).
     thread_local std::vector<TraversalFront::NodePair> next;
     next.clear();
-    DescendPairs(inA, inB, false, fromRoots ? std::span<const TraversalFront::NodePair>(cRoots) : front,
-                 &next, ioStats, AppendSphereContact(outContacts, ioStats));
+    DescendPairs<false>(inA, inB, fromRoots ? std::span<const TraversalFront::NodePair>(cRoots) : front,
+                        &next, ioStats, AppendSphereContact(outContacts, ioStats));
     const std::uint64_t tests = ioStats.overlapTests - testsBefore;
     if (fromRoots)
         rootTests = tests;
@@ -199,7 +290,7 @@ void CollideTriangles(DeformedBody inA, DeformedBody inB, std::vector<TrianglePa
                       QueryStats& ioStats)
 {
     std::vector<WorldTriangleArray> scratch;
-    DescendPairs(inA, inB, true, cRoots, nullptr, ioStats,
+    DescendPairs<true>(inA, inB, cRoots, nullptr, ioStats,
                  [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const WorldSphere&, const WorldSphere&)
                  { TestLeafTriangles(inA, inB, inNodeA, inNodeB, scratch, outPairs, ioStats); });
 }

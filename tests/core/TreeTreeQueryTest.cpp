@@ -241,5 +241,74 @@ TEST(CollideProxies, TreeVsTreeCoversEveryIntersectingPairAndEveryOverlappingPro
               << " overlapping proxy pairs checked\n";
 }
 
+// The descent culls in float in A's frame (B mapped by the relative scale and pose, inflates folded in): with
+// unequal scales, inflates and bodies far from the world origin, the contacts are still exactly the proxy
+// pairs whose world spheres overlap, brute force in double: none missing, none apart by more than rounding.
+TEST(CollideProxies, ScaledInflatedAndFarFromTheOriginEqualsBruteForce)
+{
+    std::mt19937 random(31);
+    std::uint64_t proxyPairs = 0;
+    QueryBody a(test::ShapeTree("chair", 1500, 10), 6);
+    QueryBody b(test::ShapeTree("torus", 1000, 8), 7);
+    for (const Vec3d& offset : {Vec3d(0, 0, 0), Vec3d(1.0e4, -3.0e3, 5.0e2)})
+    {
+        for (double amplitude : {1e-3, 0.1, 0.4})
+        {
+            Randomise(a, b, amplitude, random);
+            a.pose.translation += offset;
+            b.pose.translation += offset;
+            DeformedBody bodyA = a.Body();
+            DeformedBody bodyB = b.Body();
+            bodyA.scale = 0.7;
+            bodyB.scale = 1.9;
+            // Scaled about each body's origin: B is put back near A so they still cross.
+            b.pose.translation = bodyA.pose.Apply(bodyA.scale * a.tree->GetModel().RestBounds().center().cast<double>()) -
+                                 b.pose.rotation * (bodyB.scale * b.tree->GetModel().RestBounds().center().cast<double>()) +
+                                 0.4 * a.Size() * bodyA.scale * RandomDirection(random);
+            bodyB.pose = b.pose;
+            bodyA.inflate = 0.01 * a.Size();
+            bodyB.inflate = 0.003 * a.Size();
+            std::vector<ProxyContact> contacts;
+            QueryStats stats;
+            CollideProxies(bodyA, bodyB, contacts, stats);
+            std::set<std::pair<std::uint32_t, std::uint32_t>> reported;
+            for (const ProxyContact& contact : contacts)
+                ASSERT_TRUE(reported.insert({contact.nodeA, contact.nodeB}).second);
+            const auto worldSphere = [](const DeformedBody& inBody, std::uint32_t inNode)
+            {
+                const UpdatedSphere s = inBody.state->Sphere(inNode);
+                return Sphere{inBody.pose.Apply(inBody.scale * Vec3d(s.center[0], s.center[1], s.center[2])),
+                              inBody.scale * s.radius + inBody.inflate};
+            };
+            std::size_t overlapping = 0;
+            for (std::uint32_t na : ProxyNodes(a.state->Proxies()))
+            {
+                const Sphere sa = worldSphere(bodyA, na);
+                for (std::uint32_t nb : ProxyNodes(b.state->Proxies()))
+                {
+                    const Sphere sb = worldSphere(bodyB, nb);
+                    const double distance = (sa.center - sb.center).norm();
+                    const double reach = sa.radius + sb.radius;
+                    if (distance <= reach)
+                    {
+                        ++overlapping;
+                        ASSERT_TRUE(reported.count({na, nb})) << "offset " << offset.x() << ": proxies " << na
+                                                              << ", " << nb << " overlap but were not reported";
+                    }
+                    else if (reported.count({na, nb}) != 0)
+                    {
+                        ASSERT_LE(distance, reach + 1e-8 * (reach + offset.norm()))
+                            << "reported proxies " << na << ", " << nb << " are apart";
+                    }
+                }
+            }
+            EXPECT_GE(reported.size(), overlapping);
+            proxyPairs += overlapping;
+        }
+    }
+    EXPECT_GT(proxyPairs, 200u);
+    std::cout << "[ info ] " << proxyPairs << " overlapping proxy pairs checked\n";
+}
+
 } // namespace
 } // namespace bdt

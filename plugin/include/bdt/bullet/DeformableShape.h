@@ -99,6 +99,10 @@ public:
     /// deformed vertex (the spheres are conservative), placed by `inTransform` or by `Body(inTransform)`.
     /// O(M) once per step, then O(1).
     void getAabb(const btTransform& inTransform, btVector3& outMin, btVector3& outMax) const override;
+    /// What Bullet's own `btCollisionShape::getBoundingSphere` gives (the sphere around `getAabb` at the
+    /// identity), cached until q, scale, margin or settings change: Bullet asks for it through
+    /// `getContactBreakingThreshold` for every pair every step. O(1) when cached.
+    void getBoundingSphere(btVector3& outCenter, btScalar& outRadius) const override;
     /// Exactly the deformed triangles (local frame, current q) whose axis-aligned box overlaps the closed box
     /// [inMin, inMax] (local frame), each once; partId 0, triangleIndex the triangle's index in tree order.
     /// Found by a traversal in the local frame pruned by the cubes of the node spheres (not `QueryTriangles`
@@ -255,8 +259,20 @@ private:
     // results either way: the fit is a function of the basis alone).
     const RotationMemo& Rotations(const btMatrix3x3& inBasis) const;
 
+    // `getBoundingSphere`'s result and what it was computed for.
+    struct BoundingSphereMemo
+    {
+        std::uint64_t version = 0; // `TreeState::Version`
+        btScalar scale = 0;
+        btScalar margin = 0;
+        btVector3 center{0, 0, 0};
+        btScalar radius = 0;
+        bool valid = false;
+    };
+
     std::shared_ptr<const DeformableAsset> mAsset;
-    Pose mPrincipal; // mAsset->Mass().ToPrincipal(), rest frame to principal frame
+    Pose mPrincipal;
+    mutable BoundingSphereMemo mBoundingSphere; // mAsset->Mass().ToPrincipal(), rest frame to principal frame
     mutable RotationMemo mRotations;
     DeformableShapeSettings mSettings;
     btVector3 mLocalScaling{1, 1, 1};

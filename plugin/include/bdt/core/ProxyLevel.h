@@ -3,6 +3,8 @@
 #include <bdt/core/BDTree.h>
 
 #include <memory>
+#include <span>
+#include <vector>
 
 namespace bdt
 {
@@ -46,19 +48,33 @@ public:
         return node.level == mLevel || (node.level < mLevel && node.IsLeaf());
     }
 
+    /// Where a traversal to the proxies goes below `inNode` (< `VisitCount()`): its first child (the second is
+    /// the next index), or 0 for a proxy. One load from a table of 4 bytes a node, shared by every body.
+    const std::uint32_t& ChildrenBelow(std::uint32_t inNode) const { return mChildrenBelow[inNode]; }
+
+    /// Bounds on the rows' centres: entry 0 the largest ‖c‖, entry j + 1 the largest ‖Ū_j‖, over every row
+    /// a query may read (the wrapped rows and all the tree's), so ‖c + Σ_j Ū_j q_j‖ ≤ b_0 + Σ_j b_{j+1}|q_j|
+    /// for any node: how far from the rest frame's origin an updated centre can be (M + 1 entries).
+    std::span<const float> CentreBounds() const { return mCentreBounds; }
+
     /// The row to use for `inNode` (enlarged when above the proxies).
     const float* Row(std::uint32_t inNode) const
     {
         return inNode < mWrappedCount ? mRows.data() + std::size_t(inNode) * mTree->RowStride() : mTree->Row(inNode);
     }
 
-    std::size_t MemoryBytes() const { return mRows.size() * sizeof(float); }
+    std::size_t MemoryBytes() const
+    {
+        return mRows.size() * sizeof(float) + mChildrenBelow.size() * sizeof(std::uint32_t);
+    }
 
 private:
     std::shared_ptr<const BDTree> mTree;
     std::uint32_t mLevel = 0;
     std::uint32_t mWrappedCount = 0;
     AlignedVector<float> mRows;
+    std::vector<std::uint32_t> mChildrenBelow; ///< `ChildrenBelow` of the visited nodes.
+    std::vector<float> mCentreBounds;          ///< `CentreBounds`.
 };
 
 } // namespace bdt

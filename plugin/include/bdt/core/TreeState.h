@@ -62,6 +62,10 @@ public:
     /// Throws `bdt::Error` if `inProxies` belongs to another tree.
     void SetProxies(std::shared_ptr<const ProxyLevel> inProxies);
 
+    /// A count that changes whenever the spheres may change: every accepted `SetQ`, and every change of
+    /// proxies, bound or temporal coherence. For caches of values derived from the spheres.
+    std::uint64_t Version() const { return mVersion; }
+
     /// Sets q for a new step. Returns false, and changes nothing, when `inQ` does not have M entries or has
     /// a non-finite entry or one larger than `cMaxAbsQ` in magnitude.
     [[nodiscard]] bool SetQ(std::span<const float> inQ);
@@ -106,9 +110,68 @@ public:
         return UpdateSphere(inNode);
     }
 
+    /// The spheres of the siblings `inFirst` and `inFirst + 1` (a node's two children), as two `Sphere` calls
+    /// would give them. The common case, both already updated in this step without temporal coherence, is
+    /// inline: two stamp compares and one 32-byte copy.
+    void SiblingSpheres(std::uint32_t inFirst, UpdatedSphere (&outSpheres)[2])
+    {
+        if (inFirst + 1 < mStamp.size() && mCoherenceGrowth == 0.0f &&
+            std::atomic_ref<std::uint32_t>(mStamp[inFirst]).load(std::memory_order_acquire) == mEpoch &&
+            std::atomic_ref<std::uint32_t>(mStamp[inFirst + 1]).load(std::memory_order_acquire) == mEpoch)
+        {
+            std::memcpy(outSpheres, mSpheres.data() + 4 * std::size_t(inFirst), sizeof(outSpheres));
+            return;
+        }
+        outSpheres[0] = UpdateSphere(inFirst);
+        outSpheres[1] = Sphere(inFirst + 1);
+    }
+
+    /// `Sphere(inNode)` computed now from the row and q, without the cache (neither read nor written), bit
+    /// for bit. Not counted: the caller reports its updates with `CountUpdates`.
+    UpdatedSphere ComputeSphereNow(std::uint32_t inNode) const
+    {
+        UpdatedSphere sphere;
+        if (mQRefNorm == 0.0f) // q = 0: the rest sphere, what the update would give bit for bit
+            std::memcpy(&sphere, mProxies->Row(inNode), sizeof(sphere));
+        else
+            mKernel(mProxies->Row(inNode), 1, mQq.data(), mModes, mQRefNorm, &sphere.center[0]);
+        if (mCoherenceGrowth > 0.0f)
+            sphere.radius = CoherenceRadius(inNode, sphere.radius);
+        return sphere;
+    }
+
+    /// The same two spheres computed now from the rows and q, without the cache (neither read nor written):
+    /// what `SiblingSpheres` gives, bit for bit. For traversals that visit many bodies, where reading a
+    /// body's cache costs more than the 2 × 8M flops on rows shared by every body. Returns the updates
+    /// computed: 2, or 0 at q = 0 (the rest spheres are copied, the same bits). Not counted: the caller reports its updates
+    /// with `CountUpdates`.
+    std::uint32_t ComputeSiblingSpheres(std::uint32_t inFirst, UpdatedSphere (&outSpheres)[2]) const
+    {
+        if (mQRefNorm == 0.0f && mCoherenceGrowth == 0.0f) // q = 0: the rest spheres, as the update gives them
+        {
+            const std::uint32_t stride = mProxies->Tree().RowStride();
+            std::memcpy(&outSpheres[0], mProxies->Row(inFirst), sizeof(UpdatedSphere));
+            std::memcpy(&outSpheres[1], mProxies->Row(inFirst) + stride, sizeof(UpdatedSphere));
+            return 0;
+        }
+        mKernel(mProxies->Row(inFirst), 2, mQq.data(), mModes, mQRefNorm, &outSpheres[0].center[0]);
+        if (mCoherenceGrowth > 0.0f)
+            for (std::uint32_t k = 0; k < 2; ++k)
+                outSpheres[k].radius = CoherenceRadius(inFirst + k, outSpheres[k].radius);
+        return 2;
+    }
+
+    /// An upper bound on ‖c'‖ for every node's updated centre c' (rest frame, model units), from
+    /// `ProxyLevel::CentreBounds` and the q the spheres are computed at. O(M).
+    float CentreBound() const;
+
     /// Updates every node in [inBegin, inEnd) now (a batch update, e.g. all nodes of a level); they must be
     /// below `Proxies().VisitCount()`.
     void UpdateRange(std::uint32_t inBegin, std::uint32_t inEnd);
+
+    /// Adds `inCount` to `SpheresUpdated` (updates computed without the cache); threads holding a
+    /// `ConcurrentScope` may call it on one state at once.
+    void CountUpdates(std::uint64_t inCount);
 
     /// Number of sphere updates computed since the last `ResetCounters` (8M flops each).
     std::uint64_t SpheresUpdated() const { return mSpheresUpdated; }
@@ -118,6 +181,7 @@ public:
     std::size_t MemoryBytes() const;
 
 private:
+    float CoherenceRadius(std::uint32_t inNode, float inRadius) const; // R'' of eq. 11
     UpdatedSphere UpdateSphere(std::uint32_t inNode); // `Sphere` when the cache misses or coherence grows it
     void UpdateSerial(std::uint32_t inNode, float* outSphere);   // serial miss: compute, cache, stamp
     void UpdateConcurrent(std::uint32_t inNode, float* outSphere); // miss under a `ConcurrentScope`
@@ -144,6 +208,7 @@ private:
     AlignedVector<float> mSpheres;    ///< 4 floats a cached node.
     std::vector<std::uint32_t> mStamp; ///< Epoch in which the cached sphere was computed.
     std::uint32_t mEpoch = 1;
+    std::uint64_t mVersion = 0;       ///< `Version`.
     std::uint64_t mSpheresUpdated = 0; ///< Spheres computed; one that two threads raced on counts twice.
 };
 
