@@ -130,34 +130,58 @@ void DeformableCollisionAlgorithm::getAllContactManifolds(btManifoldArray& manif
             manifoldArray.push_back(region.manifold);
 }
 
+bool DeformableCollisionAlgorithm::Preparable(const btCollisionShape* inShape0, const btCollisionShape* inShape1)
+{
+    const bool deformable0 = AsDeformable(inShape0) != nullptr;
+    const btCollisionShape* other = deformable0 ? inShape1 : inShape0;
+    if (!deformable0 && AsDeformable(inShape1) == nullptr)
+        return false;
+    switch (ClassifyOther(other))
+    {
+    case EOtherShape::Deformable:
+    case EOtherShape::Sphere:
+    case EOtherShape::Box:
+    case EOtherShape::Capsule:
+    case EOtherShape::Plane:
+        return true;
+    default:
+        return false; // GJK and Bullet's triangle traversals keep global counters: serial only
+    }
+}
+
 bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, const btCollisionObject& inBody1,
                                            const btDispatcherInfo& inInfo, PreparedPair& ioPair)
 {
-    const DeformableShape* shapeA = AsDeformable(inBody0.getCollisionShape());
-    const DeformableShape* shapeB = AsDeformable(inBody1.getCollisionShape());
-    if (mClosestPoints || shapeA == nullptr || shapeB == nullptr)
+    if (mClosestPoints || !Preparable(inBody0.getCollisionShape(), inBody1.getCollisionShape()))
         return false;
+    // A is the deformable one, body 0 when both are (as `processCollision` takes them).
+    const bool swap = AsDeformable(inBody0.getCollisionShape()) == nullptr;
+    const btCollisionObject& objectA = swap ? inBody1 : inBody0;
+    const btCollisionObject& objectB = swap ? inBody0 : inBody1;
     ioPair.algorithm = this;
-    ioPair.objectA = &inBody0;
-    ioPair.objectB = &inBody1;
-    ioPair.threshold = ContactBreakingThreshold(m_dispatcher, inBody0, inBody1);
-    ioPair.search = SearchDistance(ioPair.threshold, double(inInfo.m_timeStep), inBody0, inBody1);
-    ioPair.contacts = {};
+    ioPair.objectA = &objectA;
+    ioPair.objectB = &objectB;
+    ioPair.threshold = ContactBreakingThreshold(m_dispatcher, objectA, objectB);
+    ioPair.search = SearchDistance(ioPair.threshold, double(inInfo.m_timeStep), objectA, objectB);
+    ioPair.plan.Clear();
     ioPair.ready = false;
-    // The fits `DeformableShape::Body` reads: computed here, only read by the threads.
-    shapeA->RestToWorld(inBody0.getWorldTransform());
-    shapeB->RestToWorld(inBody1.getWorldTransform());
+    // The fits `DeformableShape::Body` and the prediction read: computed here, only read by the threads.
+    for (const btCollisionObject* object : {&objectA, &objectB})
+        if (const DeformableShape* shape = AsDeformable(object->getCollisionShape()))
+            shape->RestToWorld(object->getWorldTransform());
     return true;
 }
 
-void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioBuffer)
+void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioScratch)
 {
     const btCollisionObjectWrapper a = TopLevelWrapper(*ioPair.objectA);
     const btCollisionObjectWrapper b = TopLevelWrapper(*ioPair.objectB);
-    ioPair.first = ioBuffer.size();
-    ioPair.stats = QueryStats();
-    GenerateContacts(a, b, ioPair.search, ioBuffer, ioPair.stats,
+    ioScratch.clear();
+    QueryStats stats;
+    GenerateContacts(a, b, ioPair.search, ioScratch, stats,
                      FrontFor(*AsDeformable(a.getCollisionShape()), b.getCollisionShape()));
+    PlanRegions(a, b, ioScratch, ioPair.threshold, ioPair.plan);
+    ioPair.plan.stats = stats;
     ioPair.ready = true;
 }
 
@@ -181,7 +205,7 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     const btCollisionObjectWrapper& a = shape0 != nullptr ? *body0Wrap : *body1Wrap;
     const btCollisionObjectWrapper& b = shape0 != nullptr ? *body1Wrap : *body0Wrap;
     const DeformableShape* shapeA = AsDeformable(a.getCollisionShape());
-    // Contacts a `ParallelDispatcher` generated for exactly this pair in this dispatch, used once.
+    // The plan a `ParallelDispatcher` made for exactly this pair in this dispatch, used once.
     PreparedPair* prepared = std::exchange(mPrepared, nullptr);
     // (Top-level wrappers only: a compound's child carries its own transform.)
     if (prepared != nullptr &&
@@ -193,56 +217,54 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     if (shapeA == nullptr)
         return;
 
+    if (prepared != nullptr)
+    {
+        prepared->ready = false;
+        CommitRegions(a, b, prepared->plan, prepared->threshold, double(dispatchInfo.m_timeStep));
+        return;
+    }
+
     // τ, which the manifolds keep, and the distance searched (`SearchDistance`). Closest-point queries
     // search their whole threshold.
     double threshold = 0.0;
-    thread_local std::vector<PairContact> generated;
-    std::span<const PairContact> contacts;
-    QueryStats stats;
-    if (prepared != nullptr)
+    double search = 0.0;
+    if (mClosestPoints)
     {
-        threshold = prepared->threshold;
-        contacts = prepared->contacts;
-        stats = prepared->stats;
-        prepared->ready = false;
+        if (resultOut == nullptr)
+            return;
+        threshold = std::max(0.0, double(resultOut->m_closestPointDistanceThreshold));
+        search = threshold;
     }
     else
     {
-        double search = 0.0;
-        if (mClosestPoints)
-        {
-            if (resultOut == nullptr)
-                return;
-            threshold = std::max(0.0, double(resultOut->m_closestPointDistanceThreshold));
-            search = threshold;
-        }
-        else
-        {
-            threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
-            search = SearchDistance(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(),
-                                    *b.getCollisionObject());
-        }
-        generated.clear();
-        GenerateContacts(a, b, search, generated, stats, FrontFor(*shapeA, b.getCollisionShape()));
-        contacts = generated;
+        threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
+        search = SearchDistance(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(),
+                                *b.getCollisionObject());
     }
-    AddStats(shapeA->Stats(), stats);
-    if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
-        shapeB != nullptr && shapeB != shapeA)
-        AddStats(shapeB->Stats(), stats);
-
-    const std::uint32_t regionLevel =
-        RegionLevel(shapeA->State().Proxies().Level(), shapeA->Settings().regionDepth);
-    thread_local std::vector<std::uint32_t> keys;
-    keys.resize(contacts.size());
-    for (std::size_t i = 0; i < contacts.size(); ++i)
-        keys[i] = RegionOf(shapeA->State().Tree(), contacts[i].node0, regionLevel);
+    thread_local std::vector<PairContact> generated;
+    generated.clear();
+    QueryStats stats;
+    GenerateContacts(a, b, search, generated, stats, FrontFor(*shapeA, b.getCollisionShape()));
 
     if (mClosestPoints)
-        ReportClosestPoints(a, b, contacts, keys, threshold, *resultOut);
-    else
-        UpdateManifolds(a, b, contacts, keys, threshold, shapeA->Settings().maxManifoldsPerPair,
-                        double(dispatchInfo.m_timeStep));
+    {
+        AddStats(shapeA->Stats(), stats);
+        if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
+            shapeB != nullptr && shapeB != shapeA)
+            AddStats(shapeB->Stats(), stats);
+        const std::uint32_t regionLevel =
+            RegionLevel(shapeA->State().Proxies().Level(), shapeA->Settings().regionDepth);
+        thread_local std::vector<std::uint32_t> keys;
+        keys.resize(generated.size());
+        for (std::size_t i = 0; i < generated.size(); ++i)
+            keys[i] = RegionOf(shapeA->State().Tree(), generated[i].node0, regionLevel);
+        ReportClosestPoints(a, b, generated, keys, threshold, *resultOut);
+        return;
+    }
+    thread_local RegionPlan plan;
+    PlanRegions(a, b, generated, threshold, plan);
+    plan.stats = stats;
+    CommitRegions(a, b, plan, threshold, double(dispatchInfo.m_timeStep));
 }
 
 void DeformableCollisionAlgorithm::ReportClosestPoints(const btCollisionObjectWrapper& inA,
@@ -282,37 +304,26 @@ void DeformableCollisionAlgorithm::ReportClosestPoints(const btCollisionObjectWr
     ioResult.setPersistentManifold(saved);
 }
 
-void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrapper& inA,
-                                                   const btCollisionObjectWrapper& inB,
-                                                   std::span<const PairContact> inContacts,
-                                                   std::span<const std::uint32_t> inKeys, double inThreshold,
-                                                   std::uint32_t inMaxManifolds, double inTimeStep)
+void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& inA,
+                                               const btCollisionObjectWrapper& inB,
+                                               std::span<const PairContact> inContacts, double inThreshold,
+                                               RegionPlan& outPlan) const
 {
-    // Last step's points, for warm starting; from here on they own their user persistent data.
-    thread_local std::vector<btPersistentManifold*> manifolds;
-    thread_local std::vector<WrittenPoints> written;
+    outPlan.Clear();
+    const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
+    const DeformableShapeSettings& settings = shapeA.Settings();
+    const std::uint32_t regionLevel = RegionLevel(shapeA.State().Proxies().Level(), settings.regionDepth);
+    thread_local std::vector<std::uint32_t> keys;
+    keys.resize(inContacts.size());
+    for (std::size_t i = 0; i < inContacts.size(); ++i)
+        keys[i] = RegionOf(shapeA.State().Tree(), inContacts[i].node0, regionLevel);
+
     thread_local std::vector<std::uint32_t> previousKeys;
-    manifolds.clear();
-    written.clear();
     previousKeys.clear();
     for (const RegionManifold& region : mManifolds)
-    {
-        manifolds.push_back(region.manifold);
-        written.push_back(region.written);
         previousKeys.push_back(region.region);
-    }
-    thread_local PreviousPoints previous;
-    previous.Capture(manifolds, written);
-
     thread_local RegionAssignment assignment;
-    AssignRegions(inContacts, inKeys, previousKeys, inMaxManifolds, assignment);
-
-    // Regions without contacts this step give their manifolds back.
-    thread_local std::vector<RegionManifold> next; // copied into mManifolds, whose capacity stays
-    next.clear();
-    for (const RegionManifold& region : mManifolds)
-        if (!std::binary_search(assignment.keys.begin(), assignment.keys.end(), region.region))
-            m_dispatcher->releaseManifold(region.manifold);
+    AssignRegions(inContacts, keys, previousKeys, settings.maxManifoldsPerPair, assignment);
 
     thread_local std::vector<std::vector<std::uint32_t>> members;
     if (members.size() < assignment.keys.size())
@@ -322,12 +333,8 @@ void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrappe
     for (std::size_t i = 0; i < inContacts.size(); ++i)
         members[assignment.ofContact[i]].push_back(std::uint32_t(i));
 
-    const btCollisionObject& objectA = *inA.getCollisionObject();
-    const btCollisionObject& objectB = *inB.getCollisionObject();
     thread_local std::vector<std::uint32_t> chosen;
-    thread_local std::vector<btManifoldPoint> points;
     thread_local std::vector<std::uint8_t> keptFlags;
-    thread_local std::vector<PairContact> kept;
     const PairPrediction prediction = PreparePrediction(inA, inB);
     for (std::size_t k = 0; k < assignment.keys.size(); ++k)
     {
@@ -336,7 +343,6 @@ void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrappe
         // more than a tenth of the contact breaking threshold in depth (Bullet's own scale for a point's
         // persistence) or a tenth in spread.
         keptFlags.assign(members[k].size(), 0);
-        // This region's manifold of last step, if it had one (its points and its manifold are kept).
         const auto previousRegion =
             std::find_if(mManifolds.begin(), mManifolds.end(),
                          [key](const RegionManifold& inRegion) { return inRegion.region == key; });
@@ -353,13 +359,56 @@ void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrappe
         ReduceContacts(inContacts, members[k], chosen, keptFlags, 0.1 * inThreshold, 0.1);
         // The solver's view of a vibrating surface, for the points it gets: where the modes will carry it
         // over the step and how they give way (closest-point queries report the geometry as it is).
-        kept.clear();
+        const std::size_t first = outPlan.points.size();
         for (std::uint32_t index : chosen)
-            kept.push_back(inContacts[index]);
-        PredictContacts(inA, inB, prediction, kept);
+            outPlan.points.push_back(inContacts[index]);
+        PredictContacts(inA, inB, prediction, std::span<PairContact>(outPlan.points).subspan(first));
+        outPlan.keys.push_back(key);
+        outPlan.ends.push_back(std::uint32_t(outPlan.points.size()));
+    }
+}
+
+void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper& inA,
+                                                 const btCollisionObjectWrapper& inB, const RegionPlan& inPlan,
+                                                 double inThreshold, double inTimeStep)
+{
+    const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
+    AddStats(shapeA->Stats(), inPlan.stats);
+    if (const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape()); shapeB != nullptr && shapeB != shapeA)
+        AddStats(shapeB->Stats(), inPlan.stats);
+
+    // Last step's points, for warm starting; from here on they own their user persistent data.
+    thread_local std::vector<btPersistentManifold*> manifolds;
+    thread_local std::vector<WrittenPoints> written;
+    manifolds.clear();
+    written.clear();
+    for (const RegionManifold& region : mManifolds)
+    {
+        manifolds.push_back(region.manifold);
+        written.push_back(region.written);
+    }
+    thread_local PreviousPoints previous;
+    previous.Capture(manifolds, written);
+
+    // Regions without contacts this step give their manifolds back.
+    for (const RegionManifold& region : mManifolds)
+        if (!std::binary_search(inPlan.keys.begin(), inPlan.keys.end(), region.region))
+            m_dispatcher->releaseManifold(region.manifold);
+
+    const btCollisionObject& objectA = *inA.getCollisionObject();
+    const btCollisionObject& objectB = *inB.getCollisionObject();
+    thread_local std::vector<RegionManifold> next; // copied into mManifolds, whose capacity stays
+    thread_local std::vector<btManifoldPoint> points;
+    next.clear();
+    std::uint32_t begin = 0;
+    for (std::size_t k = 0; k < inPlan.keys.size(); ++k)
+    {
+        const std::uint32_t key = inPlan.keys[k];
+        const std::uint32_t end = inPlan.ends[k];
         points.clear();
-        for (const PairContact& contact : kept)
+        for (std::uint32_t i = begin; i < end; ++i)
         {
+            const PairContact& contact = inPlan.points[i];
             btManifoldPoint point = MakeManifoldPoint(contact, key, objectA, objectB, inTimeStep);
             const auto [partB, indexB] = OtherIdentifiers(contact, inB);
             point.m_partId1 = partB;
@@ -369,9 +418,12 @@ void DeformableCollisionAlgorithm::UpdateManifolds(const btCollisionObjectWrappe
                 SetSolverGap(point, contact);
             points.push_back(point);
         }
+        begin = end;
 
-        btPersistentManifold* manifold =
-            previousRegion != mManifolds.end() ? previousRegion->manifold : nullptr;
+        const auto previousRegion =
+            std::find_if(mManifolds.begin(), mManifolds.end(),
+                         [key](const RegionManifold& inRegion) { return inRegion.region == key; });
+        btPersistentManifold* manifold = previousRegion != mManifolds.end() ? previousRegion->manifold : nullptr;
         if (manifold == nullptr)
             manifold = m_dispatcher->getNewManifold(&objectA, &objectB);
         if (manifold == nullptr) // pool exhausted with dynamic allocation disabled

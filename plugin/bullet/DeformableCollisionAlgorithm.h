@@ -32,19 +32,37 @@ inline btCollisionObjectWrapper TopLevelWrapper(const btCollisionObject& inObjec
                                     -1, -1);
 }
 
-/// A pair of deformables whose contacts a `ParallelDispatcher` generates ahead of Bullet's pass: what the
-/// serial preparation found, then where the contacts a thread generated are. Owned by the dispatcher, reused.
+/// A pair's contacts for one step grouped into the regions that get manifolds, before any manifold is
+/// touched: each kept region's key and its chosen points (at most 4, predicted). Made by
+/// `DeformableCollisionAlgorithm::PlanRegions`, on any thread; written into manifolds by Bullet's pass.
+struct RegionPlan
+{
+    std::vector<std::uint32_t> keys;   ///< Kept region keys, ascending.
+    std::vector<std::uint32_t> ends;   ///< Region k's points are [ends[k − 1], ends[k]) of `points` (ends[−1] = 0).
+    std::vector<PairContact> points;   ///< The chosen points, region by region.
+    QueryStats stats;                  ///< The work of finding them.
+
+    void Clear()
+    {
+        keys.clear();
+        ends.clear();
+        points.clear();
+        stats = {};
+    }
+};
+
+/// A pair with a deformable whose contacts a `ParallelDispatcher` generates ahead of Bullet's pass: what the
+/// serial preparation found, then the regions a thread planned. Owned by the dispatcher, reused (so is the
+/// plan's storage).
 struct PreparedPair
 {
     DeformableCollisionAlgorithm* algorithm = nullptr;
-    const btCollisionObject* objectA = nullptr; ///< The pair's body 0 ("A").
+    const btCollisionObject* objectA = nullptr; ///< The deformable body ("A"; body 0 when both are).
     const btCollisionObject* objectB = nullptr;
     double threshold = 0.0; ///< τ, m: the manifolds' contact breaking threshold.
     double search = 0.0;    ///< Distance searched, m (`ContactSearchDistance`, or the held points').
-    std::size_t first = 0;  ///< Where its contacts start in the generating thread's buffer.
-    std::span<const PairContact> contacts; ///< Its contacts, in that buffer (set once all threads are done).
-    QueryStats stats;
-    bool ready = false; ///< Contacts generated and not yet used.
+    RegionPlan plan;        ///< Its regions and their points (set by `GeneratePrepared`).
+    bool ready = false;     ///< Planned and not yet used.
 };
 
 /// Narrowphase of a deformable against any shape (another deformable, sphere, box, capsule, any convex,
@@ -72,9 +90,13 @@ struct PreparedPair
 /// the pair's first such query, dropped when the setting is off; closest-points algorithms (made per query)
 /// never keep one. The contacts, and so the manifolds, are the same with or without it (`GenerateContacts`).
 ///
-/// Under a `ParallelDispatcher` a pair of two deformables is split in three: `Prepare` (serial: τ, the
-/// search distance, the shapes' rotation fits), `GeneratePrepared` (on any thread: the contacts), then
-/// `processCollision` in Bullet's pass uses those contacts instead of generating them, and goes on as above.
+/// Each step is done in two stages: the contacts and their regions and points are planned (`PlanRegions`:
+/// this plugin's code only, no manifold touched), then the plan is written into the manifolds
+/// (`CommitRegions`: Bullet's manifolds and callbacks). Under a `ParallelDispatcher` a pair of a deformable
+/// with a deformable or an analytic primitive (sphere, box, capsule, plane) is split in three: `Prepare`
+/// (serial: τ, the search distance, the shapes' rotation fits), `GeneratePrepared` (on any thread: the
+/// contacts and the plan), then `processCollision` in Bullet's pass commits that plan instead of making one.
+/// Either way the manifolds get the same points.
 ///
 /// 64 bytes (the manifold list and the front live on the heap), well under Bullet's default pool element
 /// of 192.
@@ -101,16 +123,19 @@ public:
     /// True when made for the closest-points table.
     bool ClosestPoints() const { return mClosestPoints; }
 
-    /// Serial (calls into Bullet): readies `ioPair` for `GeneratePrepared` with the pair's bodies in Bullet's
-    /// order, as `processCollision` would search them (τ, search distance, the held points), and warms the
-    /// shapes' rotation fits that contact generation reads. False, leaving `ioPair` unusable, unless both
-    /// bodies are deformable and this is a contact-mode algorithm.
+    /// Whether pairs of `inShape0` and `inShape1` can be prepared: one is deformable, the other deformable
+    /// or an analytic primitive (sphere, box, capsule, static plane), whose contacts are this plugin's code.
+    static bool Preparable(const btCollisionShape* inShape0, const btCollisionShape* inShape1);
+    /// Serial (calls into Bullet): readies `ioPair` for `GeneratePrepared`, A the deformable body (body 0 if
+    /// both are), as `processCollision` would search them (τ, search distance, the held points), and warms
+    /// the shapes' rotation fits that contact generation reads. False, leaving `ioPair` unusable, unless the
+    /// shapes are `Preparable` and this is a contact-mode algorithm.
     bool Prepare(const btCollisionObject& inBody0, const btCollisionObject& inBody1,
                  const btDispatcherInfo& inInfo, PreparedPair& ioPair);
-    /// Appends `ioPair`'s contacts to `ioBuffer` (the thread's own) from `ioPair.first` on. Calls nothing of
-    /// Bullet's and touches no other algorithm: threads may run it on distinct algorithms at once, each
-    /// inside a `TreeState::ConcurrentScope`.
-    void GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioBuffer);
+    /// Generates `ioPair`'s contacts (into `ioScratch`, the thread's own) and plans its regions into
+    /// `ioPair.plan`. Calls nothing of Bullet's, writes no manifold and touches no other algorithm: threads
+    /// may run it on distinct algorithms at once, each inside a `TreeState::ConcurrentScope`.
+    void GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioScratch);
     /// The pair `processCollision` uses instead of generating contacts, once; null for none.
     void SetPrepared(PreparedPair* inPair) { mPrepared = inPair; }
 
@@ -125,9 +150,16 @@ private:
     void ReportClosestPoints(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                              std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
                              double inThreshold, btManifoldResult& ioResult);
-    void UpdateManifolds(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
-                         std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
-                         double inThreshold, std::uint32_t inMaxManifolds, double inTimeStep);
+    /// The regions of this step's `inContacts` (A's, in the pair's roles) and their points: region keys,
+    /// `AssignRegions` (last step's regions first), `ReduceContacts` (last step's points kept unless clearly
+    /// beaten), `PredictContacts`. Reads the pair's manifolds (what they held) and the shapes, writes only
+    /// `outPlan`.
+    void PlanRegions(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                     std::span<const PairContact> inContacts, double inThreshold, RegionPlan& outPlan) const;
+    /// Writes `inPlan` into the pair's manifolds (serial: Bullet's manifolds and callbacks): regions without
+    /// points give theirs back, each planned region's points are warm-started from last step's and written.
+    void CommitRegions(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                       const RegionPlan& inPlan, double inThreshold, double inTimeStep);
     struct PairFront;
 
     void ReleaseManifolds();

@@ -14,15 +14,13 @@
 namespace bdt
 {
 
-/// The pairs prepared in a dispatch (`count` of the slots, reused across dispatches) and each thread's
-/// contact buffer, which keeps its capacity: about what one step generates, 72 bytes a candidate contact.
+/// The pairs prepared in a dispatch (`count` of the slots, reused across dispatches with their plans'
+/// storage) and each thread's scratch buffer for a pair's contacts, which keeps its capacity.
 struct ParallelDispatcher::Batch
 {
     std::vector<PreparedPair> pairs;
     std::size_t count = 0;
-    std::vector<std::vector<PairContact>> buffers; ///< One per thread; pair `i` records which and where.
-    std::vector<std::uint32_t> bufferOf;           ///< The thread that generated pair `i`.
-    std::vector<std::size_t> ends;                 ///< Scratch: per buffer, where the next pair starts.
+    std::vector<std::vector<PairContact>> scratch; ///< One per thread.
 
     PreparedPair& Next()
     {
@@ -73,8 +71,8 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
         btBroadphasePair& pair = pairs[i];
         auto* object0 = static_cast<btCollisionObject*>(pair.m_pProxy0->m_clientObject);
         auto* object1 = static_cast<btCollisionObject*>(pair.m_pProxy1->m_clientObject);
-        if (AsDeformable(object0->getCollisionShape()) == nullptr ||
-            AsDeformable(object1->getCollisionShape()) == nullptr || !needsCollision(object0, object1))
+        if (!DeformableCollisionAlgorithm::Preparable(object0->getCollisionShape(), object1->getCollisionShape()) ||
+            !needsCollision(object0, object1))
             continue;
         if (pair.m_algorithm == nullptr)
         {
@@ -97,21 +95,16 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
         std::exception_ptr failure;
         std::mutex failureMutex;
         const std::size_t helperCount = std::min<std::size_t>(mThreads - 1, batch.count - 1);
-        batch.buffers.resize(std::max(batch.buffers.size(), helperCount + 1));
-        batch.bufferOf.resize(batch.count);
+        batch.scratch.resize(std::max(batch.scratch.size(), helperCount + 1));
         const auto work = [&](std::uint32_t inThread)
         {
             TreeState::ConcurrentScope scope;
-            std::vector<PairContact>& buffer = batch.buffers[inThread];
-            buffer.clear();
+            std::vector<PairContact>& scratch = batch.scratch[inThread];
             try
             {
                 for (std::size_t i = next.fetch_add(1, std::memory_order_relaxed); i < batch.count;
                      i = next.fetch_add(1, std::memory_order_relaxed))
-                {
-                    batch.bufferOf[i] = inThread;
-                    batch.pairs[i].algorithm->GeneratePrepared(batch.pairs[i], buffer);
-                }
+                    batch.pairs[i].algorithm->GeneratePrepared(batch.pairs[i], scratch);
             }
             catch (...)
             {
@@ -130,20 +123,6 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
         } // joined
         if (failure)
             std::rethrow_exception(failure);
-        // Each pair's contacts run from its start to the next start in the same buffer, or its end.
-        // (A thread takes its pairs in ascending order, so their starts ascend in its buffer.)
-        std::vector<std::size_t>& ends = batch.ends;
-        ends.resize(batch.buffers.size());
-        for (std::size_t t = 0; t < ends.size(); ++t)
-            ends[t] = batch.buffers[t].size();
-        for (std::size_t i = batch.count; i-- > 0;)
-        {
-            PreparedPair& pair = batch.pairs[i];
-            const std::vector<PairContact>& buffer = batch.buffers[batch.bufferOf[i]];
-            std::size_t& end = ends[batch.bufferOf[i]];
-            pair.contacts = std::span<const PairContact>(buffer.data() + pair.first, end - pair.first);
-            end = pair.first;
-        }
         for (std::size_t i = 0; i < batch.count; ++i)
             batch.pairs[i].algorithm->SetPrepared(&batch.pairs[i]);
         mLastPrepared = batch.count;

@@ -119,35 +119,36 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
     stack.clear();
     // (B's terminal spheres are computed again for the exact test; those are not counted twice.)
     std::uint64_t tests = 0, updatesA = 0, updatesB = 0;
-    // Tests a pair; an overlapping one is reported (both terminal) or stacked to be split.
-    const auto consider = [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const UpdatedSphere& inSphereA,
-                              const UpdatedSphere& inMappedB)
+    // Tests a pair; an overlapping one is reported (both terminal) or stacked to be split. (Inlined: it is
+    // most of the loop.)
+    const auto consider = [&](const PairEntry& inPair) __attribute__((always_inline))
     {
         ++tests;
-        if (!frame.Overlap(inSphereA, inMappedB))
+        if (!frame.Overlap(inPair.sphereA, inPair.sphereB))
         {
             if (outStops != nullptr)
-                outStops->push_back({inNodeA, inNodeB});
+                outStops->push_back({inPair.nodeA, inPair.nodeB});
             return;
         }
-        if (childrenA(inNodeA) != 0 || childrenB(inNodeB) != 0)
+        if (childrenA(inPair.nodeA) != 0 || childrenB(inPair.nodeB) != 0)
         {
-            stack.push_back({inNodeA, inNodeB, inSphereA, inMappedB});
+            stack.push_back(inPair);
             return;
         }
         if (outStops != nullptr)
-            outStops->push_back({inNodeA, inNodeB});
-        const WorldSphere worldA = detail::PlaceSphere(inA, inSphereA);
-        const WorldSphere worldB = detail::PlaceSphere(inB, b.ComputeSphereNow(inNodeB));
+            outStops->push_back({inPair.nodeA, inPair.nodeB});
+        const WorldSphere worldA = detail::PlaceSphere(inA, inPair.sphereA);
+        const WorldSphere worldB = detail::PlaceSphere(inB, b.ComputeSphereNow(inPair.nodeB));
         if (detail::SpheresOverlap(worldA, worldB))
-            inOnTerminal(inNodeA, inNodeB, worldA, worldB);
+            inOnTerminal(inPair.nodeA, inPair.nodeB, worldA, worldB);
     };
     // Start pairs in reverse and each split's second child first, so pairs are split depth first in the
     // order of the start pairs and of the children.
     for (std::size_t i = inStart.size(); i-- > 0;)
-        consider(inStart[i].nodeA, inStart[i].nodeB, a.Sphere(inStart[i].nodeA),
-                 frame.MapB(b.Sphere(inStart[i].nodeB)));
+        consider({inStart[i].nodeA, inStart[i].nodeB, a.Sphere(inStart[i].nodeA),
+                  frame.MapB(b.Sphere(inStart[i].nodeB))});
     UpdatedSphere children[2];
+    PairEntry made[2];
     while (!stack.empty())
     {
         const PairEntry entry = stack.back();
@@ -157,15 +158,17 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
         if (splitA != 0 && (splitB == 0 || entry.sphereA.radius >= entry.sphereB.radius))
         {
             updatesA += a.ComputeSiblingSpheres(splitA, children);
-            consider(splitA + 1, entry.nodeB, children[1], entry.sphereB);
-            consider(splitA, entry.nodeB, children[0], entry.sphereB);
+            for (std::uint32_t k = 0; k < 2; ++k)
+                made[k] = {splitA + 1 - k, entry.nodeB, children[1 - k], entry.sphereB};
         }
         else
         {
             updatesB += b.ComputeSiblingSpheres(splitB, children);
-            consider(entry.nodeA, splitB + 1, entry.sphereA, frame.MapB(children[1]));
-            consider(entry.nodeA, splitB, entry.sphereA, frame.MapB(children[0]));
+            for (std::uint32_t k = 0; k < 2; ++k)
+                made[k] = {entry.nodeA, splitB + 1 - k, entry.sphereA, frame.MapB(children[1 - k])};
         }
+        consider(made[0]);
+        consider(made[1]);
     }
     ioStats.overlapTests += tests;
     a.CountUpdates(updatesA);

@@ -7,27 +7,30 @@
 namespace bdt
 {
 
-/// A `btCollisionDispatcher` that generates the contacts of deformable-vs-deformable pairs on several
-/// threads before Bullet's own (serial) pass over the pairs, which then only writes the manifolds.
+/// A `btCollisionDispatcher` that generates the contacts of pairs with a deformable body on several threads
+/// before Bullet's own (serial) pass over the pairs, which then only writes the manifolds.
 ///
 ///     bdt::CollisionConfiguration configuration;
 ///     bdt::ParallelDispatcher dispatcher(&configuration, 2);
 ///
 /// Per discrete dispatch, on the calling thread: every overlapping pair that Bullet's near callback would
-/// process and whose shapes are both `DeformableShape`s gets its algorithm (as Bullet's callback would make
-/// it), its contact breaking threshold and search distance (calls into Bullet, so serial). Then the threads
-/// descend the pairs' trees (`GenerateContacts`, this plugin's code only: no Bullet call runs concurrently,
-/// as Debian's Bullet is not thread-safe), taking pairs in turn; the bodies' sphere caches are shared
-/// (`TreeState::ConcurrentScope`). Then Bullet's pass runs as usual and each such pair uses its contacts.
-/// The results are bit-identical to `btCollisionDispatcher`'s, whatever the thread count and timing: a
-/// pair's contacts depend only on its bodies, and the manifolds are written in Bullet's order. Pairs with
-/// any other shape, closest-point queries, continuous dispatch and a custom near callback run serially, as
-/// in the base class.
+/// process, with a `DeformableShape` on one side and a deformable or an analytic primitive (sphere, box,
+/// capsule, static plane) on the other, gets its algorithm (as Bullet's callback would make it), its contact
+/// breaking threshold and search distance (calls into Bullet, so serial). Then the threads descend the
+/// pairs' trees, group the contacts into regions and choose and predict each region's points
+/// (`DeformableCollisionAlgorithm::GeneratePrepared`, this plugin's code only: no Bullet call runs
+/// concurrently, as Debian's Bullet is not thread-safe), taking pairs in turn; the bodies' sphere caches are
+/// shared (`TreeState::ConcurrentScope`). Then Bullet's pass runs as usual and each such pair writes its
+/// planned points into its manifolds. The results are bit-identical to `btCollisionDispatcher`'s, whatever
+/// the thread count and timing: a pair's points depend only on its bodies and its own manifolds, and the
+/// manifolds are written in Bullet's order. Pairs with any other shape (GJK and Bullet's triangle traversals
+/// keep global counters), closest-point queries, continuous dispatch and a custom near callback run
+/// serially, as in the base class.
 ///
 /// With 1 thread it is `btCollisionDispatcher`. A step with fewer than two such pairs runs serially. Each
 /// parallel dispatch starts its helper threads and joins them (tens of microseconds); an exception thrown by
-/// a pair's contact generation is rethrown on the calling thread after the join. Each thread's contact
-/// buffer (some 70 bytes a candidate contact, about what a step finds) keeps its capacity between steps.
+/// a pair's contact generation is rethrown on the calling thread after the join. The pairs' plans and each
+/// thread's contact buffer keep their capacity between steps.
 class ParallelDispatcher : public btCollisionDispatcher
 {
 public:
