@@ -130,10 +130,10 @@ void DeformableShape::getBoundingSphere(btVector3& outCenter, btScalar& outRadiu
     if (!memo.valid || memo.version != mState.Version() || memo.scale != mLocalScaling.x() ||
         memo.margin != mMargin)
     {
-        btVector3 boxMin, boxMax;
-        getAabb(btTransform::getIdentity(), boxMin, boxMax);
-        memo = {mState.Version(), mLocalScaling.x(), mMargin, (boxMin + boxMax) * btScalar(0.5),
-                (boxMax - boxMin).length() * btScalar(0.5), true};
+        const UpdatedSphere root = mState.Sphere(0);
+        const Vec3d centre = Scale() * mPrincipal.Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
+        memo = {mState.Version(), mLocalScaling.x(), mMargin, ToBtVector(centre),
+                btScalar(Scale() * double(root.radius) + double(mMargin)), true};
     }
     outCenter = memo.center;
     outRadius = memo.radius;

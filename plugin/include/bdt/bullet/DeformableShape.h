@@ -99,9 +99,11 @@ public:
     /// deformed vertex (the spheres are conservative), placed by `inTransform` or by `Body(inTransform)`.
     /// O(M) once per step, then O(1).
     void getAabb(const btTransform& inTransform, btVector3& outMin, btVector3& outMax) const override;
-    /// What Bullet's own `btCollisionShape::getBoundingSphere` gives (the sphere around `getAabb` at the
-    /// identity), cached until q, scale, margin or settings change: Bullet asks for it through
-    /// `getContactBreakingThreshold` for every pair every step. O(1) when cached.
+    /// The root sphere at the current q grown by the margin, local frame: a bounding sphere of the deformed
+    /// surface, as tight as the tree's (Bullet's generic version takes the sphere around `getAabb`, √3
+    /// larger). Bullet derives the contact breaking threshold from it (`getAngularMotionDisc`: centre
+    /// distance + radius, times gContactBreakingThreshold), for every pair every step: cached until q, scale,
+    /// margin or settings change. O(1) when cached.
     void getBoundingSphere(btVector3& outCenter, btScalar& outRadius) const override;
     /// Exactly the deformed triangles (local frame, current q) whose axis-aligned box overlaps the closed box
     /// [inMin, inMax] (local frame), each once; partId 0, triangleIndex the triangle's index in tree order.
