@@ -3,7 +3,6 @@
 
 #include "ContactModes.h"
 
-#include <BulletCollision/BroadphaseCollision/btDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/ConstraintSolver/btContactSolverInfo.h>
@@ -62,48 +61,34 @@ bool Slides(const btManifoldPoint& inPoint, const btCollisionObject& inObject0,
     return slip.length() > inInfo.m_restitutionVelocityThreshold;
 }
 
-void ConstrainContactModes(btDispatcher& ioDispatcher, const btContactSolverInfo& inInfo)
+void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableShape* const (&inShapes)[2],
+                            const Mat3d (&inRestToWorld)[2], const btContactSolverInfo& inInfo)
 {
-    for (int m = 0; m < ioDispatcher.getNumManifolds(); ++m)
+    if (inShapes[0] == nullptr && inShapes[1] == nullptr)
+        return;
+    for (int p = 0; p < inManifold.getNumContacts(); ++p)
     {
-        const btPersistentManifold* manifold = ioDispatcher.getManifoldByIndexInternal(m);
-        const btCollisionObject* objects[2] = {manifold->getBody0(), manifold->getBody1()};
-        DeformableShape* shapes[2] = {
-            AsDeformable(const_cast<btCollisionShape*>(objects[0]->getCollisionShape())),
-            AsDeformable(const_cast<btCollisionShape*>(objects[1]->getCollisionShape()))};
-        for (DeformableShape*& shape : shapes)
-            if (shape != nullptr && !shape->Predicting())
-                shape = nullptr; // modes not stepped this step (static, asleep, rigid): nothing to hold
-        if (shapes[0] == nullptr && shapes[1] == nullptr)
+        const btManifoldPoint& point = inManifold.getContactPoint(p);
+        if (!(point.m_appliedImpulse > 0))
             continue;
-        Mat3d restToWorld[2] = {Mat3d::Identity(), Mat3d::Identity()}; // nearest-rotation fits, once a manifold
+        const int nodes[2] = {point.m_index0, point.m_index1};
+        Vec3d velocity = Vec3d::Zero(); // side 0's modal surface velocity relative to side 1's
+        Mat3d mobility = Mat3d::Zero();
         for (int side = 0; side < 2; ++side)
-            if (shapes[side] != nullptr)
-                restToWorld[side] = shapes[side]->RestToWorld(objects[side]->getWorldTransform());
-        for (int p = 0; p < manifold->getNumContacts(); ++p)
         {
-            const btManifoldPoint& point = manifold->getContactPoint(p);
-            if (!(point.m_appliedImpulse > 0))
+            if (inShapes[side] == nullptr || nodes[side] < 0)
                 continue;
-            const int nodes[2] = {point.m_index0, point.m_index1};
-            Vec3d velocity = Vec3d::Zero(); // side 0's modal surface velocity relative to side 1's
-            Mat3d mobility = Mat3d::Zero();
-            for (int side = 0; side < 2; ++side)
-            {
-                if (shapes[side] == nullptr || nodes[side] < 0)
-                    continue;
-                const std::uint32_t node = std::uint32_t(nodes[side]);
-                velocity += (side == 0 ? 1.0 : -1.0) * shapes[side]->ProxyModalVelocity(node, restToWorld[side]);
-                mobility += shapes[side]->ProxyModalMobility(node, restToWorld[side]);
-            }
-            const Vec3d impulse = ContactImpulse(point, inInfo, velocity, mobility);
-            if (!impulse.allFinite() || impulse.isZero(0.0))
-                continue;
-            for (int side = 0; side < 2; ++side)
-                if (shapes[side] != nullptr && nodes[side] >= 0)
-                    shapes[side]->ApplyProxyImpulse(std::uint32_t(nodes[side]),
-                                                    side == 0 ? impulse : Vec3d(-impulse), restToWorld[side]);
+            const std::uint32_t node = std::uint32_t(nodes[side]);
+            velocity += (side == 0 ? 1.0 : -1.0) * inShapes[side]->ProxyModalVelocity(node, inRestToWorld[side]);
+            mobility += inShapes[side]->ProxyModalMobility(node, inRestToWorld[side]);
         }
+        const Vec3d impulse = ContactImpulse(point, inInfo, velocity, mobility);
+        if (!impulse.allFinite() || impulse.isZero(0.0))
+            continue;
+        for (int side = 0; side < 2; ++side)
+            if (inShapes[side] != nullptr && nodes[side] >= 0)
+                inShapes[side]->ApplyProxyImpulse(std::uint32_t(nodes[side]), side == 0 ? impulse : Vec3d(-impulse),
+                                                  inRestToWorld[side]);
     }
 }
 

@@ -4,10 +4,17 @@
 // impulses load the modes, and the contact constraint on the normal component of the modes' part of the
 // surface velocity.
 
+#include <bdt/core/Math.h>
+
 class btCollisionObject;
-class btDispatcher;
 class btManifoldPoint;
+class btPersistentManifold;
 struct btContactSolverInfo;
+
+namespace bdt
+{
+class DeformableShape;
+}
 
 namespace bdt::detail
 {
@@ -19,18 +26,21 @@ namespace bdt::detail
 bool Slides(const btManifoldPoint& inPoint, const btCollisionObject& inObject0,
             const btCollisionObject& inObject1, const btContactSolverInfo& inInfo);
 
-/// For every manifold point of `ioDispatcher` that pushed (m_appliedImpulse > 0) and touches the modes of a
-/// deformable body with a prediction (`DeformableShape::Predicting`: its modes are stepped this step), the
-/// contact constraint applied to the normal component of the modes' part of the relative surface velocity at
-/// the proxies: it is stopped (or reversed by the point's restitution above Bullet's restitution velocity
+/// For every point of `inManifold` that pushed (m_appliedImpulse > 0) and touches the modes of a deformable
+/// body with a prediction (`DeformableShape::Predicting`: its modes are stepped this step), the contact
+/// constraint applied to the normal component of the modes' part of the relative surface velocity at the
+/// proxies: it is stopped (or reversed by the point's restitution above Bullet's restitution velocity
 /// threshold), never pulling more than the solver pushed (λ + p ≥ 0). The impulse is that of the modes'
 /// exact mobility there (`DeformableShape::ProxyModalMobility`), applied at once to both sides' modes
-/// (`ApplyProxyImpulse`), one Gauss-Seidel sweep over the points: each projection only removes kinetic energy
-/// of the modes. Tangentially the modes see the contact as they see its friction (`Slides`): only a sliding
-/// contact's friction is a load on them; a sticking one's is the rigid solve's business. (Holding their
-/// tangential slip as well was tried: it damps a 120 Hz pile more, but keeps a 12-chair pile awake a second
-/// longer at 60 Hz, and rests on no firmer ground.) The frames are not
-/// touched: the modes carry no momentum (s_j ≈ 0), so neither does the impulse. About 40M flops a point.
-void ConstrainContactModes(btDispatcher& ioDispatcher, const btContactSolverInfo& inInfo);
+/// (`ApplyProxyImpulse`); called for every manifold in turn, it is one Gauss-Seidel sweep over the points:
+/// each projection only removes kinetic energy of the modes. Tangentially the modes see the contact as they
+/// see its friction (`Slides`): only a sliding contact's friction is a load on them; a sticking one's is the
+/// rigid solve's business. (Holding their tangential slip as well was tried: it damps a 120 Hz pile more,
+/// but keeps a 12-chair pile awake a second longer at 60 Hz, and rests on no firmer ground.) The frames are
+/// not touched: the modes carry no momentum (s_j ≈ 0), so neither does the impulse. `inShapes` are the
+/// manifold's bodies' shapes, null where not deformable or not predicting; `inRestToWorld` their
+/// `RestToWorld`. About 40M flops a point.
+void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableShape* const (&inShapes)[2],
+                            const Mat3d (&inRestToWorld)[2], const btContactSolverInfo& inInfo);
 
 } // namespace bdt::detail

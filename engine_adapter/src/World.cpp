@@ -328,8 +328,6 @@ void World::OnPostTick(double /*inTimeStep*/)
     mStats.solverMs = phases.solver;
     ++mStats.steps;
     ReadImpulses();
-    if (!mRigid && mSettings.modalContactConstraint)
-        detail::ConstrainContactModes(*mWorld.getDispatcher(), mWorld.getSolverInfo());
 
     mStats.spheresUpdated = 0;
     mStats.overlapTests = 0;
@@ -379,7 +377,10 @@ void World::ReadImpulses()
     // slides (`detail::Slides`; a sticking contact's friction is statically indeterminate for the rigid solve
     // and would load the modes with whatever self-balanced share the solver's iterations left, step after
     // step). The narrowphase stores the proxy of body0 in m_index0 and, when body1 is deformable too, its
-    // proxy in m_index1.
+    // proxy in m_index1. Then, with `modalContactConstraint`, the manifold's contact constraint on the modes
+    // (`detail::ConstrainManifoldModes`), in the same walk: the impulses read go to the pending impulse and
+    // the constraint reads and changes q̇ only, so one walk gives what two would, touching each manifold once.
+    const bool constrain = !mRigid && mSettings.modalContactConstraint;
     const btContactSolverInfo& info = mWorld.getSolverInfo();
     btDispatcher& dispatcher = *mWorld.getDispatcher();
     std::uint64_t contacts = 0, manifolds = 0;
@@ -414,6 +415,14 @@ void World::ReadImpulses()
                 shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, rotation0);
             if (shape1 != nullptr && point.m_index1 >= 0)
                 shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse, rotation1);
+        }
+        if (constrain)
+        {
+            // Modes not stepped this step (static, asleep) hold nothing.
+            DeformableShape* const predicting[2] = {shape0 != nullptr && shape0->Predicting() ? shape0 : nullptr,
+                                                    shape1 != nullptr && shape1->Predicting() ? shape1 : nullptr};
+            const Mat3d rotations[2] = {rotation0, rotation1};
+            detail::ConstrainManifoldModes(*manifold, predicting, rotations, info);
         }
     }
     mStats.contacts = contacts;

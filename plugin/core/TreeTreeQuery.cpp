@@ -2,7 +2,9 @@
 
 #include "TreeQueriesInternal.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
@@ -89,6 +91,40 @@ struct PairEntry
     UpdatedSphere sphereB;
 };
 
+// The children's spheres a descent computed last for a few nodes of one side (mapped into A's frame for B),
+// direct-mapped by the first child: depth first, a node is split against several nodes of the other body in
+// a row, and each split needs its children's spheres again. 64 entries, 3 KB.
+class SiblingCache
+{
+public:
+    SiblingCache() { std::fill(std::begin(mKeys), std::end(mKeys), 0u); }
+
+    /// The cached pair of `inFirstChild` (a first child, never 0), or null.
+    const UpdatedSphere* Find(std::uint32_t inFirstChild) const
+    {
+        const std::uint32_t slot = Slot(inFirstChild);
+        return mKeys[slot] == inFirstChild ? mSpheres[slot] : nullptr;
+    }
+
+    /// Stores the pair of `inFirstChild` (replacing the slot's) and returns it.
+    const UpdatedSphere* Store(std::uint32_t inFirstChild, const UpdatedSphere (&inSpheres)[2])
+    {
+        const std::uint32_t slot = Slot(inFirstChild);
+        mKeys[slot] = inFirstChild;
+        mSpheres[slot][0] = inSpheres[0];
+        mSpheres[slot][1] = inSpheres[1];
+        return mSpheres[slot];
+    }
+
+private:
+    static constexpr std::uint32_t cSlots = 64;
+    // Children sit at an odd index and the next one, so halving spreads consecutive families over the slots.
+    static std::uint32_t Slot(std::uint32_t inFirstChild) { return (inFirstChild >> 1) & (cSlots - 1); }
+
+    std::uint32_t mKeys[cSlots];
+    UpdatedSphere mSpheres[cSlots][2];
+};
+
 // Simultaneous descent with an explicit stack, from the node pairs `inStart` down to the terminal nodes
 // (proxies, or leaves with `ToLeaves`). A pair is tested when it is made; a node's children are computed
 // only when a pair holding it overlapped and the node is the one split: the larger sphere, or the one not
@@ -147,6 +183,7 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
     for (std::size_t i = inStart.size(); i-- > 0;)
         consider({inStart[i].nodeA, inStart[i].nodeB, a.Sphere(inStart[i].nodeA),
                   frame.MapB(b.Sphere(inStart[i].nodeB))});
+    SiblingCache cacheA, cacheB; // A's children as computed, B's mapped into A's frame
     UpdatedSphere children[2];
     PairEntry made[2];
     while (!stack.empty())
@@ -157,15 +194,27 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
         const std::uint32_t splitB = childrenB(entry.nodeB);
         if (splitA != 0 && (splitB == 0 || entry.sphereA.radius >= entry.sphereB.radius))
         {
-            updatesA += a.ComputeSiblingSpheres(splitA, children);
+            const UpdatedSphere* spheres = cacheA.Find(splitA);
+            if (spheres == nullptr)
+            {
+                updatesA += a.ComputeSiblingSpheres(splitA, children);
+                spheres = cacheA.Store(splitA, children);
+            }
             for (std::uint32_t k = 0; k < 2; ++k)
-                made[k] = {splitA + 1 - k, entry.nodeB, children[1 - k], entry.sphereB};
+                made[k] = {splitA + 1 - k, entry.nodeB, spheres[1 - k], entry.sphereB};
         }
         else
         {
-            updatesB += b.ComputeSiblingSpheres(splitB, children);
+            const UpdatedSphere* spheres = cacheB.Find(splitB);
+            if (spheres == nullptr)
+            {
+                updatesB += b.ComputeSiblingSpheres(splitB, children);
+                children[0] = frame.MapB(children[0]);
+                children[1] = frame.MapB(children[1]);
+                spheres = cacheB.Store(splitB, children);
+            }
             for (std::uint32_t k = 0; k < 2; ++k)
-                made[k] = {entry.nodeA, splitB + 1 - k, entry.sphereA, frame.MapB(children[1 - k])};
+                made[k] = {entry.nodeA, splitB + 1 - k, entry.sphereA, spheres[1 - k]};
         }
         consider(made[0]);
         consider(made[1]);
