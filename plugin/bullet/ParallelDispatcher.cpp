@@ -21,6 +21,7 @@ struct ParallelDispatcher::Batch
     std::vector<PreparedPair> pairs;
     std::size_t count = 0;
     std::vector<std::vector<PairContact>> scratch; ///< One per thread.
+    std::vector<std::uint64_t> order;              ///< Sort keys, the pair's slot in the low 32 bits.
 
     PreparedPair& Next()
     {
@@ -96,15 +97,31 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
         std::mutex failureMutex;
         const std::size_t helperCount = std::min<std::size_t>(mThreads - 1, batch.count - 1);
         batch.scratch.resize(std::max(batch.scratch.size(), helperCount + 1));
+        // Pairs of one body one after another, in chunks per thread: a pair's bodies' data (shape, state, q)
+        // is still in the processor's cache from their last pair. The body with the lower index in the world
+        // leads (bodies made in a grid are near their neighbours in it). The order changes no result.
+        batch.order.resize(batch.count);
+        for (std::size_t i = 0; i < batch.count; ++i)
+        {
+            const auto indexA = std::uint64_t(std::uint32_t(batch.pairs[i].objectA->getWorldArrayIndex()));
+            const auto indexB = std::uint64_t(std::uint32_t(batch.pairs[i].objectB->getWorldArrayIndex()));
+            batch.order[i] = (std::min(indexA, indexB) << 44) | ((std::max(indexA, indexB) & 0xfffff) << 24) | i;
+        }
+        std::sort(batch.order.begin(), batch.order.end());
+        constexpr std::size_t cChunk = 8;
         const auto work = [&](std::uint32_t inThread)
         {
             TreeState::ConcurrentScope scope;
             std::vector<PairContact>& scratch = batch.scratch[inThread];
             try
             {
-                for (std::size_t i = next.fetch_add(1, std::memory_order_relaxed); i < batch.count;
-                     i = next.fetch_add(1, std::memory_order_relaxed))
-                    batch.pairs[i].algorithm->GeneratePrepared(batch.pairs[i], scratch);
+                for (std::size_t first = next.fetch_add(cChunk, std::memory_order_relaxed); first < batch.count;
+                     first = next.fetch_add(cChunk, std::memory_order_relaxed))
+                    for (std::size_t k = first; k < std::min(first + cChunk, batch.count); ++k)
+                    {
+                        PreparedPair& pair = batch.pairs[batch.order[k] & 0xffffff];
+                        pair.algorithm->GeneratePrepared(pair, scratch);
+                    }
             }
             catch (...)
             {
