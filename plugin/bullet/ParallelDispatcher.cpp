@@ -2,6 +2,7 @@
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/bullet/ParallelDispatcher.h>
@@ -21,7 +22,8 @@ struct ParallelDispatcher::Batch
     std::vector<PreparedPair> pairs;
     std::size_t count = 0;
     std::vector<std::vector<PairContact>> scratch; ///< One per thread.
-    std::vector<std::uint64_t> order;              ///< Sort keys, the pair's slot in the low 32 bits.
+    /// The order the threads take the pairs in: (lower body index, higher body index, slot), sorted.
+    std::vector<std::array<std::uint32_t, 3>> order;
 
     PreparedPair& Next()
     {
@@ -103,9 +105,9 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
         batch.order.resize(batch.count);
         for (std::size_t i = 0; i < batch.count; ++i)
         {
-            const auto indexA = std::uint64_t(std::uint32_t(batch.pairs[i].objectA->getWorldArrayIndex()));
-            const auto indexB = std::uint64_t(std::uint32_t(batch.pairs[i].objectB->getWorldArrayIndex()));
-            batch.order[i] = (std::min(indexA, indexB) << 44) | ((std::max(indexA, indexB) & 0xfffff) << 24) | i;
+            const auto indexA = std::uint32_t(batch.pairs[i].objectA->getWorldArrayIndex());
+            const auto indexB = std::uint32_t(batch.pairs[i].objectB->getWorldArrayIndex());
+            batch.order[i] = {std::min(indexA, indexB), std::max(indexA, indexB), std::uint32_t(i)};
         }
         std::sort(batch.order.begin(), batch.order.end());
         constexpr std::size_t cChunk = 8;
@@ -119,7 +121,7 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
                      first = next.fetch_add(cChunk, std::memory_order_relaxed))
                     for (std::size_t k = first; k < std::min(first + cChunk, batch.count); ++k)
                     {
-                        PreparedPair& pair = batch.pairs[batch.order[k] & 0xffffff];
+                        PreparedPair& pair = batch.pairs[batch.order[k][2]];
                         pair.algorithm->GeneratePrepared(pair, scratch);
                     }
             }
