@@ -14,16 +14,19 @@ namespace bdt
 /// updated spheres of its descendant proxies, not only their vertices. A traversal that stops at the
 /// proxies then never misses a proxy overlap.
 ///
-/// The enlargement is computed bottom-up from the children in O(nodes above L), so changing L at run time
-/// costs one such pass and no rebuild. For children ch of a node n:
+/// Each coarse node n is measured against every proxy p below it, directly:
 ///
-///     R_n  ≥ ‖c_ch − c_n‖ + R_ch                   (rest spheres nest)
-///     ΔR_nj ≥ ‖Ū_ch,j − Ū_n,j‖ + ΔR_ch,j           (then ‖c'_ch − c'_n‖ + R'_ch ≤ R'_n for every q, eq. 7)
-///     δR_tight,n ≥ ‖Ū_ch − Ū_n‖₂ + δR_tight,ch     (the same for the tight bound)
+///     R_n  ≥ ‖c_p − c_n‖ + R_p                     (rest spheres nest)
+///     ΔR_nj ≥ ‖Ū_p,j − Ū_n,j‖ + ΔR_p,j              (then ‖c'_p − c'_n‖ + R'_p ≤ R'_n for every q, eq. 7)
+///     δR_tight,n ≥ ‖Ū_p − Ū_n‖₂ + δR_tight,p        (the same for the tight bound)
 ///
-/// and δR of eq. 11 is already monotone (a parent's vertex set contains its children's). Composing child by
-/// child is looser than measuring every descendant proxy directly, by the triangle inequality slack, but it
-/// is what keeps the cost linear.
+/// each term raised by the float rounding of both updates, and δR of eq. 11 is the largest of the node's and
+/// its proxies'. The rest centre c_n is chosen for the proxies' balls (`EnclosingBallsCentre`, or the node's
+/// own centre if that reaches less); the Ū_nj stay the node's own. Composing child by child instead
+/// (R_n ≥ ‖c_ch − c_n‖ + R_ch, linear in the nodes) adds the triangle inequality's slack at every level: for an
+/// 18k-triangle chair at L = 10 the root came out 1.66x its minimal sphere, against 1.008x measured directly,
+/// and a settled 3601-chair pile needed 3.2x the sphere tests. The direct measure costs O(P·L·M) for P
+/// proxies (milliseconds for that chair), paid once per L and shared by every body.
 ///
 /// Immutable; share it between bodies that use the same L.
 class ProxyLevel
