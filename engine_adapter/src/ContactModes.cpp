@@ -11,6 +11,7 @@
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <cmath>
+#include <vector>
 
 namespace bdt::detail
 {
@@ -25,23 +26,19 @@ btVector3 VelocityAt(const btCollisionObject& inObject, const btVector3& inPoint
                            : btVector3(0, 0, 0);
 }
 
-// The impulse on side 0's modes (side 1's get its opposite) that applies the contact to the normal component
-// of the modes' relative surface velocity `inVelocity` through their mobility `inMobility` (see
-// ConstrainContactModes).
-Vec3d ContactImpulse(const btManifoldPoint& inPoint, const btContactSolverInfo& inInfo,
-                     const Vec3d& inVelocity, const Mat3d& inMobility)
+// The impulse along the normal on side 0's modes (side 1's get its opposite) that applies the contact to the
+// modes' relative surface velocity along the normal, `inApproach`, through their mobility along it,
+// `inMobility` (see ConstrainManifoldModes).
+double ContactImpulse(const btManifoldPoint& inPoint, const btContactSolverInfo& inInfo, double inApproach,
+                      double inMobility)
 {
-    const Vec3d normal = ToVec3d(inPoint.m_normalWorldOnB);
-    const double normalMobility = normal.dot(inMobility * normal);
-    if (!(normalMobility > 0.0) || !std::isfinite(normalMobility))
-        return Vec3d::Zero();
+    if (!(inMobility > 0.0) || !std::isfinite(inMobility))
+        return 0.0;
     // Inelastic, or Bullet's restitution above its threshold; never pulling more than the solver pushed.
-    const double approach = normal.dot(inVelocity);
-    const double target = approach < -double(inInfo.m_restitutionVelocityThreshold)
-                              ? -double(inPoint.m_combinedRestitution) * approach
+    const double target = inApproach < -double(inInfo.m_restitutionVelocityThreshold)
+                              ? -double(inPoint.m_combinedRestitution) * inApproach
                               : 0.0;
-    const double push = std::max((target - approach) / normalMobility, -double(inPoint.m_appliedImpulse));
-    return push * normal;
+    return std::max((target - inApproach) / inMobility, -double(inPoint.m_appliedImpulse));
 }
 
 } // namespace
@@ -66,29 +63,37 @@ void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableSh
 {
     if (inShapes[0] == nullptr && inShapes[1] == nullptr)
         return;
+    // Only the normal direction matters: per side the coupling u_j = s·(Rᵀn)·Ū_j gives the modal velocity
+    // along n (u·q̇), the mobility along n (Σ u_j²/μ_j) and the impulse's generalised impulse (p·u).
+    thread_local std::vector<double> coupling[2];
     for (int p = 0; p < inManifold.getNumContacts(); ++p)
     {
         const btManifoldPoint& point = inManifold.getContactPoint(p);
         if (!(point.m_appliedImpulse > 0))
             continue;
+        const Vec3d normal = ToVec3d(point.m_normalWorldOnB);
         const int nodes[2] = {point.m_index0, point.m_index1};
-        Vec3d velocity = Vec3d::Zero(); // side 0's modal surface velocity relative to side 1's
-        Mat3d mobility = Mat3d::Zero();
+        bool active[2] = {false, false};
+        double approach = 0.0; // side 0's modal surface velocity relative to side 1's, along the normal
+        double mobility = 0.0;
         for (int side = 0; side < 2; ++side)
         {
             if (inShapes[side] == nullptr || nodes[side] < 0)
                 continue;
-            const std::uint32_t node = std::uint32_t(nodes[side]);
-            velocity += (side == 0 ? 1.0 : -1.0) * inShapes[side]->ProxyModalVelocity(node, inRestToWorld[side]);
-            mobility += inShapes[side]->ProxyModalMobility(node, inRestToWorld[side]);
+            coupling[side].resize(inShapes[side]->Dynamics().ModeCount());
+            if (!inShapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, inRestToWorld[side],
+                                               coupling[side]))
+                continue;
+            active[side] = true;
+            approach += (side == 0 ? 1.0 : -1.0) * inShapes[side]->ModalVelocityAlong(coupling[side]);
+            mobility += inShapes[side]->ModalMobilityAlong(coupling[side]);
         }
-        const Vec3d impulse = ContactImpulse(point, inInfo, velocity, mobility);
-        if (!impulse.allFinite() || impulse.isZero(0.0))
+        const double impulse = ContactImpulse(point, inInfo, approach, mobility);
+        if (!std::isfinite(impulse) || impulse == 0.0)
             continue;
         for (int side = 0; side < 2; ++side)
-            if (inShapes[side] != nullptr && nodes[side] >= 0)
-                inShapes[side]->ApplyProxyImpulse(std::uint32_t(nodes[side]), side == 0 ? impulse : Vec3d(-impulse),
-                                                  inRestToWorld[side]);
+            if (active[side])
+                inShapes[side]->ApplyModalImpulse(coupling[side], side == 0 ? impulse : -impulse);
     }
 }
 

@@ -39,7 +39,7 @@ bool Slides(const btManifoldPoint& inPoint, const btCollisionObject& inObject0,
 /// but keeps a 12-chair pile awake a second longer at 60 Hz, and rests on no firmer ground.) The frames are
 /// not touched: the modes carry no momentum (s_j ≈ 0), so neither does the impulse. `inShapes` are the
 /// manifold's bodies' shapes, null where not deformable or not predicting; `inRestToWorld` their
-/// `RestToWorld`. About 40M flops a point.
+/// `RestToWorld`. About 8M flops a side per point, along the normal only (`DeformableShape::ProxyCoupling`).
 void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableShape* const (&inShapes)[2],
                             const Mat3d (&inRestToWorld)[2], const btContactSolverInfo& inInfo);
 

@@ -344,6 +344,54 @@ void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImp
     mDynamics.ApplyImpulse(mScratch);
 }
 
+bool DeformableShape::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection, const Mat3d& inRestToWorld,
+                                    std::span<double> outCoupling) const
+{
+    const std::uint32_t modes = std::min<std::uint32_t>(mState.ModeCount(), std::uint32_t(outCoupling.size()));
+    if (inNode >= mState.Tree().NodeCount())
+    {
+        std::fill(outCoupling.begin(), outCoupling.end(), 0.0);
+        return false;
+    }
+    const Vec3d rest = Scale() * (inRestToWorld.transpose() * inDirection);
+    const float* row = mState.Proxies().Row(inNode);
+    for (std::uint32_t j = 0; j < modes; ++j)
+    {
+        const float* u = row + 4 * (j + 1);
+        outCoupling[j] = double(u[0]) * rest.x() + double(u[1]) * rest.y() + double(u[2]) * rest.z();
+    }
+    return true;
+}
+
+double DeformableShape::ModalVelocityAlong(std::span<const double> inCoupling) const
+{
+    const std::span<const double> qDot = mDynamics.QDot();
+    double velocity = 0.0;
+    for (std::size_t j = 0; j < std::min(inCoupling.size(), qDot.size()); ++j)
+        velocity += inCoupling[j] * qDot[j];
+    return velocity;
+}
+
+double DeformableShape::ModalMobilityAlong(std::span<const double> inCoupling) const
+{
+    double mobility = 0.0;
+    for (std::size_t j = 0; j < std::min<std::size_t>(inCoupling.size(), mDynamics.ModeCount()); ++j)
+    {
+        const double mu = mDynamics.ModalMass(std::uint32_t(j));
+        if (mu > 0.0)
+            mobility += inCoupling[j] * inCoupling[j] / mu;
+    }
+    return mobility;
+}
+
+void DeformableShape::ApplyModalImpulse(std::span<const double> inCoupling, double inImpulse)
+{
+    mScratch.assign(mDynamics.ModeCount(), 0.0);
+    for (std::size_t j = 0; j < std::min(inCoupling.size(), mScratch.size()); ++j)
+        mScratch[j] = inImpulse * inCoupling[j];
+    mDynamics.ApplyImpulse(mScratch);
+}
+
 void DeformableShape::ClearPrediction()
 {
     mPredicting = false;

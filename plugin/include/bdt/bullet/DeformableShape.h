@@ -233,6 +233,23 @@ public:
     void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const btTransform& inWorldFromLocal);
     /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
     void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld);
+    /// The coupling of the modes with proxy `inNode` along the world unit vector `inDirection`: writes
+    /// u_j = s·(Rᵀd)·Ū_j to `outCoupling` (M entries; R = `inRestToWorld`), the proxy's velocity along d per
+    /// unit q̇_j and the generalised impulse mode j takes per unit impulse along d there. With it the modal
+    /// velocity along d is `ModalVelocityAlong(u)` = Σ u_j q̇_j, the mobility along d
+    /// `ModalMobilityAlong(u)` = Σ u_j²/μ_j, and an impulse p along d `ApplyModalImpulse(u, p)`: the
+    /// components along d of `ProxyModalVelocity`, `ProxyModalMobility` and `ApplyProxyImpulse`, for about
+    /// 3M flops each instead of 40M in all. False (u = 0) for a node outside the tree.
+    bool ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection, const Mat3d& inRestToWorld,
+                       std::span<double> outCoupling) const;
+    /// Σ_j u_j q̇_j (m/s) for a coupling u of `ProxyCoupling`.
+    double ModalVelocityAlong(std::span<const double> inCoupling) const;
+    /// Σ_j u_j²/μ_j (m/s per N·s) for a coupling u of `ProxyCoupling`.
+    double ModalMobilityAlong(std::span<const double> inCoupling) const;
+    /// Applies the impulse `inImpulse` (N·s) along the coupling's direction at its proxy to the modes at once:
+    /// q̇_j jumps by p·u_j/μ_j (`ModalDynamics::ApplyImpulse`: a non-finite one is counted and ignored).
+    void ApplyModalImpulse(std::span<const double> inCoupling, double inImpulse);
+
     /// Applies the accumulated generalised impulse to the dynamics (q̇ jumps) and clears it.
     void FlushImpulses();
     /// The generalised impulse accumulated since the last flush or clear (M entries, N·s·model unit).
