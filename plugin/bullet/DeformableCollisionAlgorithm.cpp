@@ -161,6 +161,8 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
     ioPair.algorithm = this;
     ioPair.objectA = &objectA;
     ioPair.objectB = &objectB;
+    ioPair.shapeA = AsDeformable(objectA.getCollisionShape());
+    ioPair.shapeB = AsDeformable(objectB.getCollisionShape());
     ioPair.threshold = ContactBreakingThreshold(m_dispatcher, objectA, objectB);
     ioPair.search = SearchDistance(ioPair.threshold, double(inInfo.m_timeStep), objectA, objectB);
     ioPair.plan.Clear();
@@ -170,6 +172,35 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
         if (const DeformableShape* shape = AsDeformable(object->getCollisionShape()))
             shape->RestToWorld(object->getWorldTransform());
     return true;
+}
+
+namespace
+{
+
+void PrefetchBytes(const void* inObject, std::size_t inBytes)
+{
+    for (std::size_t offset = 0; offset < inBytes; offset += 64)
+        __builtin_prefetch(static_cast<const char*>(inObject) + offset);
+}
+
+} // namespace
+
+void DeformableCollisionAlgorithm::PrefetchObjects(const PreparedPair& inPair)
+{
+    PrefetchBytes(inPair.objectA, sizeof(btCollisionObject));
+    PrefetchBytes(inPair.objectB, sizeof(btCollisionObject));
+    PrefetchBytes(inPair.shapeA, sizeof(DeformableShape));
+    if (inPair.shapeB != nullptr)
+        PrefetchBytes(inPair.shapeB, sizeof(DeformableShape));
+    PrefetchBytes(inPair.algorithm, sizeof(DeformableCollisionAlgorithm));
+}
+
+void DeformableCollisionAlgorithm::PrefetchState(const PreparedPair& inPair) const
+{
+    inPair.shapeA->Prefetch();
+    if (inPair.shapeB != nullptr)
+        inPair.shapeB->Prefetch();
+    PrefetchBytes(mManifolds.data(), mManifolds.size() * sizeof(RegionManifold));
 }
 
 void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioScratch)

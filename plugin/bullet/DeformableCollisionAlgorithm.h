@@ -59,6 +59,8 @@ struct PreparedPair
     DeformableCollisionAlgorithm* algorithm = nullptr;
     const btCollisionObject* objectA = nullptr; ///< The deformable body ("A"; body 0 when both are).
     const btCollisionObject* objectB = nullptr;
+    const DeformableShape* shapeA = nullptr;    ///< A's shape.
+    const DeformableShape* shapeB = nullptr;    ///< B's shape if deformable, else null.
     double threshold = 0.0; ///< τ, m: the manifolds' contact breaking threshold.
     double search = 0.0;    ///< Distance searched, m (`ContactSearchDistance`, or the held points').
     RegionPlan plan;        ///< Its regions and their points (set by `GeneratePrepared`).
@@ -136,6 +138,12 @@ public:
     /// `ioPair.plan`. Calls nothing of Bullet's, writes no manifold and touches no other algorithm: threads
     /// may run it on distinct algorithms at once, each inside a `TreeState::ConcurrentScope`.
     void GeneratePrepared(PreparedPair& ioPair, std::vector<PairContact>& ioScratch);
+    /// Asks the processor to bring what `GeneratePrepared(inPair, …)` reads first into its cache, in two
+    /// stages a pair or two apart, each touching only what the stage before brought in: the bodies, their
+    /// shapes and this algorithm (stage 0, from `inPair`'s pointers alone), then the shapes' states and this
+    /// algorithm's manifolds (stage 1). A hint: no effect on any result.
+    static void PrefetchObjects(const PreparedPair& inPair);
+    void PrefetchState(const PreparedPair& inPair) const;
     /// The pair `processCollision` uses instead of generating contacts, once; null for none.
     void SetPrepared(PreparedPair* inPair) { mPrepared = inPair; }
 

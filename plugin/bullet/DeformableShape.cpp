@@ -344,6 +344,13 @@ void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImp
     mDynamics.ApplyImpulse(mScratch);
 }
 
+void DeformableShape::Prefetch() const
+{
+    mState.Prefetch();
+    __builtin_prefetch(mStepDisplacement.data());
+    __builtin_prefetch(mStepCompliance.data());
+}
+
 bool DeformableShape::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection, const Mat3d& inRestToWorld,
                                     std::span<double> outCoupling) const
 {

@@ -141,6 +141,14 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
                      first = next.fetch_add(cChunk, std::memory_order_relaxed))
                     for (std::size_t k = first; k < std::min(first + cChunk, batch.count); ++k)
                     {
+                        // The data of the pairs to come, while this one is worked on: two stages.
+                        if (k + 2 < batch.count)
+                            DeformableCollisionAlgorithm::PrefetchObjects(batch.pairs[batch.order[k + 2][2]]);
+                        if (k + 1 < batch.count)
+                        {
+                            const PreparedPair& ahead = batch.pairs[batch.order[k + 1][2]];
+                            ahead.algorithm->PrefetchState(ahead);
+                        }
                         PreparedPair& pair = batch.pairs[batch.order[k][2]];
                         pair.algorithm->GeneratePrepared(pair, scratch);
                     }

@@ -258,6 +258,11 @@ public:
     /// force over the next step, so a steady contact load gives a steady deflection, not a kick a step).
     void ClearImpulses();
 
+    /// Asks the processor to bring this shape's state (q, the root's cached sphere, the step's prediction)
+    /// into its cache ahead of a query: a hint for loops over many pairs, no effect on any result. Reads the
+    /// shape object itself (bring that in first). A few dozen prefetch instructions.
+    void Prefetch() const;
+
     /// Work counters of the queries run on this body (the narrowphase adds to them); reset by the caller.
     QueryStats& Stats() const { return mStats; }
 
