@@ -4,11 +4,13 @@
 #include "support/BulletScenes.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btCapsuleShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/bullet/ParallelDispatcher.h>
+#include <algorithm>
 #include <cstring>
 #include <gtest/gtest.h>
 #include <memory>
@@ -87,6 +89,48 @@ TEST(ParallelDispatcher, TwoThreadsStepTheSerialWorldBitForBit)
     // The parallel path ran: chair pairs were generated ahead of Bullet's pass, and the pile touched.
     EXPECT_GT(prepared, 100u);
     EXPECT_GT(contacts, 1000u);
+}
+
+// Pairs of a deformable with an analytic primitive are prepared on the threads too: two chairs far apart on
+// the ground, each under a rigid capsule, have no chair-chair pair, yet their ground and capsule pairs run
+// ahead of Bullet's pass, and the world steps as the serial one does.
+TEST(ParallelDispatcher, PrimitivePairsArePreparedToo)
+{
+    const auto asset = test::ShapeAsset("chair", 3000, 10);
+    const auto build = [&](unsigned inThreads, std::vector<btRigidBody*>& outBodies)
+    {
+        SampleWorldSettings settings;
+        settings.narrowphaseThreads = inThreads;
+        auto world = std::make_unique<SampleWorld>(settings);
+        world->AddGroundPlane();
+        for (float x : {-3.0f, 3.0f})
+        {
+            BodyDesc desc;
+            desc.mass = 4.0;
+            desc.proxyLevel = 7;
+            desc.transform.setOrigin(btVector3(x, 1.0f, 0));
+            outBodies.push_back(world->Deformables().CreateBody(asset, desc));
+            outBodies.push_back(world->AddRigid(std::make_unique<btCapsuleShape>(btScalar(0.1), btScalar(0.3)),
+                                                btTransform(btQuaternion::getIdentity(), btVector3(x, 2.5f, 0)),
+                                                1.0));
+        }
+        return world;
+    };
+    std::vector<btRigidBody*> serialBodies, parallelBodies;
+    const auto serial = build(1, serialBodies);
+    const auto parallel = build(2, parallelBodies);
+    std::size_t mostPrepared = 0;
+    for (int step = 0; step < 150; ++step)
+    {
+        serial->Step(1, cStep);
+        parallel->Step(1, cStep);
+        mostPrepared = std::max(mostPrepared, DispatcherOf(*parallel).PreparedPairs());
+        const std::vector<double> a = test::RawBodyState(serialBodies);
+        const std::vector<double> b = test::RawBodyState(parallelBodies);
+        ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << "step " << step;
+    }
+    // Two chair-ground pairs and, once their boxes overlap, two chair-capsule pairs.
+    EXPECT_EQ(mostPrepared, 4u);
 }
 
 TEST(ParallelDispatcher, ThreadCountZeroMeansTheMachinesAndOneIsSerial)
