@@ -15,6 +15,7 @@
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ModalProperties.h>
+#include <bdt/core/Prefetch.h>
 #include <chrono>
 #include <cmath>
 #include <utility>
@@ -389,21 +390,16 @@ void World::ReadImpulses()
     // loads (manifold → body → shape): fetched ahead in three stages, the walk waits on one miss at a time
     // instead of three in a row.
     const auto manifoldAt = [&](int inIndex) { return dispatcher.getManifoldByIndexInternal(inIndex); };
-    const auto prefetch = [](const void* inObject, std::size_t inBytes)
-    {
-        for (std::size_t offset = 0; offset < inBytes; offset += 64)
-            __builtin_prefetch(static_cast<const char*>(inObject) + offset);
-    };
     for (int m = 0; m < count; ++m)
     {
         if (m + 8 < count)
-            prefetch(manifoldAt(m + 8), sizeof(btPersistentManifold));
+            PrefetchBytes(manifoldAt(m + 8), sizeof(btPersistentManifold));
         if (m + 4 < count)
             for (const btCollisionObject* object : {manifoldAt(m + 4)->getBody0(), manifoldAt(m + 4)->getBody1()})
-                prefetch(object, sizeof(btCollisionObject));
+                PrefetchBytes(object, sizeof(btCollisionObject));
         if (m + 2 < count)
             for (const btCollisionObject* object : {manifoldAt(m + 2)->getBody0(), manifoldAt(m + 2)->getBody1()})
-                prefetch(object->getCollisionShape(), 64);
+                PrefetchBytes(object->getCollisionShape(), 64);
         const btPersistentManifold* manifold = manifoldAt(m);
         const btCollisionObject* object0 = manifold->getBody0();
         const btCollisionObject* object1 = manifold->getBody1();

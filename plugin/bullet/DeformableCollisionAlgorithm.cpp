@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/Prefetch.h>
 #include <utility>
 
 namespace bdt
@@ -173,17 +174,6 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
             shape->RestToWorld(object->getWorldTransform());
     return true;
 }
-
-namespace
-{
-
-void PrefetchBytes(const void* inObject, std::size_t inBytes)
-{
-    for (std::size_t offset = 0; offset < inBytes; offset += 64)
-        __builtin_prefetch(static_cast<const char*>(inObject) + offset);
-}
-
-} // namespace
 
 void DeformableCollisionAlgorithm::PrefetchObjects(const PreparedPair& inPair)
 {

@@ -3,6 +3,7 @@
 
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/Prefetch.h>
 #include <bdt/core/Error.h>
 
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
@@ -347,8 +348,8 @@ void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImp
 void DeformableShape::Prefetch() const
 {
     mState.Prefetch();
-    __builtin_prefetch(mStepDisplacement.data());
-    __builtin_prefetch(mStepCompliance.data());
+    PrefetchBytes(mStepDisplacement.data(), 64);
+    PrefetchBytes(mStepCompliance.data(), 64);
 }
 
 bool DeformableShape::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection, const Mat3d& inRestToWorld,

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/bullet/ParallelDispatcher.h>
+#include <bdt/core/Prefetch.h>
 #include <bdt/core/TreeState.h>
 #include <exception>
 #include <mutex>
@@ -71,26 +72,21 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
     // it), their distances and the shapes' caches that the threads only read.
     // Each pair is a chain of loads scattered over a large pile's memory (pair → proxies → objects → shapes
     // and algorithm): fetched ahead in stages, the loop waits on one miss at a time.
-    const auto prefetch = [](const void* inObject, std::size_t inBytes)
-    {
-        for (std::size_t offset = 0; offset < inBytes; offset += 64)
-            __builtin_prefetch(static_cast<const char*>(inObject) + offset);
-    };
     for (int i = 0; i < pairCount; ++i)
     {
         if (i + 6 < pairCount)
             for (const btBroadphaseProxy* proxy : {pairs[i + 6].m_pProxy0, pairs[i + 6].m_pProxy1})
-                prefetch(proxy, sizeof(btBroadphaseProxy));
+                PrefetchBytes(proxy, sizeof(btBroadphaseProxy));
         if (i + 3 < pairCount)
         {
             for (const btBroadphaseProxy* proxy : {pairs[i + 3].m_pProxy0, pairs[i + 3].m_pProxy1})
-                prefetch(proxy->m_clientObject, sizeof(btCollisionObject));
+                PrefetchBytes(proxy->m_clientObject, sizeof(btCollisionObject));
             if (pairs[i + 3].m_algorithm != nullptr)
-                prefetch(pairs[i + 3].m_algorithm, 64);
+                PrefetchBytes(pairs[i + 3].m_algorithm, 64);
         }
         if (i + 1 < pairCount)
             for (const btBroadphaseProxy* proxy : {pairs[i + 1].m_pProxy0, pairs[i + 1].m_pProxy1})
-                prefetch(static_cast<const btCollisionObject*>(proxy->m_clientObject)->getCollisionShape(), 64);
+                PrefetchBytes(static_cast<const btCollisionObject*>(proxy->m_clientObject)->getCollisionShape(), 64);
         btBroadphasePair& pair = pairs[i];
         auto* object0 = static_cast<btCollisionObject*>(pair.m_pProxy0->m_clientObject);
         auto* object1 = static_cast<btCollisionObject*>(pair.m_pProxy1->m_clientObject);

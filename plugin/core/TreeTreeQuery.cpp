@@ -11,6 +11,12 @@
 #include <span>
 #include <vector>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define BDT_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define BDT_ALWAYS_INLINE
+#endif
+
 namespace bdt
 {
 
@@ -157,7 +163,7 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
     std::uint64_t tests = 0, updatesA = 0, updatesB = 0;
     // Tests a pair; an overlapping one is reported (both terminal) or stacked to be split. (Inlined: it is
     // most of the loop.)
-    const auto consider = [&](const PairEntry& inPair) __attribute__((always_inline))
+    const auto consider = [&](const PairEntry& inPair) BDT_ALWAYS_INLINE
     {
         ++tests;
         if (!frame.Overlap(inPair.sphereA, inPair.sphereB))

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bdt/core/AlignedAllocator.h>
+#include <bdt/core/Prefetch.h>
 #include <bdt/core/ProxyLevel.h>
 #include <bdt/core/SphereUpdate.h>
 
@@ -178,10 +179,9 @@ public:
     /// effect on any result.
     void Prefetch() const
     {
-        for (std::size_t offset = 0; offset < mQq.size() * sizeof(float); offset += 64)
-            __builtin_prefetch(reinterpret_cast<const char*>(mQq.data()) + offset);
-        __builtin_prefetch(mSpheres.data());
-        __builtin_prefetch(mStamp.data());
+        PrefetchBytes(mQq.data(), mQq.size() * sizeof(float));
+        PrefetchBytes(mSpheres.data(), 64);
+        PrefetchBytes(mStamp.data(), 64);
     }
 
     /// Number of sphere updates computed since the last `ResetCounters` (8M flops each).
