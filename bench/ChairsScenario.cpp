@@ -5,6 +5,8 @@
 // sphere updates, memory, and the deformable / rigid ratio. `--front` turns the narrowphase's front
 // tracking on (`DeformableShapeSettings::frontTracking`); `--scenes front` steps the deformable pile with
 // front tracking and without it alternately instead (the same motion, bit for bit: the A/B of its cost).
+// `--skin` sets the pair cache's skin (`DeformableShapeSettings::pairCacheSkin`), and `--scenes skin` steps
+// the deformable pile with the cache and without it alternately (also the same motion, bit for bit).
 // `--scenes bullet` (or `all`) adds the pile as a Bullet user models it today without this plugin: rigid
 // compounds of the chair's six boxes (`ChairParts`), same placements, mass and inertia, in the same kind of
 // world: the floor that Bullet's own broadphase, narrowphase and solver set for this scene.
@@ -45,8 +47,9 @@ struct ChairsOptions
     std::uint32_t seed = 1;  // the pile's random orientations
     std::uint32_t seeds = 1; // piles run, seeds seed .. seed + seeds - 1
     double timeStep = 1.0 / 60.0;
-    std::string scenes = "both"; // both (deformable, rigid), deformable, rigid, bullet, all, or front
+    std::string scenes = "both"; // both (deformable, rigid), deformable, rigid, bullet, all, front or skin
     bool front = false;          // front tracking on every body
+    double skin = DeformableShapeSettings{}.pairCacheSkin; // pair cache skin of every body (0: off)
     unsigned threads = 1;        // narrowphase threads of every scene's dispatcher
 };
 
@@ -58,27 +61,32 @@ enum class EChairs : std::uint8_t
     Bullet,     ///< Bullet's own rigid compound of the chair's boxes.
 };
 
-// A scene to build: its name in the report, its chairs, front tracking or not.
+// A scene to build: its name in the report, its chairs, front tracking or not, the pair cache's skin.
 struct SceneSpec
 {
     const char* name;
     EChairs chairs;
     bool front;
+    double skin;
 };
 
 // The scenes `--scenes` asks for, stepped alternately in this order.
 std::vector<SceneSpec> ChosenScenes(const ChairsOptions& inOptions)
 {
     if (inOptions.scenes == "front")
-        return {{"front_on", EChairs::Deformable, true}, {"front_off", EChairs::Deformable, false}};
+        return {{"front_on", EChairs::Deformable, true, inOptions.skin},
+                {"front_off", EChairs::Deformable, false, inOptions.skin}};
+    if (inOptions.scenes == "skin")
+        return {{"skin_on", EChairs::Deformable, inOptions.front, inOptions.skin},
+                {"skin_off", EChairs::Deformable, inOptions.front, 0.0}};
     const std::string& scenes = inOptions.scenes;
     std::vector<SceneSpec> specs;
     if (scenes == "both" || scenes == "all" || scenes == "deformable")
-        specs.push_back({"deformable", EChairs::Deformable, inOptions.front});
+        specs.push_back({"deformable", EChairs::Deformable, inOptions.front, inOptions.skin});
     if (scenes == "both" || scenes == "all" || scenes == "rigid")
-        specs.push_back({"rigid", EChairs::Rigid, inOptions.front});
+        specs.push_back({"rigid", EChairs::Rigid, inOptions.front, inOptions.skin});
     if (scenes == "all" || scenes == "bullet")
-        specs.push_back({"bullet", EChairs::Bullet, false});
+        specs.push_back({"bullet", EChairs::Bullet, false, 0.0});
     return specs;
 }
 
@@ -215,6 +223,7 @@ std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
         DeformableShape& shape = *World::Shape(body);
         DeformableShapeSettings settings = shape.Settings();
         settings.frontTracking = inSpec.front;
+        settings.pairCacheSkin = inSpec.skin;
         shape.SetSettings(settings);
         ioRun.chairs.push_back(body);
     }
@@ -233,12 +242,14 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
     const double bakeMs = std::chrono::duration<double, std::milli>(Clock::now() - bakeStart).count();
     const std::vector<SceneSpec> specs = ChosenScenes(inOptions);
     std::printf("chair: %zu triangles, M = %u, %u nodes, level %u; baked in %.0f ms; %u chairs, %d steps; "
-                "%u narrowphase threads; front tracking %s\n",
+                "%u narrowphase threads; front tracking %s; pair cache skin %s\n",
                 tree->GetModel().TriangleCount(), tree->ModeCount(), tree->NodeCount(), inOptions.level,
                 bakeMs, inOptions.count, inOptions.steps, inOptions.threads,
                 specs.size() == 2 && specs[0].front != specs[1].front ? "on and off"
                 : specs[0].front                                      ? "on"
-                                                                      : "off");
+                                                                      : "off",
+                inOptions.scenes == "skin" ? (std::to_string(inOptions.skin) + " and off").c_str()
+                                           : std::to_string(inOptions.skin).c_str());
 
     std::vector<Run> runs;
     for (const SceneSpec& spec : specs)
@@ -267,6 +278,10 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
                              {"front_tracking", inOptions.scenes == "front" ? "on and off"
                                                 : inOptions.front           ? "on"
                                                                             : "off"},
+                             {"pair_cache_skin", inOptions.skin},
+                             {"pair_cache", inOptions.scenes == "skin" ? "on and off"
+                                            : inOptions.skin > 0.0     ? "on"
+                                                                       : "off"},
                              {"asset_mb", double(asset->MemoryBytes()) / 1e6},
                              {"peak_resident_mb", PeakResidentBytes() / 1e6}};
     nlohmann::json scenes = nlohmann::json::array();
@@ -371,8 +386,9 @@ const bool sRegistered = RegisterScenario(
         ioCommand
             .add_option("--scenes", options->scenes,
                         "both (deformable and rigid), deformable, rigid, bullet (Bullet's own compound "
-                        "chairs), all (the three), or front (deformable with front tracking and without)")
-            ->check(CLI::IsMember({"both", "deformable", "rigid", "bullet", "all", "front"}));
+                        "chairs), all (the three), front (deformable with front tracking and without) or skin "
+                        "(deformable with the pair cache and without)")
+            ->check(CLI::IsMember({"both", "deformable", "rigid", "bullet", "all", "front", "skin"}));
         ioCommand
             .add_option("--threads", options->threads,
                         "Narrowphase threads (bdt::ParallelDispatcher) in every scene; 0: the machine's")
@@ -380,6 +396,11 @@ const bool sRegistered = RegisterScenario(
         ioCommand.add_flag("--front", options->front,
                            "Front tracking on: each deformable pair's proxy descent starts from last step's "
                            "front (off by default; --scenes front runs both)");
+        ioCommand
+            .add_option("--skin", options->skin,
+                        "Pair cache skin, a fraction of each chair's rest bounding radius (0: off; "
+                        "--scenes skin runs with it and without)")
+            ->check(CLI::Range(0.0, 1.0));
         return [options] { return RunChairs(*options); };
     });
 

@@ -118,10 +118,10 @@ double RadiusGrowth(const DeformableShape& inShape, std::uint32_t inNode)
 
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
-                      TraversalFront* ioFront)
+                      TraversalFront* ioFront, ProxyPairCache* ioCache)
 {
     const std::size_t first = outContacts.size();
-    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront);
+    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache);
     // Contact geometry: a proxy pushes with its sphere moved by the proxy's mean displacement (c' = c + Ū q,
     // eq. 5) at its rest radius. The radius growth (eq. 7) bounds how far the proxy's triangles spread about
     // that centre, which the culling needs, but it grows with |q| whichever way the body deforms: pushing
@@ -235,7 +235,7 @@ void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjec
 
 void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                             double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
-                            TraversalFront* ioFront)
+                            TraversalFront* ioFront, ProxyPairCache* ioCache)
 {
     const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
     if (shapeA == nullptr)
@@ -257,6 +257,8 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
         const DeformedBody bodyB = deformableB->Body(transformB, deformableB->getMargin());
         if (ioFront != nullptr)
             CollideProxies(bodyA, bodyB, *ioFront, proxyContacts, ioStats);
+        else if (ioCache != nullptr)
+            CollideProxies(bodyA, bodyB, *ioCache, proxyContacts, ioStats);
         else
             CollideProxies(bodyA, bodyB, proxyContacts, ioStats);
         SortByProxies(proxyContacts);

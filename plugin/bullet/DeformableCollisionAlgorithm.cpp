@@ -14,6 +14,8 @@
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Prefetch.h>
+#include <bdt/core/ProxyPairCache.h>
+#include <bdt/core/TraversalFront.h>
 #include <utility>
 
 namespace bdt
@@ -22,14 +24,15 @@ namespace bdt
 // Bullet's pool elements are 192 bytes by default; per-pair data lives on the heap.
 static_assert(sizeof(DeformableCollisionAlgorithm) <= 64, "DeformableCollisionAlgorithm is kept small");
 
-/// The front of a pair of deformables and the shapes it was made for, A's and B's. The core query already
-/// starts from the roots when the trees or proxy levels differ from the front's (`TraversalFront::Key`); the
-/// shapes catch a swap of roles between two bodies of one asset, which the key cannot see. (Even such a front
-/// would give the right contacts, any front being a complete cut of the pair's proxy pairs; it would only
-/// start the descent in the wrong places.)
-struct DeformableCollisionAlgorithm::PairFront
+/// The temporal coherence of a pair of deformables, and the shapes it was made for, A's and B's. The core
+/// queries already start afresh when the trees or proxy levels (front) or states (cache) differ from what
+/// they were made with; the shapes catch a swap of roles between two bodies of one asset, which the front's
+/// key cannot see. (Even such a front would give the right contacts, any front being a complete cut of the
+/// pair's proxy pairs; it would only start the descent in the wrong places.)
+struct DeformableCollisionAlgorithm::PairCoherence
 {
     TraversalFront front;
+    ProxyPairCache cache;
     const DeformableShape* shapeA = nullptr;
     const DeformableShape* shapeB = nullptr;
 };
@@ -81,25 +84,41 @@ DeformableCollisionAlgorithm::~DeformableCollisionAlgorithm()
     ReleaseManifolds();
 }
 
-TraversalFront* DeformableCollisionAlgorithm::FrontFor(const DeformableShape& inA,
-                                                       const btCollisionShape* inB)
+DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceFor(const DeformableShape& inA,
+                                                                                 const btCollisionShape* inB)
 {
     const DeformableShape* shapeB = AsDeformable(inB);
-    if (mClosestPoints || shapeB == nullptr || !inA.Settings().frontTracking ||
-        !shapeB->Settings().frontTracking)
+    const bool front = shapeB != nullptr && inA.Settings().frontTracking && shapeB->Settings().frontTracking;
+    // The skin in world units, from each body's rest bounding radius (stable across steps, so the list is
+    // not dropped for a change of skin).
+    const auto skinOf = [](const DeformableShape& inShape)
     {
-        mFront.reset();
-        return nullptr;
-    }
-    if (!mFront)
-        mFront = std::make_unique<PairFront>();
-    if (mFront->shapeA != &inA || mFront->shapeB != shapeB)
+        return inShape.Settings().pairCacheSkin * double(inShape.State().Proxies().Row(0)[3]) *
+               double(inShape.getLocalScaling().x());
+    };
+    const double skin = shapeB != nullptr && !front ? std::min(skinOf(inA), skinOf(*shapeB)) : 0.0;
+    if (mClosestPoints || (!front && !(skin > 0.0)))
     {
-        mFront->front.Clear();
-        mFront->shapeA = &inA;
-        mFront->shapeB = shapeB;
+        mCoherence.reset();
+        return {};
     }
-    return &mFront->front;
+    if (!mCoherence)
+        mCoherence = std::make_unique<PairCoherence>();
+    if (mCoherence->shapeA != &inA || mCoherence->shapeB != shapeB)
+    {
+        mCoherence->front.Clear();
+        mCoherence->cache.Clear();
+        mCoherence->shapeA = &inA;
+        mCoherence->shapeB = shapeB;
+    }
+    if (front)
+    {
+        mCoherence->cache.Clear();
+        return {&mCoherence->front, nullptr};
+    }
+    mCoherence->front.Clear();
+    mCoherence->cache.SetSkin(skin);
+    return {nullptr, &mCoherence->cache};
 }
 
 double DeformableCollisionAlgorithm::HeldDistance() const
@@ -199,8 +218,8 @@ void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::v
     const btCollisionObjectWrapper b = TopLevelWrapper(*ioPair.objectB);
     ioScratch.clear();
     QueryStats stats;
-    GenerateContacts(a, b, ioPair.search, ioScratch, stats,
-                     FrontFor(*AsDeformable(a.getCollisionShape()), b.getCollisionShape()));
+    const Coherence coherence = CoherenceFor(*AsDeformable(a.getCollisionShape()), b.getCollisionShape());
+    GenerateContacts(a, b, ioPair.search, ioScratch, stats, coherence.front, coherence.cache);
     PlanRegions(a, b, ioScratch, ioPair.threshold, ioPair.plan);
     ioPair.plan.stats = stats;
     ioPair.ready = true;
@@ -265,7 +284,8 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     thread_local std::vector<PairContact> generated;
     generated.clear();
     QueryStats stats;
-    GenerateContacts(a, b, search, generated, stats, FrontFor(*shapeA, b.getCollisionShape()));
+    const Coherence coherence = CoherenceFor(*shapeA, b.getCollisionShape());
+    GenerateContacts(a, b, search, generated, stats, coherence.front, coherence.cache);
 
     if (mClosestPoints)
     {

@@ -168,7 +168,12 @@ private:
     /// points give theirs back, each planned region's points are warm-started from last step's and written.
     void CommitRegions(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                        const RegionPlan& inPlan, double inThreshold, double inTimeStep);
-    struct PairFront;
+    struct PairCoherence;
+    struct Coherence
+    {
+        TraversalFront* front = nullptr;
+        ProxyPairCache* cache = nullptr;
+    };
 
     void ReleaseManifolds();
     /// The farthest distance, m, of the points the pair's manifolds hold from the last step (0 if none).
@@ -177,12 +182,14 @@ private:
     /// `HeldDistance` (capped at τ = `inThreshold`). `inA`, `inB` in the pair's A, B roles.
     double SearchDistance(double inThreshold, double inTimeStep, const btCollisionObject& inA,
                           const btCollisionObject& inB) const;
-    /// The front to pass to `GenerateContacts` for deformable A against `inB`, or null (B not deformable,
-    /// closest points, or front tracking off on either side). Cleared when the bodies' roles changed.
-    TraversalFront* FrontFor(const DeformableShape& inA, const btCollisionShape* inB);
+    /// The front or the pair cache to pass to `GenerateContacts` for deformable A against `inB`, or neither
+    /// (B not deformable, closest points, or both off): the front when both bodies track fronts, else the
+    /// cache when both have a skin (`DeformableShapeSettings::pairCacheSkin`). Cleared when the bodies'
+    /// roles changed.
+    Coherence CoherenceFor(const DeformableShape& inA, const btCollisionShape* inB);
 
     std::vector<RegionManifold> mManifolds; ///< One per kept region, ascending region keys.
-    std::unique_ptr<PairFront> mFront;      ///< Two deformables with front tracking only; else null.
+    std::unique_ptr<PairCoherence> mCoherence; ///< Two deformables with a front or a skin only; else null.
     PreparedPair* mPrepared = nullptr;      ///< Set by a `ParallelDispatcher` for one dispatch.
     bool mClosestPoints = false;
 };

@@ -70,6 +70,9 @@ const DeformableShapeSettings& CheckedSettings(const DeformableShapeSettings& in
                     std::to_string(inSettings.mass));
     if (inSettings.maxManifoldsPerPair == 0)
         throw Error("deformable shape maxManifoldsPerPair must be at least 1");
+    if (!std::isfinite(inSettings.pairCacheSkin) || inSettings.pairCacheSkin < 0.0)
+        throw Error("deformable shape pairCacheSkin must be non-negative and finite, got " +
+                    std::to_string(inSettings.pairCacheSkin));
     return inSettings;
 }
 

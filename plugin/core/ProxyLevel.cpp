@@ -165,6 +165,17 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
         for (std::uint32_t column = 0; column <= m; ++column)
             mCentreBounds[column] =
                 std::max(mCentreBounds[column], RoundUpToFloat(Vec(Row(i) + 4 * column).norm() * (1.0 + 1e-6)));
+
+    mProxyRadiusBounds.assign(m + 2, 0.0f);
+    for (std::uint32_t i = 0; i < VisitCount(); ++i)
+    {
+        if (!IsProxy(i))
+            continue;
+        const float* proxy = Row(i);
+        for (std::uint32_t column = 0; column <= m; ++column)
+            mProxyRadiusBounds[column] = std::max(mProxyRadiusBounds[column], std::abs(proxy[4 * column + 3]));
+        mProxyRadiusBounds[m + 1] = std::max(mProxyRadiusBounds[m + 1], std::abs(proxy[tight]));
+    }
 }
 
 } // namespace bdt

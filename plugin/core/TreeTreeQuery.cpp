@@ -6,6 +6,7 @@
 #include <array>
 #include <iterator>
 #include <bdt/core/BDTree.h>
+#include <bdt/core/ProxyPairCache.h>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <span>
@@ -342,6 +343,288 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
         front.swap(next);
     else
         ioFront.Clear();
+}
+
+namespace
+{
+
+// How far any proxy of a body can have moved in its rest frame (model units) since q was `inQ0`: its centre
+// by Σ_j b_j|Δq_j| (b_j ≥ ‖Ū_j‖, `ProxyLevel::CentreBounds`) and its radius by max(Σ_j e_j|Δq_j|, δ‖Δq‖₂)
+// (`ProxyLevel::ProxyRadiusBounds`, either bound), exact arithmetic.
+double ProxyDrift(const TreeState& inState, std::span<const float> inQ0)
+{
+    const std::span<const float> q = inState.Q();
+    const std::span<const float> centre = inState.Proxies().CentreBounds();
+    const std::span<const float> radius = inState.Proxies().ProxyRadiusBounds();
+    const std::uint32_t m = inState.ModeCount();
+    double moved = 0.0, grown = 0.0, squared = 0.0;
+    for (std::uint32_t j = 0; j < m; ++j)
+    {
+        const double dq = std::abs(double(q[j]) - double(inQ0[j]));
+        moved += double(centre[j + 1]) * dq;
+        grown += double(radius[j + 1]) * dq;
+        squared += dq * dq;
+    }
+    return moved + std::max(grown, double(radius[m + 1]) * std::sqrt(squared));
+}
+
+// A bound on every proxy's updated radius at the current q (model units): R + ΣΔR_j|q_j| at their largest
+// (the tight bound's radius is never larger).
+double LargestProxyRadius(const TreeState& inState)
+{
+    const std::span<const float> radius = inState.Proxies().ProxyRadiusBounds();
+    const std::span<const float> q = inState.Q();
+    double largest = double(radius[0]);
+    for (std::uint32_t j = 0; j < inState.ModeCount(); ++j)
+        largest += double(radius[j + 1]) * std::abs(double(q[j]));
+    return largest;
+}
+
+// A bound on the float rounding of any proxy's updated centre and radius at the current q (model units): γ
+// of the magnitudes of the terms summed (‖c‖ + Σ‖Ū_j‖|q_j| and R + ΣΔR_j|q_j|).
+double ProxyRounding(const TreeState& inState)
+{
+    return 2.0 * FloatUpdateSlack(inState.ModeCount()) * (double(inState.CentreBound()) + LargestProxyRadius(inState));
+}
+
+// A ball containing the intersection of balls (c1, r1) and (c2, r2): the ball through the circle where their
+// spheres meet when each cap of the lens is at most a hemisphere, else the smaller ball. False when they do
+// not intersect.
+bool LensBall(const Vec3d& inC1, double inR1, const Vec3d& inC2, double inR2, Vec3d& outCentre, double& outRadius)
+{
+    const double d = (inC2 - inC1).norm();
+    if (d > inR1 + inR2)
+        return false;
+    outCentre = inR1 <= inR2 ? inC1 : inC2;
+    outRadius = std::min(inR1, inR2);
+    if (d <= 0.0)
+        return true;
+    // Distance from c1 to the plane of the circle; the circle's radius.
+    const double along = (d * d + inR1 * inR1 - inR2 * inR2) / (2.0 * d);
+    if (along < 0.0 || along > d)
+        return true;
+    const double circle = std::sqrt(std::max(0.0, inR1 * inR1 - along * along));
+    if (circle < outRadius)
+    {
+        outCentre = inC1 + (along / d) * (inC2 - inC1);
+        outRadius = circle * (1.0 + 1e-9) + 1e-12 * (inR1 + inR2);
+    }
+    return true;
+}
+
+// B's frame in A's, world-scaled: N = s_B R_Aᵀ R_B and u = R_Aᵀ(t_B − t_A), so a world gap between a proxy of
+// A at c_a and one of B at c_b is ‖s_A c_a − N c_b − u‖ − s_A r_a − s_B r_b (less the inflates).
+struct PairPlacement
+{
+    Mat3d rotation;
+    Vec3d translation;
+};
+
+PairPlacement PlacementOf(const DeformedBody& inA, const DeformedBody& inB)
+{
+    const Mat3d toA = inA.pose.rotation.transpose();
+    return {inB.scale * (toA * inB.pose.rotation), toA * (inB.pose.translation - inA.pose.translation)};
+}
+
+// The double tests' slack (`detail::SpheresOverlap`) for spheres up to `inExtent` from the bodies' origins:
+// its relative part on the reach and its part on the coordinates, with room.
+double TestSlack(const DeformedBody& inA, const DeformedBody& inB, double inExtent, double inReach)
+{
+    const double coordinates = inA.pose.translation.cwiseAbs().maxCoeff() +
+                               inB.pose.translation.cwiseAbs().maxCoeff() + inExtent;
+    return 4.0 * (detail::cRelativeSlack * (inReach + inExtent) + detail::cPositionSlack * coordinates);
+}
+
+} // namespace
+
+/// Grants the queries access to a pair cache's state.
+struct ProxyPairCacheAccess
+{
+    static ProxyPairCache::Key KeyOf(const DeformedBody& inA, const DeformedBody& inB)
+    {
+        return {inA.state,
+                inB.state,
+                &inA.state->Proxies(),
+                &inB.state->Proxies(),
+                int(inA.state->Bound()),
+                int(inB.state->Bound()),
+                inA.scale,
+                inB.scale};
+    }
+
+    // Whether the list answers this query. A pair (a, b) within reach now was within reach + s when the list
+    // was made if its gap can have closed by at most s since: the proxies' drift in their bodies' frames, the
+    // motion of B's frame in A's (B's centres c_b mapped by N c_b + u), the reach's growth and the rounding
+    // of the spheres then and now. B's frame's motion moves c_b by (N − N₀)c_b + (u − u₀) = [(N − N₀)p +
+    // (u − u₀)] + (N − N₀)(c_b − p) for any pivot p: the motion of p, plus the turn times how far c_b is from
+    // p. Only B's proxies that can touch A now matter, and those lie in A's root sphere (it wraps A's proxies)
+    // widened by the reach and B's largest proxy, and in B's root sphere: p and the distance are taken from
+    // the ball around that lens (widened by B's drift: where those centres were then), so two bodies resting
+    // on each other are limited by their turn times the size of their contact zone, not of the bodies.
+    static bool Answers(const ProxyPairCache& inCache, const DeformedBody& inA, const DeformedBody& inB,
+                        const PairPlacement& inPlacement, double inRounding, double inExtent)
+    {
+        const TreeState& a = *inA.state;
+        const TreeState& b = *inB.state;
+        const double reach = inA.inflate + inB.inflate;
+        const double slack = TestSlack(inA, inB, inExtent, reach + inCache.mSkin);
+        const double driftA = inA.scale * ProxyDrift(a, inCache.mQA);
+        const double driftB = inB.scale * ProxyDrift(b, inCache.mQB);
+        // The lens in B's frame, world-scaled (s_B times B's model units).
+        const UpdatedSphere rootA = a.ComputeSphereNow(0);
+        const UpdatedSphere rootB = b.ComputeSphereNow(0);
+        const Mat3d& rotation = inPlacement.rotation; // N = s_B R_rel
+        const Vec3d centreA =
+            rotation.transpose() * (inA.scale * Vec3d(rootA.center[0], rootA.center[1], rootA.center[2]) -
+                                    inPlacement.translation) /
+            inB.scale; // s_B N⁻¹ = Nᵀ / s_B
+        const Vec3d centreB = inB.scale * Vec3d(rootB.center[0], rootB.center[1], rootB.center[2]);
+        const double largestProxyB = inB.scale * LargestProxyRadius(b);
+        const double radiusA = inA.scale * double(rootA.radius) + reach + largestProxyB + inRounding + slack;
+        const double radiusB = inB.scale * double(rootB.radius) + inRounding + slack;
+        Vec3d pivot;
+        double spread;
+        if (!LensBall(centreA, radiusA, centreB, radiusB, pivot, spread))
+            return true; // no proxy of B can touch A now: the descent finds nothing, and neither does the list
+        pivot /= inB.scale;                                  // B's model units
+        spread = spread * (1.0 + 1e-9) + driftB + inRounding; // where those centres were then, world-scaled
+        const Mat3d turn = rotation - inCache.mRotation;
+        const Vec3d columns[3] = {turn.col(0), turn.col(1), turn.col(2)};
+        const double turnNorm = SpectralNorm(columns) / inB.scale; // ‖R_rel − R_rel₀‖₂
+        const double closing = driftA + driftB + (turn * pivot + (inPlacement.translation - inCache.mTranslation)).norm() +
+                               turnNorm * spread;
+        const double bound = closing * (1.0 + 1e-9) + (reach - inCache.mReach) + inRounding + inCache.mRounding + slack;
+        return bound <= inCache.mSkin;
+    }
+
+    static void Query(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
+                      std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+    {
+        ProxyPairCache& cache = ioCache;
+        TreeState& a = *inA.state;
+        TreeState& b = *inB.state;
+        if (cache.mSkin <= 0.0 || a.TemporalCoherence() || b.TemporalCoherence())
+        {
+            cache.Clear();
+            ++cache.mDescents;
+            CollideProxies(inA, inB, outContacts, ioStats);
+            return;
+        }
+        const ProxyPairCache::Key key = KeyOf(inA, inB);
+        if (cache.mValid && cache.mKey != key)
+            cache.Clear();
+        const PairPlacement placement = PlacementOf(inA, inB);
+        const double rounding = inA.scale * ProxyRounding(a) + inB.scale * ProxyRounding(b);
+        // How far the bodies' spheres reach from their origins, for the tests' slack on the coordinates.
+        const double extent =
+            inA.scale * 2.0 * double(a.CentreBound()) + inB.scale * 2.0 * double(b.CentreBound());
+        if (cache.mValid && Answers(cache, inA, inB, placement, rounding, extent))
+        {
+            // Each kept pair tested exactly as the descent tests a terminal pair; each proxy's sphere computed
+            // once (a proxy is in several pairs).
+            thread_local std::vector<WorldSphere> spheresA, spheresB;
+            spheresA.resize(cache.mNodesA.size());
+            spheresB.resize(cache.mNodesB.size());
+            for (std::size_t i = 0; i < cache.mNodesA.size(); ++i)
+                spheresA[i] = detail::PlaceSphere(inA, a.ComputeSphereNow(cache.mNodesA[i]));
+            for (std::size_t i = 0; i < cache.mNodesB.size(); ++i)
+                spheresB[i] = detail::PlaceSphere(inB, b.ComputeSphereNow(cache.mNodesB[i]));
+            std::uint64_t contacts = 0;
+            for (const ProxyPairCache::KeptPair& pair : cache.mPairs)
+            {
+                const WorldSphere& worldA = spheresA[pair.indexA];
+                const WorldSphere& worldB = spheresB[pair.indexB];
+                if (detail::SpheresOverlap(worldA, worldB))
+                {
+                    outContacts.push_back(
+                        SphereContact(worldA, worldB, cache.mNodesA[pair.indexA], cache.mNodesB[pair.indexB]));
+                    ++contacts;
+                }
+            }
+            ioStats.overlapTests += cache.mPairs.size();
+            ioStats.contacts += contacts;
+            a.CountUpdates(cache.mNodesA.size());
+            b.CountUpdates(cache.mNodesB.size());
+            cache.mReused = true;
+            ++cache.mReuses;
+            return;
+        }
+        // A list that was never reused: the bodies move too fast for the skin. Descend without it for a while.
+        if (cache.mValid && !cache.mReused)
+        {
+            ++cache.mFailures;
+            cache.mHoldOff = std::min(1u << std::min(cache.mFailures - 1, 4u), 16u);
+        }
+        else if (cache.mValid)
+            cache.mFailures = 0;
+        cache.Clear();
+        ++cache.mDescents;
+        if (cache.mHoldOff > 0)
+        {
+            --cache.mHoldOff;
+            CollideProxies(inA, inB, outContacts, ioStats);
+            return;
+        }
+        // The descent from the roots with A's reach widened by the skin: every proxy pair within reach + skin
+        // is kept, and those within the reach give contacts, tested as the descent would (B's sphere as it
+        // placed it; A's placed again without the skin).
+        DeformedBody wideA = inA;
+        wideA.inflate += cache.mSkin;
+        std::uint64_t contacts = 0;
+        thread_local std::vector<TraversalFront::NodePair> found;
+        found.clear();
+        DescendPairs<false>(wideA, inB, cRoots, nullptr, ioStats,
+                            [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const WorldSphere&,
+                                const WorldSphere& inWorldB)
+                            {
+                                found.push_back({inNodeA, inNodeB});
+                                const WorldSphere worldA = detail::PlaceSphere(inA, a.ComputeSphereNow(inNodeA));
+                                if (detail::SpheresOverlap(worldA, inWorldB))
+                                {
+                                    outContacts.push_back(SphereContact(worldA, inWorldB, inNodeA, inNodeB));
+                                    ++contacts;
+                                }
+                            });
+        ioStats.contacts += contacts;
+        a.CountUpdates(found.size());
+        cache.Keep(found);
+        cache.mQA.assign(a.Q().begin(), a.Q().end());
+        cache.mQB.assign(b.Q().begin(), b.Q().end());
+        cache.mRotation = placement.rotation;
+        cache.mTranslation = placement.translation;
+        cache.mReach = inA.inflate + inB.inflate;
+        cache.mRounding = rounding;
+        cache.mKey = key;
+        cache.mValid = true;
+        cache.mReused = false;
+    }
+};
+
+void ProxyPairCache::Keep(std::span<const TraversalFront::NodePair> inPairs)
+{
+    mNodesA.clear();
+    mNodesB.clear();
+    for (const TraversalFront::NodePair& pair : inPairs)
+    {
+        mNodesA.push_back(pair.nodeA);
+        mNodesB.push_back(pair.nodeB);
+    }
+    for (std::vector<std::uint32_t>* nodes : {&mNodesA, &mNodesB})
+    {
+        std::sort(nodes->begin(), nodes->end());
+        nodes->erase(std::unique(nodes->begin(), nodes->end()), nodes->end());
+    }
+    const auto indexOf = [](const std::vector<std::uint32_t>& inNodes, std::uint32_t inNode)
+    { return std::uint32_t(std::lower_bound(inNodes.begin(), inNodes.end(), inNode) - inNodes.begin()); };
+    mPairs.clear();
+    for (const TraversalFront::NodePair& pair : inPairs)
+        mPairs.push_back({indexOf(mNodesA, pair.nodeA), indexOf(mNodesB, pair.nodeB)});
+}
+
+void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    ProxyPairCacheAccess::Query(inA, inB, ioCache, outContacts, ioStats);
 }
 
 void CollideTriangles(DeformedBody inA, DeformedBody inB, std::vector<TrianglePair>& outPairs,

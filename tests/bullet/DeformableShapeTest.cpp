@@ -219,6 +219,12 @@ TEST(DeformableShape, ConstructorRejectsBadInput)
     DeformableShapeSettings settings;
     settings.maxManifoldsPerPair = 0;
     EXPECT_THROW(DeformableShape(asset, settings), Error);
+    for (const double skin : {-0.01, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()})
+    {
+        settings = {};
+        settings.pairCacheSkin = skin;
+        EXPECT_THROW(DeformableShape(asset, settings), Error) << skin;
+    }
     settings = {};
     settings.modal.stiffnessScale = 0.0f;
     EXPECT_THROW(DeformableShape(asset, settings), Error);
@@ -921,11 +927,12 @@ TEST(DeformableShape, SetSettingsValidatesEverythingBeforeApplyingAnything)
     ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
     const double modalMass = shape.Dynamics().ModalMass(0);
 
-    std::vector<DeformableShapeSettings> bad(4, original);
+    std::vector<DeformableShapeSettings> bad(5, original);
     bad[0].mass = -1.0;
     bad[1].maxManifoldsPerPair = 0;
     bad[2].modal.stiffnessScale = -1.0f;
     bad[3].mass = std::numeric_limits<double>::infinity();
+    bad[4].pairCacheSkin = -1.0;
     for (DeformableShapeSettings& settings : bad)
     {
         settings.proxyLevel = 2; // would change the proxies if applied

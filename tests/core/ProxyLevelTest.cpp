@@ -1,4 +1,5 @@
 #include "support/Conservativeness.h"
+#include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
 #include <bdt/core/ProxyLevel.h>
@@ -6,6 +7,8 @@
 
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <cmath>
+#include <span>
 #include <iostream>
 
 namespace bdt
@@ -152,6 +155,60 @@ TEST(ProxyLevel, CoarseSpheresStayCloseToTheMinimalSpheres)
         std::cout << "[ info ] L=" << level << ": wrapped root radius / minimal " << rootRatio << "\n";
         EXPECT_LT(rootRatio, bound);
     }
+}
+
+// `ProxyRadiusBounds` bound every proxy's updated radius, R + ΔRᵀ|q| at most e_0 + Σ e_j|q_j|, and its change
+// between two q, at most max(Σ e_j|Δq_j|, e_{M+1}‖Δq‖₂), under both bounds: what the pair cache's skin test
+// relies on. Checked on the float spheres the queries use, against every proxy for random q pairs (small and
+// large steps).
+TEST(ProxyLevel, ProxyRadiusBoundsBoundEveryProxy)
+{
+    const auto tree = test::ShapeTree("chair", 2500, 8);
+    const double size = test::ModelRadius(tree->GetModel());
+    const auto proxies = std::make_shared<const ProxyLevel>(tree, 6);
+    const std::span<const float> bounds = proxies->ProxyRadiusBounds();
+    const std::uint32_t m = tree->ModeCount();
+    ASSERT_EQ(bounds.size(), m + 2u);
+    std::mt19937 random(3);
+    double usedChange = 0.0; // the largest share of the change bound a proxy's radius used
+    for (EBound bound : {EBound::Paper, EBound::Tight})
+    {
+        TreeState before(proxies), after(proxies);
+        before.SetBound(bound);
+        after.SetBound(bound);
+        for (int trial = 0; trial < 40; ++trial)
+        {
+            const std::vector<float> q0 = test::RandomQ(m, 0.1 * size, random);
+            std::vector<float> q1 = q0;
+            const double step = trial % 2 == 0 ? 1e-3 * size : 0.05 * size;
+            const std::vector<float> dq = test::RandomQ(m, step, random);
+            for (std::uint32_t j = 0; j < m; ++j)
+                q1[j] += dq[j];
+            ASSERT_TRUE(before.SetQ(q0));
+            ASSERT_TRUE(after.SetQ(q1));
+            double largest = bounds[0], grown = 0.0, squared = 0.0;
+            for (std::uint32_t j = 0; j < m; ++j)
+            {
+                const double d = std::abs(double(q1[j]) - double(q0[j]));
+                largest += double(bounds[j + 1]) * std::abs(double(q1[j]));
+                grown += double(bounds[j + 1]) * d;
+                squared += d * d;
+            }
+            const double change = std::max(grown, double(bounds[m + 1]) * std::sqrt(squared));
+            for (std::uint32_t node : test::ProxyNodes(*proxies))
+            {
+                const double r0 = before.ComputeSphereNow(node).radius;
+                const double r1 = after.ComputeSphereNow(node).radius;
+                ASSERT_LE(r1, largest * (1.0 + 1e-5)) << "proxy " << node;
+                ASSERT_LE(std::abs(r1 - r0), change + 1e-5 * largest) << "proxy " << node;
+                if (change > 0.0)
+                    usedChange = std::max(usedChange, std::abs(r1 - r0) / change);
+            }
+        }
+    }
+    // Not vacuous: some proxy's radius changes by a good share of the bound.
+    std::cout << "[ info ] largest share of the change bound used: " << usedChange << "\n";
+    EXPECT_GT(usedChange, 0.3);
 }
 
 } // namespace

@@ -60,6 +60,12 @@ public:
     /// for any node: how far from the rest frame's origin an updated centre can be (M + 1 entries).
     std::span<const float> CentreBounds() const { return mCentreBounds; }
 
+    /// Bounds on the proxies' radius terms (M + 2 entries): entry 0 the largest rest radius R, entry j + 1 the
+    /// largest ΔR_j, entry M + 1 the largest δR_tight, over the proxies' rows. A proxy's updated radius is at
+    /// most e_0 + Σ_j e_{j+1}|q_j|, and changes by at most max(Σ_j e_{j+1}|Δq_j|, e_{M+1}‖Δq‖₂) when q changes
+    /// by Δq, under either bound (`EBound`): what `ProxyPairCache` needs to know how far a proxy can move.
+    std::span<const float> ProxyRadiusBounds() const { return mProxyRadiusBounds; }
+
     /// The row to use for `inNode` (enlarged when above the proxies).
     const float* Row(std::uint32_t inNode) const
     {
@@ -78,6 +84,7 @@ private:
     AlignedVector<float> mRows;
     std::vector<std::uint32_t> mChildrenBelow; ///< `ChildrenBelow` of the visited nodes.
     std::vector<float> mCentreBounds;          ///< `CentreBounds`.
+    std::vector<float> mProxyRadiusBounds;     ///< `ProxyRadiusBounds`.
 };
 
 } // namespace bdt

@@ -2,6 +2,7 @@
 
 #include <bdt/core/Contact.h>
 #include <bdt/core/Primitives.h>
+#include <bdt/core/ProxyPairCache.h>
 #include <bdt/core/TraversalFront.h>
 #include <bdt/core/TreeState.h>
 
@@ -58,6 +59,12 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, std::vector<ProxyContact
 /// instead of from the roots, and the front moved to where this query stopped (`TraversalFront`). For bodies
 /// resting on each other it skips the coarse levels: about half the sphere tests.
 void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront, std::vector<ProxyContact>& outContacts,
+                    QueryStats& ioStats);
+/// The same contacts (as a set; the order may differ), answered from the pair's list of proxy pairs within
+/// reach plus a skin while the bodies have not moved relative to each other by more than the skin, else by a
+/// descent from the roots that makes a new list (`ProxyPairCache`). For bodies resting on each other: two
+/// sphere updates and one test per kept pair instead of a descent.
+void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache, std::vector<ProxyContact>& outContacts,
                     QueryStats& ioStats);
 /// Tree vs tree at the leaves: exactly the pairs of intersecting (or touching) deformed triangles, each pair
 /// once, `TrianglesIntersect` on the world triangles. Cost per leaf pair reached: 2 × 18M flops to deform

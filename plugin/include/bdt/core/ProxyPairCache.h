@@ -1,0 +1,124 @@
+#pragma once
+
+#include <bdt/core/Math.h>
+#include <bdt/core/TraversalFront.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bdt
+{
+
+class ProxyLevel;
+
+/// Temporal coherence of a tree-vs-tree proxy query by a skin (a Verlet list of proxy pairs): the proxy
+/// pairs of two bodies found within the contact reach plus a skin s, and how the bodies stood when they were
+/// found, kept for the next steps.
+///
+/// A later query first bounds how far any proxy pair's gap can have closed since (`CollideProxies` with a
+/// cache): A's proxies move in A's rest frame only by their modes, Σ_j b_j|Δq_j| (b_j the largest ‖Ū_j‖,
+/// `ProxyLevel::CentreBounds`), and their radii by at most max(Σ_j e_j|Δq_j|, δ‖Δq‖₂)
+/// (`ProxyLevel::ProxyRadiusBounds`); B's do the same in B's frame, and B's frame moves in A's by its relative
+/// rotation and translation (‖N − N₀‖·‖c_B‖ + ‖u − u₀‖, with N = s_B R_Aᵀ R_B and u = R_Aᵀ(t_B − t_A)), so
+/// bodies moving together do not use up the skin. While that bound, plus the growth of the reach and the
+/// float rounding of every term, stays within s, every pair now within the reach was within reach + s then:
+/// the query tests the kept pairs exactly as the descent tests its terminal pairs, and its contacts are
+/// exactly those of the descent from the roots (the same bits; the order may differ). Otherwise it descends
+/// from the roots with the reach widened by s and keeps what it found.
+///
+/// A settled pile reuses most pairs' lists: a pair then costs two sphere updates and one test per kept pair
+/// instead of a descent from the roots. Bodies moving fast relative to each other descend every step, a
+/// little wider than without the cache; after a list that was never reused, the pair descends without the
+/// skin (and keeps no list) for as many steps as it has failed in a row, doubling up to 16.
+///
+/// One per pair of bodies, owned by whoever owns the pair (a Bullet collision algorithm); the bodies' roles
+/// (A, B) must stay the same between queries (a query finding other states, proxy levels, bounds or scales
+/// than the list was made with starts again). Not used with §3.5 temporal coherence (those spheres are
+/// computed at a reference q, not at q). 8 bytes a kept pair and 4 a kept proxy, plus 8 bytes a mode.
+class ProxyPairCache
+{
+public:
+    /// `inSkin`: the skin s, world units (≥ 0; 0 keeps no list).
+    explicit ProxyPairCache(double inSkin = 0.0) : mSkin(inSkin) {}
+
+    /// Forgets the list: the next query descends from the roots.
+    void Clear()
+    {
+        mPairs.clear();
+        mNodesA.clear();
+        mNodesB.clear();
+        mValid = false;
+    }
+    /// The skin s, world units.
+    double Skin() const { return mSkin; }
+    /// Sets the skin (world units, ≥ 0); forgets the list if it changes.
+    void SetSkin(double inSkin)
+    {
+        if (inSkin != mSkin)
+            Clear();
+        mSkin = inSkin;
+    }
+    /// Whether a list is kept.
+    bool Valid() const { return mValid; }
+    /// Proxy pairs kept.
+    std::size_t Size() const { return mPairs.size(); }
+    /// Queries answered from the list, and descents made, since construction.
+    std::uint64_t Reuses() const { return mReuses; }
+    std::uint64_t Descents() const { return mDescents; }
+    /// Bytes held.
+    std::size_t MemoryBytes() const
+    {
+        return mPairs.capacity() * sizeof(KeptPair) +
+               (mNodesA.capacity() + mNodesB.capacity()) * sizeof(std::uint32_t) +
+               (mQA.capacity() + mQB.capacity()) * sizeof(float);
+    }
+
+    /// A kept pair: indices into the kept proxies of A and of B.
+    struct KeptPair
+    {
+        std::uint32_t indexA;
+        std::uint32_t indexB;
+    };
+
+    /// What a list is made for (used by the queries).
+    struct Key
+    {
+        const void* stateA = nullptr;
+        const void* stateB = nullptr;
+        const ProxyLevel* proxiesA = nullptr;
+        const ProxyLevel* proxiesB = nullptr;
+        int boundA = 0;
+        int boundB = 0;
+        double scaleA = 0.0;
+        double scaleB = 0.0;
+        bool operator==(const Key&) const = default;
+    };
+
+private:
+    friend struct ProxyPairCacheAccess;
+
+    /// Keeps `inPairs` (proxy node pairs) as the list: the distinct proxies of each side and the pairs as
+    /// indices into them.
+    void Keep(std::span<const TraversalFront::NodePair> inPairs);
+
+    std::vector<KeptPair> mPairs;          ///< Proxy pairs within reach + skin when the list was made.
+    std::vector<std::uint32_t> mNodesA;    ///< Their distinct proxies of A, ascending.
+    std::vector<std::uint32_t> mNodesB;    ///< Their distinct proxies of B, ascending.
+    std::vector<float> mQA, mQB;                  ///< Both bodies' q then.
+    Mat3d mRotation = Mat3d::Identity();          ///< N₀ = s_B R_Aᵀ R_B then.
+    Vec3d mTranslation = Vec3d::Zero();           ///< u₀ = R_Aᵀ(t_B − t_A) then.
+    double mReach = 0.0;                          ///< Both inflates then, world units.
+    double mRounding = 0.0;                       ///< Float rounding of the spheres then, world units.
+    double mSkin = 0.0;
+    Key mKey;
+    bool mValid = false;
+    std::uint32_t mFailures = 0;  ///< Lists in a row that were never reused.
+    std::uint32_t mHoldOff = 0;   ///< Queries left to descend without the skin.
+    bool mReused = false;         ///< Whether the current list has been reused.
+    std::uint64_t mReuses = 0;
+    std::uint64_t mDescents = 0;
+};
+
+} // namespace bdt
