@@ -168,33 +168,45 @@ struct AabbOverlap
     }
 };
 
-// Descends the body's tree against a primitive with an explicit stack; a node's children are updated only
-// after its sphere overlapped. Calls inOnTerminal(node, sphere) for each overlapping terminal node.
+// Descends the body's tree against a primitive with an explicit stack; a node's children are computed only
+// after its sphere overlapped, both at once from the shared rows and q (`ComputeSiblingSpheres`, the bits
+// `Sphere` would give) rather than through the body's cache: a pile's narrowphase meets each body's cache
+// cold, and its stamps would be written for nothing. Calls inOnTerminal(node, sphere) for each overlapping
+// terminal node, children in order.
 template <class Adapter, class OnTerminal>
 void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool inToLeaves,
                       QueryStats& ioStats, OnTerminal&& inOnTerminal)
 {
     TreeState& state = *inA.state;
-    std::vector<std::uint32_t> stack;
-    stack.reserve(64);
-    stack.push_back(0);
+    struct Entry
+    {
+        std::uint32_t node;
+        UpdatedSphere sphere;
+    };
+    thread_local std::vector<Entry> stack;
+    stack.clear();
+    stack.push_back({0, state.Sphere(0)});
+    std::uint64_t updates = 0;
+    UpdatedSphere children[2];
     while (!stack.empty())
     {
-        const std::uint32_t node = stack.back();
+        const Entry entry = stack.back();
         stack.pop_back();
-        const WorldSphere sphere = detail::NodeSphere(inA, node);
+        const WorldSphere sphere = detail::PlaceSphere(inA, entry.sphere);
         ++ioStats.overlapTests;
         if (!inPrimitive.Overlaps(sphere))
             continue;
-        if (detail::IsTerminal(state, node, inToLeaves))
+        if (detail::IsTerminal(state, entry.node, inToLeaves))
         {
-            inOnTerminal(node, sphere);
+            inOnTerminal(entry.node, sphere);
             continue;
         }
-        const std::uint32_t child = state.Tree().Node(node).firstChild;
-        stack.push_back(child + 1);
-        stack.push_back(child);
+        const std::uint32_t child = state.Tree().Node(entry.node).firstChild;
+        updates += state.ComputeSiblingSpheres(child, children);
+        stack.push_back({child + 1, children[1]});
+        stack.push_back({child, children[0]});
     }
+    state.CountUpdates(updates);
 }
 
 template <class Adapter>
