@@ -183,6 +183,8 @@ void App::ApplyToBodies()
         settings.proxyLevel = std::uint32_t(std::clamp(mProxyLevel, 0, int(levels) - 1));
         settings.bound = mBound == 0 ? EBound::Paper : EBound::Tight;
         settings.temporalCoherence = mCoherence;
+        settings.frontTracking = mFrontTracking;
+        settings.pairCacheSkin = double(mPairCacheSkin);
         settings.modal = mOptions.modal;
         shape.SetSettings(settings);
     }
@@ -541,6 +543,14 @@ void App::DrawTraversalPanel()
         ImGui::SetTooltip("Contact proxy level: contacts are made at the spheres of this level (paper §3.4)");
     changed |= ImGui::Combo("bound", &mBound, "paper: R + dRT|q|\0tight: R + min(dRT|q|, dR|q|2)\0");
     changed |= ImGui::Checkbox("temporal coherence (§3.5)", &mCoherence);
+    changed |= ImGui::SliderFloat("pair cache skin", &mPairCacheSkin, 0.0f, 0.1f, "%.3f");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Deformable pairs keep their proxy pairs within reach + this fraction of the bounding "
+                          "radius and reuse them while the bodies stay within it (0: off). Same contacts.");
+    changed |= ImGui::Checkbox("front tracking", &mFrontTracking);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Each deformable pair's descent starts from last step's front (over the pair cache). "
+                          "Same contacts.");
     if (changed)
         ApplyToBodies();
 }

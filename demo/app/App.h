@@ -114,6 +114,8 @@ private:
     int mProxyLevel = 10;
     int mBound = 1; // EBound: 0 paper, 1 tight
     bool mCoherence = false;
+    bool mFrontTracking = false;
+    float mPairCacheSkin = float(DeformableShapeSettings{}.pairCacheSkin);
 
     // Picking and dragging.
     btRigidBody* mPicked = nullptr;
