@@ -417,6 +417,9 @@ void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper&
     AddStats(shapeA->Stats(), inPlan.stats);
     if (const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape()); shapeB != nullptr && shapeB != shapeA)
         AddStats(shapeB->Stats(), inPlan.stats);
+    // Most of a pile's pairs only have their bounding boxes overlap: nothing held, nothing to write.
+    if (inPlan.keys.empty() && mManifolds.empty())
+        return;
 
     // Last step's points, for warm starting; from here on they own their user persistent data.
     thread_local std::vector<btPersistentManifold*> manifolds;

@@ -20,13 +20,16 @@ class ProxyLevel;
 /// A later query first bounds how far any proxy pair's gap can have closed since (`CollideProxies` with a
 /// cache): A's proxies move in A's rest frame only by their modes, Σ_j b_j|Δq_j| (b_j the largest ‖Ū_j‖,
 /// `ProxyLevel::CentreBounds`), and their radii by at most max(Σ_j e_j|Δq_j|, δ‖Δq‖₂)
-/// (`ProxyLevel::ProxyRadiusBounds`); B's do the same in B's frame, and B's frame moves in A's by its relative
-/// rotation and translation (‖N − N₀‖·‖c_B‖ + ‖u − u₀‖, with N = s_B R_Aᵀ R_B and u = R_Aᵀ(t_B − t_A)), so
-/// bodies moving together do not use up the skin. While that bound, plus the growth of the reach and the
-/// float rounding of every term, stays within s, every pair now within the reach was within reach + s then:
-/// the query tests the kept pairs exactly as the descent tests its terminal pairs, and its contacts are
-/// exactly those of the descent from the roots (the same bits; the order may differ). Otherwise it descends
-/// from the roots with the reach widened by s and keeps what it found.
+/// (`ProxyLevel::ProxyRadiusBounds`); B's do the same in B's frame, and B's frame moves in A's (B's centres
+/// mapped by N c + u, with N = s_B R_Aᵀ R_B and u = R_Aᵀ(t_B − t_A)): by the motion of a pivot p, plus the
+/// turn ‖R − R₀‖₂ times how far B's centres are from p. Only B's proxies that can touch A matter, and those
+/// lie in the lens where A's root sphere (widened by the reach and B's largest proxy) meets B's: p and that
+/// distance come from a ball around the lens, so bodies resting on each other are limited by their turn times
+/// the size of their contact zone, and bodies moving together use up nothing. While that bound, plus the
+/// growth of the reach and the float rounding of every term, stays within s, every pair now within the reach
+/// was within reach + s then: the query tests the kept pairs exactly as the descent tests its terminal pairs,
+/// and its contacts are exactly those of the descent from the roots (the same bits; the order may differ).
+/// Otherwise it descends from the roots with the reach widened by s and keeps what it found.
 ///
 /// A settled pile reuses most pairs' lists: a pair then costs two sphere updates and one test per kept pair
 /// instead of a descent from the roots. Bodies moving fast relative to each other descend every step, a
