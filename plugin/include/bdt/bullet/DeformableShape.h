@@ -47,8 +47,9 @@ struct DeformableShapeSettings
     /// `frontTracking` it changes the work, not the result: the contacts are the same, bit for bit, so a world
     /// steps identically with any skin. 100 18k-triangle chairs at L = 10, 300 steps, three piles
     /// (`bdt-bench chairs --scenes skin`): 0.84x the step time at 0.02 (0.92x at 0.01, 0.85x at 0.04); a
-    /// 3601-chair pile still falling (150 steps) gains nothing. About 30 kept pairs and 16 bytes a mode per
-    /// touching pair of those chairs, on the heap.
+    /// 3601-chair pile still falling (150 steps) gains nothing. On the heap, per pair of deformables whose
+    /// bounding boxes overlap: a few hundred bytes, plus 8 bytes a mode and 12 a kept pair (about 30 for
+    /// two touching chairs of those).
     double pairCacheSkin = 0.02;
 };
 
