@@ -462,12 +462,14 @@ struct ProxyPairCacheAccess
     // the ball around that lens (widened by B's drift: where those centres were then), so two bodies resting
     // on each other are limited by their turn times the size of their contact zone, not of the bodies.
     static bool Answers(const ProxyPairCache& inCache, const DeformedBody& inA, const DeformedBody& inB,
-                        const PairPlacement& inPlacement, double inRounding, double inExtent)
+                        const PairPlacement& inPlacement, double inRounding)
     {
         const TreeState& a = *inA.state;
         const TreeState& b = *inB.state;
         const double reach = inA.inflate + inB.inflate;
-        const double slack = TestSlack(inA, inB, inExtent, reach + inCache.mSkin);
+        // How far the bodies' spheres reach from their origins, for the tests' slack on the coordinates.
+        const double extent = inA.scale * 2.0 * double(a.CentreBound()) + inB.scale * 2.0 * double(b.CentreBound());
+        const double slack = TestSlack(inA, inB, extent, reach + inCache.mSkin);
         const double driftA = inA.scale * ProxyDrift(a, inCache.mQA);
         const double driftB = inB.scale * ProxyDrift(b, inCache.mQB);
         // The lens in B's frame, world-scaled (s_B times B's model units).
@@ -497,6 +499,44 @@ struct ProxyPairCacheAccess
         return bound <= inCache.mSkin;
     }
 
+    // The float rounding of both bodies' spheres now, world units.
+    static double Rounding(const DeformedBody& inA, const DeformedBody& inB)
+    {
+        return inA.scale * ProxyRounding(*inA.state) + inB.scale * ProxyRounding(*inB.state);
+    }
+
+    // Each kept pair tested exactly as the descent tests a terminal pair; each proxy's sphere computed once (a
+    // proxy is in several pairs).
+    static void AnswerFromList(ProxyPairCache& ioCache, const DeformedBody& inA, const DeformedBody& inB,
+                               std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+    {
+        thread_local std::vector<WorldSphere> spheresA, spheresB;
+        spheresA.resize(ioCache.mNodesA.size());
+        spheresB.resize(ioCache.mNodesB.size());
+        for (std::size_t i = 0; i < ioCache.mNodesA.size(); ++i)
+            spheresA[i] = detail::PlaceSphere(inA, inA.state->ComputeSphereNow(ioCache.mNodesA[i]));
+        for (std::size_t i = 0; i < ioCache.mNodesB.size(); ++i)
+            spheresB[i] = detail::PlaceSphere(inB, inB.state->ComputeSphereNow(ioCache.mNodesB[i]));
+        std::uint64_t contacts = 0;
+        for (const ProxyPairCache::KeptPair& pair : ioCache.mPairs)
+        {
+            const WorldSphere& worldA = spheresA[pair.indexA];
+            const WorldSphere& worldB = spheresB[pair.indexB];
+            if (detail::SpheresOverlap(worldA, worldB))
+            {
+                outContacts.push_back(
+                    SphereContact(worldA, worldB, ioCache.mNodesA[pair.indexA], ioCache.mNodesB[pair.indexB]));
+                ++contacts;
+            }
+        }
+        ioStats.overlapTests += ioCache.mPairs.size();
+        ioStats.contacts += contacts;
+        inA.state->CountUpdates(ioCache.mNodesA.size());
+        inB.state->CountUpdates(ioCache.mNodesB.size());
+        ioCache.mReused = true;
+        ++ioCache.mReuses;
+    }
+
     static void Query(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
                       std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
     {
@@ -513,51 +553,24 @@ struct ProxyPairCacheAccess
         const ProxyPairCache::Key key = KeyOf(inA, inB);
         if (cache.mValid && cache.mKey != key)
             cache.Clear();
-        const PairPlacement placement = PlacementOf(inA, inB);
-        const double rounding = inA.scale * ProxyRounding(a) + inB.scale * ProxyRounding(b);
-        // How far the bodies' spheres reach from their origins, for the tests' slack on the coordinates.
-        const double extent =
-            inA.scale * 2.0 * double(a.CentreBound()) + inB.scale * 2.0 * double(b.CentreBound());
-        if (cache.mValid && Answers(cache, inA, inB, placement, rounding, extent))
+        if (cache.mValid)
         {
-            // Each kept pair tested exactly as the descent tests a terminal pair; each proxy's sphere computed
-            // once (a proxy is in several pairs).
-            thread_local std::vector<WorldSphere> spheresA, spheresB;
-            spheresA.resize(cache.mNodesA.size());
-            spheresB.resize(cache.mNodesB.size());
-            for (std::size_t i = 0; i < cache.mNodesA.size(); ++i)
-                spheresA[i] = detail::PlaceSphere(inA, a.ComputeSphereNow(cache.mNodesA[i]));
-            for (std::size_t i = 0; i < cache.mNodesB.size(); ++i)
-                spheresB[i] = detail::PlaceSphere(inB, b.ComputeSphereNow(cache.mNodesB[i]));
-            std::uint64_t contacts = 0;
-            for (const ProxyPairCache::KeptPair& pair : cache.mPairs)
+            if (Answers(cache, inA, inB, PlacementOf(inA, inB), Rounding(inA, inB)))
             {
-                const WorldSphere& worldA = spheresA[pair.indexA];
-                const WorldSphere& worldB = spheresB[pair.indexB];
-                if (detail::SpheresOverlap(worldA, worldB))
-                {
-                    outContacts.push_back(
-                        SphereContact(worldA, worldB, cache.mNodesA[pair.indexA], cache.mNodesB[pair.indexB]));
-                    ++contacts;
-                }
+                AnswerFromList(cache, inA, inB, outContacts, ioStats);
+                return;
             }
-            ioStats.overlapTests += cache.mPairs.size();
-            ioStats.contacts += contacts;
-            a.CountUpdates(cache.mNodesA.size());
-            b.CountUpdates(cache.mNodesB.size());
-            cache.mReused = true;
-            ++cache.mReuses;
-            return;
+            // A list that was never reused: the bodies move too fast for the skin. Descend without it for a
+            // while.
+            if (!cache.mReused)
+            {
+                ++cache.mFailures;
+                cache.mHoldOff = std::min(1u << std::min(cache.mFailures - 1, 4u), 16u);
+            }
+            else
+                cache.mFailures = 0;
+            cache.Clear();
         }
-        // A list that was never reused: the bodies move too fast for the skin. Descend without it for a while.
-        if (cache.mValid && !cache.mReused)
-        {
-            ++cache.mFailures;
-            cache.mHoldOff = std::min(1u << std::min(cache.mFailures - 1, 4u), 16u);
-        }
-        else if (cache.mValid)
-            cache.mFailures = 0;
-        cache.Clear();
         ++cache.mDescents;
         if (cache.mHoldOff > 0)
         {
@@ -590,10 +603,11 @@ struct ProxyPairCacheAccess
         cache.Keep(found);
         cache.mQA.assign(a.Q().begin(), a.Q().end());
         cache.mQB.assign(b.Q().begin(), b.Q().end());
+        const PairPlacement placement = PlacementOf(inA, inB);
         cache.mRotation = placement.rotation;
         cache.mTranslation = placement.translation;
         cache.mReach = inA.inflate + inB.inflate;
-        cache.mRounding = rounding;
+        cache.mRounding = Rounding(inA, inB);
         cache.mKey = key;
         cache.mValid = true;
         cache.mReused = false;

@@ -237,30 +237,37 @@ TEST(FrontTracking, PileStepsIdenticallyWithAndWithoutTheFront)
     RunSideBySide(ECoherence::Front, 300);
 }
 
-// Proxy levels changed mid-run, per body (a pair then has two different levels, which the front's key
-// covers), and later back; front tracking turned off and on again on some bodies: still the same world as
-// the one that never tracks fronts.
-TEST(FrontTracking, ProxyLevelChangesAndTogglesKeepThePileIdentical)
+// The schedule both toggle tests share: at steps 80, 120, 140 and 160 every body gets its proxy level (8,
+// then 6 or 9 by body for steps 80 to 159, then 7), with `inCoherenceAt(step, body)` in the pile under test
+// and no coherence in the reference pile. 220 steps side by side.
+void RunWithLevelChanges(ECoherence inCoherence, const std::function<ECoherence(int, std::size_t)>& inCoherenceAt)
 {
-    const auto change = [](int inStep, Pile& ioWithFront, Pile& ioWithoutFront)
+    const auto change = [&](int inStep, Pile& ioWith, Pile& ioWithout)
     {
-        for (std::size_t i = 0; i < ioWithFront.bodies.size(); ++i)
+        if (inStep != 80 && inStep != 120 && inStep != 140 && inStep != 160)
+            return;
+        for (std::size_t i = 0; i < ioWith.bodies.size(); ++i)
         {
             std::uint32_t level = 8;
             if (inStep >= 80 && inStep < 160)
                 level = i % 2 == 0 ? 6 : 9;
             else if (inStep >= 160)
                 level = 7;
-            // Bodies 0 to 3 stop tracking fronts for steps 120 to 139, then start again.
-            const bool front = !(i < 4 && inStep >= 120 && inStep < 140);
-            if (inStep == 80 || inStep == 120 || inStep == 140 || inStep == 160)
-            {
-                Configure(ioWithFront.bodies[i], level, front ? ECoherence::Front : ECoherence::None);
-                Configure(ioWithoutFront.bodies[i], level, ECoherence::None);
-            }
+            Configure(ioWith.bodies[i], level, inCoherenceAt(inStep, i));
+            Configure(ioWithout.bodies[i], level, ECoherence::None);
         }
     };
-    RunSideBySide(ECoherence::Front, 220, change);
+    RunSideBySide(inCoherence, 220, change);
+}
+
+// Proxy levels changed mid-run, per body (a pair then has two different levels, which the front's key
+// covers), and later back; front tracking turned off and on again on some bodies: still the same world as
+// the one that never tracks fronts.
+TEST(FrontTracking, ProxyLevelChangesAndTogglesKeepThePileIdentical)
+{
+    // Bodies 0 to 3 stop tracking fronts for steps 120 to 139, then start again.
+    RunWithLevelChanges(ECoherence::Front, [](int inStep, std::size_t inBody)
+                        { return inBody < 4 && inStep >= 120 && inStep < 140 ? ECoherence::None : ECoherence::Front; });
 }
 
 // --- The pair cache ---
@@ -277,26 +284,14 @@ TEST(PairCache, PileStepsIdenticallyWithAndWithoutTheCache)
 // the one that never uses either.
 TEST(PairCache, ProxyLevelChangesAndTogglesKeepThePileIdentical)
 {
-    const auto change = [](int inStep, Pile& ioWithCache, Pile& ioWithout)
-    {
-        for (std::size_t i = 0; i < ioWithCache.bodies.size(); ++i)
-        {
-            std::uint32_t level = 8;
-            if (inStep >= 80 && inStep < 160)
-                level = i % 2 == 0 ? 6 : 9;
-            else if (inStep >= 160)
-                level = 7;
-            ECoherence coherence = ECoherence::Cache;
-            if (inStep >= 120 && inStep < 140)
-                coherence = i < 4 ? ECoherence::None : i < 6 ? ECoherence::Front : ECoherence::Cache;
-            if (inStep == 80 || inStep == 120 || inStep == 140 || inStep == 160)
-            {
-                Configure(ioWithCache.bodies[i], level, coherence);
-                Configure(ioWithout.bodies[i], level, ECoherence::None);
-            }
-        }
-    };
-    RunSideBySide(ECoherence::Cache, 220, change);
+    // Bodies 0 to 3 without the cache and 4 and 5 with front tracking for steps 120 to 139.
+    RunWithLevelChanges(ECoherence::Cache,
+                        [](int inStep, std::size_t inBody)
+                        {
+                            if (inStep < 120 || inStep >= 140)
+                                return ECoherence::Cache;
+                            return inBody < 4 ? ECoherence::None : inBody < 6 ? ECoherence::Front : ECoherence::Cache;
+                        });
 }
 
 } // namespace

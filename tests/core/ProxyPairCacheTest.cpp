@@ -1,6 +1,7 @@
 // The pair cache (`ProxyPairCache`): a proxy query answered from the pair's list finds exactly what the
 // descent from the roots finds, step after step, while the bodies approach, rest, turn, deform and separate;
 // resting bodies answer from the list; a list made for other bodies or settings is not used.
+#include "support/ProxyContactComparison.h"
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
@@ -23,31 +24,6 @@ namespace
 
 using namespace test;
 using NodePair = std::pair<std::uint32_t, std::uint32_t>;
-using ContactMap = std::map<NodePair, ProxyContact>;
-
-ContactMap ByNodes(const std::vector<ProxyContact>& inContacts)
-{
-    ContactMap map;
-    for (const ProxyContact& contact : inContacts)
-        EXPECT_TRUE(map.emplace(NodePair(contact.nodeA, contact.nodeB), contact).second) << "duplicate";
-    return map;
-}
-
-// The same contacts, bit for bit (the same spheres and formulas, in another order).
-void ExpectSameContacts(const ContactMap& inFromRoots, const ContactMap& inFromCache, int inStep)
-{
-    ASSERT_EQ(inFromRoots.size(), inFromCache.size()) << "step " << inStep;
-    for (const auto& [nodes, contact] : inFromRoots)
-    {
-        const auto found = inFromCache.find(nodes);
-        ASSERT_NE(found, inFromCache.end())
-            << "step " << inStep << ": proxies " << nodes.first << ", " << nodes.second << " missed by the list";
-        EXPECT_EQ(found->second.depth, contact.depth);
-        EXPECT_EQ(found->second.point, contact.point);
-        EXPECT_EQ(found->second.normal, contact.normal);
-    }
-}
-
 // A random walk of q: each coordinate moves by up to `inStep`, kept within `inLimit`.
 void WalkQ(std::vector<float>& ioQ, double inStep, double inLimit, std::mt19937& ioRandom)
 {
@@ -104,8 +80,8 @@ TEST(ProxyPairCache, SameContactsAsFromTheRootsWhileTheBodiesMove)
         CollideProxies(bodyA, bodyB, fromRoots, rootStats);
         const std::uint64_t reusesBefore = cache.Reuses();
         CollideProxies(bodyA, bodyB, cache, fromCache, cacheStats);
-        const ContactMap contacts = ByNodes(fromRoots);
-        ExpectSameContacts(contacts, ByNodes(fromCache), step);
+        const ProxyContactMap contacts = ByNodes(fromRoots);
+        ExpectSameContacts(contacts, ByNodes(fromCache), step, "the list");
         EXPECT_EQ(cacheStats.contacts, fromCache.size());
         std::set<NodePair> now;
         for (const auto& entry : contacts)
@@ -164,7 +140,7 @@ TEST(ProxyPairCache, SameContactsAsFromTheRootsWhileRockingInPlace)
         CollideProxies(bodyA, bodyB, fromRoots, stats);
         const std::uint64_t reusesBefore = cache.Reuses();
         CollideProxies(bodyA, bodyB, cache, fromCache, stats);
-        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), step);
+        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), step, "the list");
         if (!fromRoots.empty())
         {
             ++stepsInContact;
@@ -201,7 +177,7 @@ TEST(ProxyPairCache, RestingBodiesAnswerFromTheList)
         QueryStats rootStats, cacheStats;
         CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
         CollideProxies(a.Body(), b.Body(), cache, fromCache, cacheStats);
-        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), step);
+        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), step, "the list");
         ASSERT_GT(fromRoots.size(), 10u) << "the boxes should touch over a face";
         if (step > 0)
         {
@@ -237,7 +213,7 @@ TEST(ProxyPairCache, AListOfOtherBodiesOrSettingsIsNotUsed)
         CollideProxies(inA, inB, fromRoots, stats);
         CollideProxies(inA, inB, cache, fromCache, stats);
         ASSERT_FALSE(fromRoots.empty()) << "case " << inCase << ": the bodies should touch";
-        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), inCase);
+        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), inCase, "the list");
     };
     query(a.Body(), b.Body(), 0);
     query(a.Body(), b.Body(), 1);

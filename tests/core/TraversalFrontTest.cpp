@@ -1,6 +1,7 @@
 // Front tracking (TraversalFront): the descent from last step's front finds exactly what the descent from the
 // roots finds, step after step, while the bodies move, deform, separate and change proxy level; and it
 // saves sphere tests while they rest on each other.
+#include "support/ProxyContactComparison.h"
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
@@ -20,31 +21,6 @@ namespace
 {
 
 using namespace test;
-using ContactMap = std::map<std::pair<std::uint32_t, std::uint32_t>, ProxyContact>;
-
-ContactMap ByNodes(const std::vector<ProxyContact>& inContacts)
-{
-    ContactMap map;
-    for (const ProxyContact& contact : inContacts)
-        EXPECT_TRUE(map.emplace(std::make_pair(contact.nodeA, contact.nodeB), contact).second) << "duplicate";
-    return map;
-}
-
-// The two queries give the same contacts, bit for bit (the same spheres and formulas, in another order).
-void ExpectSameContacts(const ContactMap& inFromRoots, const ContactMap& inFromFront, int inStep)
-{
-    ASSERT_EQ(inFromRoots.size(), inFromFront.size()) << "step " << inStep;
-    for (const auto& [nodes, contact] : inFromRoots)
-    {
-        const auto found = inFromFront.find(nodes);
-        ASSERT_NE(found, inFromFront.end()) << "step " << inStep << ": proxies " << nodes.first << ", "
-                                            << nodes.second << " missed by the front";
-        EXPECT_EQ(found->second.depth, contact.depth);
-        EXPECT_EQ(found->second.point, contact.point);
-        EXPECT_EQ(found->second.normal, contact.normal);
-    }
-}
-
 // B moves along a path through A (approach, rest, slide, leave, come back) while both vibrate; the proxy
 // levels change in the middle. Each step, the query from the front must equal the query from the roots.
 TEST(TraversalFront, SameContactsAsFromTheRootsAlongAPath)
@@ -82,7 +58,7 @@ TEST(TraversalFront, SameContactsAsFromTheRootsAlongAPath)
         QueryStats rootStats, frontStats;
         CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
         CollideProxies(a.Body(), b.Body(), front, fromFront, frontStats);
-        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step);
+        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step, "the front");
         EXPECT_EQ(frontStats.contacts, fromFront.size());
         if (!fromRoots.empty())
         {
@@ -120,7 +96,7 @@ TEST(TraversalFront, RestingContactNeedsFewerTests)
         QueryStats rootStats, frontStats;
         CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
         CollideProxies(a.Body(), b.Body(), front, fromFront, frontStats);
-        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step);
+        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step, "the front");
         ASSERT_GT(fromRoots.size(), 10u) << "the boxes should touch over a face";
         if (step > 0)
         {
@@ -154,7 +130,7 @@ TEST(TraversalFront, AFrontOfOtherBodiesIsNotReused)
     CollideProxies(a.Body(), c.Body(), fromRoots, stats);
     CollideProxies(a.Body(), c.Body(), front, fromFront, stats);
     ASSERT_FALSE(fromRoots.empty()) << "a and c should touch";
-    ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), 0);
+    ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), 0, "the front");
     front.Clear();
     EXPECT_EQ(front.Size(), 0u);
 }

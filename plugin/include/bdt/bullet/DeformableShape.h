@@ -35,7 +35,7 @@ struct DeformableShapeSettings
     /// above): whether it pays depends on the scene (`bdt-bench chairs --scenes front`). Off by default: the
     /// front is only ever lowered, never raised, so in a pile it drifts down towards the cost of a descent
     /// from the roots (100 18k-triangle chairs at L = 10: 7% fewer tests, 25% more updates, a 5-8% faster
-    /// step; 12 3000-triangle chairs at L = 8: 0.80x the tests, against 0.60x with `pairCacheSkin`). Takes
+    /// step; 12 3000-triangle chairs at L = 8: 0.80x the tests, against 0.52x with `pairCacheSkin`). Takes
     /// precedence over `pairCacheSkin` when both bodies ask for it. 8 bytes per front pair on the heap, about
     /// 30 KB per pair of touching 18k-triangle chairs at L = 10.
     bool frontTracking = false;

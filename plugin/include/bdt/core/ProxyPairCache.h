@@ -31,10 +31,10 @@ class ProxyLevel;
 /// and its contacts are exactly those of the descent from the roots (the same bits; the order may differ).
 /// Otherwise it descends from the roots with the reach widened by s and keeps what it found.
 ///
-/// A settled pile reuses most pairs' lists: a pair then costs two sphere updates and one test per kept pair
-/// instead of a descent from the roots. Bodies moving fast relative to each other descend every step, a
-/// little wider than without the cache; after a list that was never reused, the pair descends without the
-/// skin (and keeps no list) for as many steps as it has failed in a row, doubling up to 16.
+/// A settled pile reuses most pairs' lists: a pair then costs one sphere update per kept proxy and one test
+/// per kept pair instead of a descent from the roots. Bodies moving fast relative to each other descend
+/// every step, a little wider than without the cache; after a list that was never reused, the pair descends
+/// without the skin (and keeps no list) for 1, 2, 4, 8 and then 16 steps as such lists follow in a row.
 ///
 /// One per pair of bodies, owned by whoever owns the pair (a Bullet collision algorithm); the bodies' roles
 /// (A, B) must stay the same between queries (a query finding other states, proxy levels, bounds or scales
