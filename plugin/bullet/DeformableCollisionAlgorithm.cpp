@@ -55,6 +55,24 @@ double ContactBreakingThreshold(const btDispatcher* inDispatcher, const btCollis
                            inB.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)));
 }
 
+// The distance a contact-mode pair searches this step and the filter of what it finds: both from the
+// bodies' `StepMotion` (`ContactSearchDistance`, `SpeculativeFilter`). `inA`, `inB` in the pair's roles.
+// Serial (reads the bodies).
+void ReachOf(double inThreshold, double inTimeStep, const btCollisionObject& inA, const btCollisionObject& inB,
+             double& outSearch, SpeculativeFilter& outFilter)
+{
+    const StepMotion motionA = PredictStepMotion(inA, inTimeStep);
+    const StepMotion motionB = PredictStepMotion(inB, inTimeStep);
+    outSearch = ContactSearchDistance(inThreshold, inTimeStep, motionA, motionB);
+    outFilter = SpeculativeFilter(inThreshold, inTimeStep, motionA, motionB);
+}
+
+// Drops the contacts `inFilter` does not keep, keeping the others' order.
+void DropUnreachable(const SpeculativeFilter& inFilter, std::vector<PairContact>& ioContacts)
+{
+    std::erase_if(ioContacts, [&inFilter](const PairContact& inContact) { return !inFilter.Keeps(inContact); });
+}
+
 void AddStats(QueryStats& ioTotal, const QueryStats& inStats)
 {
     ioTotal.overlapTests += inStats.overlapTests;
@@ -121,15 +139,6 @@ DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceF
     return {nullptr, &mCoherence->cache};
 }
 
-double DeformableCollisionAlgorithm::HeldDistance() const
-{
-    double held = 0.0;
-    for (const RegionManifold& region : mManifolds)
-        for (int i = 0; i < region.manifold->getNumContacts(); ++i)
-            held = std::max(held, double(region.manifold->getContactPoint(i).getDistance()));
-    return held;
-}
-
 void DeformableCollisionAlgorithm::ReleaseManifolds()
 {
     for (const RegionManifold& region : mManifolds)
@@ -184,7 +193,7 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
     ioPair.shapeA = AsDeformable(objectA.getCollisionShape());
     ioPair.shapeB = AsDeformable(objectB.getCollisionShape());
     ioPair.threshold = ContactBreakingThreshold(m_dispatcher, objectA, objectB);
-    ioPair.search = SearchDistance(ioPair.threshold, double(inInfo.m_timeStep), objectA, objectB);
+    ReachOf(ioPair.threshold, double(inInfo.m_timeStep), objectA, objectB, ioPair.search, ioPair.filter);
     ioPair.plan.Clear();
     ioPair.ready = false;
     // The fits `DeformableShape::Body` and the prediction read: computed here, only read by the threads.
@@ -220,20 +229,10 @@ void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::v
     QueryStats stats;
     const Coherence coherence = CoherenceFor(*AsDeformable(a.getCollisionShape()), b.getCollisionShape());
     GenerateContacts(a, b, ioPair.search, ioScratch, stats, coherence.front, coherence.cache);
+    DropUnreachable(ioPair.filter, ioScratch);
     PlanRegions(a, b, ioScratch, ioPair.threshold, ioPair.plan);
     ioPair.plan.stats = stats;
     ioPair.ready = true;
-}
-
-double DeformableCollisionAlgorithm::SearchDistance(double inThreshold, double inTimeStep,
-                                                    const btCollisionObject& inA,
-                                                    const btCollisionObject& inB) const
-{
-    // τ, or less when the pair cannot close that much over the step (`ContactSearchDistance`); but points
-    // the pair already holds stay found until they pass τ, as Bullet's own manifolds keep theirs: dropping and
-    // re-finding a resting body's supports lets it rock and creep.
-    return std::max(ContactSearchDistance(inThreshold, inTimeStep, inA, inB),
-                    std::min(inThreshold, HeldDistance()));
 }
 
 void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapper* body0Wrap,
@@ -268,6 +267,7 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     // search their whole threshold.
     double threshold = 0.0;
     double search = 0.0;
+    SpeculativeFilter filter; // keeps everything
     if (mClosestPoints)
     {
         if (resultOut == nullptr)
@@ -278,8 +278,8 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     else
     {
         threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
-        search = SearchDistance(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(),
-                                *b.getCollisionObject());
+        ReachOf(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(), *b.getCollisionObject(),
+                search, filter);
     }
     thread_local std::vector<PairContact> generated;
     generated.clear();
@@ -302,6 +302,7 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
         ReportClosestPoints(a, b, generated, keys, threshold, *resultOut);
         return;
     }
+    DropUnreachable(filter, generated);
     thread_local RegionPlan plan;
     PlanRegions(a, b, generated, threshold, plan);
     plan.stats = stats;

@@ -6,6 +6,7 @@
 
 #include "ContactGeneration.h"
 #include "ManifoldUpdate.h"
+#include "SearchDistance.h"
 
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
@@ -62,7 +63,8 @@ struct PreparedPair
     const DeformableShape* shapeA = nullptr;    ///< A's shape.
     const DeformableShape* shapeB = nullptr;    ///< B's shape if deformable, else null.
     double threshold = 0.0; ///< τ, m: the manifolds' contact breaking threshold.
-    double search = 0.0;    ///< Distance searched, m (`ContactSearchDistance`, or the held points').
+    double search = 0.0;    ///< Distance searched, m (`ContactSearchDistance`).
+    SpeculativeFilter filter; ///< Which of the contacts found stay (`SpeculativeFilter`).
     RegionPlan plan;        ///< Its regions and their points (set by `GeneratePrepared`).
     bool ready = false;     ///< Planned and not yet used.
 };
@@ -73,9 +75,8 @@ struct PreparedPair
 ///
 /// Contact mode (the dispatcher's contact table): each step regenerates all contacts (`GenerateContacts`
 /// within `ContactSearchDistance`: the pair's contact breaking threshold τ, or less when the bodies cannot
-/// close that much over the step, but never less than the farthest point the pair holds from the last step;
-/// points up to that distance apart are kept as speculative contacts),
-/// groups them into regions of A's surface (`ContactRegions.h`), at most `maxManifoldsPerPair` of them,
+/// close that much over the step), keeps those the bodies' motion can close within the step
+/// (`SpeculativeFilter`; points apart are the solver's speculative contacts), groups them into regions of A's surface (`ContactRegions.h`), at most `maxManifoldsPerPair` of them,
 /// and writes each region's ≤ 4 best points into its own persistent manifold (body 0 = A), warm-started by
 /// identifiers (`ManifoldUpdate.h`). A region's manifold is released as soon as the region has no contact:
 /// warm starting lives in the points, which an empty manifold no longer holds, so keeping it would only
@@ -129,7 +130,7 @@ public:
     /// or an analytic primitive (sphere, box, capsule, static plane), whose contacts are this plugin's code.
     static bool Preparable(const btCollisionShape* inShape0, const btCollisionShape* inShape1);
     /// Serial (calls into Bullet): readies `ioPair` for `GeneratePrepared`, A the deformable body (body 0 if
-    /// both are), as `processCollision` would search them (τ, search distance, the held points), and warms
+    /// both are), as `processCollision` would search them (τ, search distance, filter), and warms
     /// the shapes' rotation fits that contact generation reads. False, leaving `ioPair` unusable, unless the
     /// shapes are `Preparable` and this is a contact-mode algorithm.
     bool Prepare(const btCollisionObject& inBody0, const btCollisionObject& inBody1,
@@ -176,12 +177,6 @@ private:
     };
 
     void ReleaseManifolds();
-    /// The farthest distance, m, of the points the pair's manifolds hold from the last step (0 if none).
-    double HeldDistance() const;
-    /// The distance the pair's contacts are searched within this step: `ContactSearchDistance`, but at least
-    /// `HeldDistance` (capped at τ = `inThreshold`). `inA`, `inB` in the pair's A, B roles.
-    double SearchDistance(double inThreshold, double inTimeStep, const btCollisionObject& inA,
-                          const btCollisionObject& inB) const;
     /// The front or the pair cache to pass to `GenerateContacts` for deformable A against `inB`, or neither
     /// (B not deformable, closest points, or both off): the front when both bodies track fronts, else the
     /// cache when both have a skin (`DeformableShapeSettings::pairCacheSkin`). Cleared when the bodies'

@@ -1,5 +1,7 @@
 #include "SearchDistance.h"
 
+#include "ContactGeneration.h"
+
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
@@ -10,37 +12,106 @@
 namespace bdt
 {
 
-double SurfaceSpeedBound(const btCollisionObject& inObject, double inTimeStep)
+StepMotion PredictStepMotion(const btCollisionObject& inObject, double inTimeStep)
 {
-    constexpr double cUnknown = std::numeric_limits<double>::infinity();
+    StepMotion motion;
+    motion.centre = ToVec3d(inObject.getWorldTransform().getOrigin());
     if (inObject.isStaticObject() && !inObject.isKinematicObject())
-        return 0.0;
+    {
+        motion.known = true;
+        return motion;
+    }
     const btRigidBody* body = btRigidBody::upcast(&inObject);
     if (body == nullptr || inObject.isKinematicObject() || !(body->getInvMass() > 0))
-        return cUnknown;
-    const double linear = ToVec3d(body->getLinearVelocity()).norm() +
-                          ToVec3d(body->getTotalForce()).norm() * double(body->getInvMass()) * inTimeStep;
-    const double angular =
-        ToVec3d(body->getAngularVelocity()).norm() +
-        (ToMat3d(body->getInvInertiaTensorWorld()) * ToVec3d(body->getTotalTorque())).norm() * inTimeStep;
+        return motion;
+    motion.centre = ToVec3d(body->getCenterOfMassPosition());
+    motion.linear = ToVec3d(body->getLinearVelocity()) +
+                    ToVec3d(body->getTotalForce()) * (double(body->getInvMass()) * inTimeStep);
+    motion.angular = ToVec3d(body->getAngularVelocity()) +
+                     ToMat3d(body->getInvInertiaTensorWorld()) * ToVec3d(body->getTotalTorque()) * inTimeStep;
     const btCollisionShape* shape = inObject.getCollisionShape();
-    double speed = linear;
     if (const DeformableShape* deformable = AsDeformable(shape))
-        speed += angular * deformable->SurfaceReach() + deformable->ModalSurfaceSpeed();
-    else if (angular > 0.0)
-        speed += angular * double(shape->getAngularMotionDisc());
-    return std::isfinite(speed) ? speed : cUnknown;
+    {
+        motion.reach = deformable->SurfaceReach();
+        motion.modalSpeed = deformable->ModalSurfaceSpeed();
+        motion.deformable = deformable;
+        motion.restToWorld = deformable->RestToWorld(inObject.getWorldTransform());
+    }
+    else
+        motion.reach = double(shape->getAngularMotionDisc());
+    motion.known = motion.linear.allFinite() && motion.angular.allFinite() && motion.centre.allFinite() &&
+                   std::isfinite(motion.reach) && std::isfinite(motion.modalSpeed);
+    return motion;
+}
+
+Vec3d StepMotion::VelocityAt(const Vec3d& inPoint, std::uint32_t inProxy) const
+{
+    const Vec3d frame = linear + angular.cross(inPoint - centre);
+    if (deformable == nullptr || inProxy == cNoIndex)
+        return frame;
+    return frame + deformable->ProxyModalVelocity(inProxy, restToWorld);
+}
+
+double SurfaceSpeedBound(const btCollisionObject& inObject, double inTimeStep)
+{
+    const StepMotion motion = PredictStepMotion(inObject, inTimeStep);
+    if (!motion.known)
+        return std::numeric_limits<double>::infinity();
+    const double angular = motion.angular.norm();
+    const double speed = motion.linear.norm() + (angular > 0.0 ? angular * motion.reach : 0.0) + motion.modalSpeed;
+    return std::isfinite(speed) ? speed : std::numeric_limits<double>::infinity();
+}
+
+double ClosingSpeedBound(const StepMotion& inA, const StepMotion& inB)
+{
+    if (!inA.known || !inB.known)
+        return std::numeric_limits<double>::infinity();
+    const auto turning = [](const StepMotion& inMotion)
+    {
+        const double angular = inMotion.angular.norm();
+        return angular > 0.0 ? angular * inMotion.reach : 0.0;
+    };
+    const double speed = (inA.linear - inB.linear).norm() + turning(inA) + turning(inB) + inA.modalSpeed +
+                         inB.modalSpeed;
+    return std::isfinite(speed) ? speed : std::numeric_limits<double>::infinity();
+}
+
+double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB)
+{
+    if (!(inTimeStep > 0.0) || !std::isfinite(inTimeStep))
+        return inThreshold;
+    const double closing = ClosingSpeedBound(inA, inB);
+    if (!(closing < std::numeric_limits<double>::infinity()))
+        return inThreshold;
+    return std::min(inThreshold, std::max(cSearchFloor * inThreshold, 2.0 * inTimeStep * closing));
 }
 
 double ContactSearchDistance(double inThreshold, double inTimeStep, const btCollisionObject& inA,
                              const btCollisionObject& inB)
 {
-    if (!(inTimeStep > 0.0) || !std::isfinite(inTimeStep))
-        return inThreshold;
-    const double closing = SurfaceSpeedBound(inA, inTimeStep) + SurfaceSpeedBound(inB, inTimeStep);
-    if (!(closing < std::numeric_limits<double>::infinity()))
-        return inThreshold;
-    return std::min(inThreshold, std::max(cSearchFloor * inThreshold, 2.0 * inTimeStep * closing));
+    return ContactSearchDistance(inThreshold, inTimeStep, PredictStepMotion(inA, inTimeStep),
+                                 PredictStepMotion(inB, inTimeStep));
+}
+
+SpeculativeFilter::SpeculativeFilter(double inThreshold, double inTimeStep, const StepMotion& inA,
+                                     const StepMotion& inB)
+    : mA(inA), mB(inB), mFloor(cSearchFloor * inThreshold), mTwiceStep(2.0 * inTimeStep)
+{
+    mActive = inTimeStep > 0.0 && std::isfinite(inTimeStep) && std::isfinite(inThreshold) &&
+              std::isfinite(ClosingSpeedBound(inA, inB));
+}
+
+bool SpeculativeFilter::Keeps(const PairContact& inContact) const
+{
+    if (!mActive || !(inContact.distance > mFloor))
+        return true; // (a NaN distance is kept for the manifold's own checks to see)
+    const Vec3d pointOnA = inContact.pointOnB + inContact.normal * inContact.distance;
+    // B's proxy only when B is deformable (for other shapes index1 is a triangle or nothing).
+    const std::uint32_t proxyB = mB.deformable != nullptr && inContact.index1 >= 0 ? std::uint32_t(inContact.index1)
+                                                                                   : cNoIndex;
+    const double approach = -inContact.normal.dot(mA.VelocityAt(pointOnA, inContact.node0) -
+                                                  mB.VelocityAt(inContact.pointOnB, proxyB));
+    return inContact.distance <= mTwiceStep * approach;
 }
 
 } // namespace bdt
