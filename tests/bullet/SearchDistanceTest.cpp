@@ -237,6 +237,23 @@ std::vector<double> ContactDistances(SampleWorld& ioWorld, double inStep)
     return distances;
 }
 
+// The proxy nodes (A's, `m_index0`) of every manifold point after one collision detection with time step
+// `inStep`.
+std::vector<int> ContactNodes(SampleWorld& ioWorld, double inStep)
+{
+    ioWorld.Dynamics().getDispatchInfo().m_timeStep = btScalar(inStep);
+    ioWorld.Dynamics().performDiscreteCollisionDetection();
+    std::vector<int> nodes;
+    btDispatcher& dispatcher = *ioWorld.Dynamics().getDispatcher();
+    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+    {
+        const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
+        for (int i = 0; i < manifold->getNumContacts(); ++i)
+            nodes.push_back(manifold->getContactPoint(i).m_index0);
+    }
+    return nodes;
+}
+
 // A chair held above the ground with its nearest proxy contact at half the contact breaking threshold τ:
 // at rest the pair searches a tenth of τ and finds nothing, more when closing, all of τ falling fast or
 // without a dynamics step; and of what it finds it keeps only the points the chair can close on over the
@@ -302,6 +319,27 @@ TEST(SearchDistance, TheNarrowphaseKeepsWhatThePairCanClose)
     body->setAngularVelocity(btVector3(0, 0, btScalar(-down)));
     EXPECT_TRUE(ContactDistances(world, cStep).empty());
     body->setAngularVelocity(btVector3(0, 0, 0));
+    // The frame at rest, the modes moving the nearest proxy down at 1 m/s: its contact is kept; moving it
+    // up at 1 m/s: not.
+    DeformableShape& shape = *World::Shape(body);
+    const std::vector<int> nodes = ContactNodes(world, 0.0);
+    ASSERT_FALSE(nodes.empty());
+    const auto nearestPoint = std::min_element(distances.begin(), distances.end()) - distances.begin();
+    const std::uint32_t nearestNode = std::uint32_t(nodes[std::size_t(nearestPoint)]);
+    const Mat3d rotation = shape.RestToWorld(body->getWorldTransform());
+    for (const double sign : {-1.0, 1.0})
+    {
+        shape.Dynamics().Reset();
+        shape.ApplyProxyImpulse(nearestNode, Vec3d(0, sign, 0), rotation);
+        const double speed = shape.ProxyModalVelocity(nearestNode, rotation).y();
+        ASSERT_GT(sign * speed, 0.0) << "an impulse moves its proxy its way";
+        shape.Dynamics().Reset();
+        shape.ApplyProxyImpulse(nearestNode, Vec3d(0, sign / std::abs(speed), 0), rotation);
+        const std::vector<int> moving = ContactNodes(world, cStep);
+        const bool found = std::find(moving.begin(), moving.end(), int(nearestNode)) != moving.end();
+        EXPECT_EQ(found, sign < 0.0) << "modal speed " << shape.ProxyModalVelocity(nearestNode, rotation).y();
+    }
+    shape.Dynamics().Reset();
     // Falling at 1 m/s, 2·h·v = 3.3 cm: the whole threshold again, the same points as without a step.
     body->setLinearVelocity(btVector3(0, -1, 0));
     const std::vector<double> falling = ContactDistances(world, cStep);
