@@ -230,8 +230,9 @@ double RunSideBySide(ECoherence inCoherence, int inSteps,
 
 // Drop, impacts and rest for 5 s: the same transforms, velocities and modes every step, bit for bit. (What
 // the front saves is not asserted here: this pile needed 1.44x the tests with it when the coarse spheres were
-// first wrapped directly, and 0.80x since the descent computes children from the rows; two resting bodies
-// need half, `TraversalFront.RestingContactNeedsFewerTests`.)
+// first wrapped directly, 0.80x since the descent computes children from the rows, 0.90x since the
+// narrowphase searches only as far as the bodies' relative speeds reach; two resting bodies need half,
+// `TraversalFront.RestingContactNeedsFewerTests`.)
 TEST(FrontTracking, PileStepsIdenticallyWithAndWithoutTheFront)
 {
     RunSideBySide(ECoherence::Front, 300);
@@ -273,10 +274,12 @@ TEST(FrontTracking, ProxyLevelChangesAndTogglesKeepThePileIdentical)
 // --- The pair cache ---
 
 // Drop, impacts and rest for 5 s with every pair of chairs answering from its list while it can: the same
-// transforms, velocities and modes every step, bit for bit, for under 0.8 of the sphere tests.
+// transforms, velocities and modes every step, bit for bit, for under 0.9 of the sphere tests. (0.52 when the
+// narrowphase searched the whole contact threshold; since it searches only as far as the bodies' relative
+// speeds reach, the descents it saves are shorter: 0.74 in float, 0.81 in double.)
 TEST(PairCache, PileStepsIdenticallyWithAndWithoutTheCache)
 {
-    EXPECT_LT(RunSideBySide(ECoherence::Cache, 300), 0.8);
+    EXPECT_LT(RunSideBySide(ECoherence::Cache, 300), 0.9);
 }
 
 // Proxy levels changed mid-run, per body, and back; the cache turned off on some bodies and on again, and

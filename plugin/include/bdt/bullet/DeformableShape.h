@@ -36,7 +36,7 @@ struct DeformableShapeSettings
     /// front is only ever lowered, never raised, so in a pile it drifts down towards the cost of a descent
     /// from the roots (100 18k-triangle chairs at L = 10, against descents from the roots: 5% more tests, 3%
     /// more updates, a 2-3% faster step; against the pair cache, 1.3x the step; 12 3000-triangle chairs at
-    /// L = 8: 0.80x the tests, against 0.52x with `pairCacheSkin`). Takes
+    /// L = 8: 0.90x the tests, against 0.74x with `pairCacheSkin`). Takes
     /// precedence over `pairCacheSkin` when both bodies ask for it. 8 bytes per front pair on the heap, about
     /// 30 KB per pair of touching 18k-triangle chairs at L = 10.
     bool frontTracking = false;
