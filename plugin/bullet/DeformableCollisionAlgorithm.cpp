@@ -11,6 +11,7 @@
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <algorithm>
+#include <array>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Prefetch.h>
@@ -133,36 +134,35 @@ DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceF
     return {nullptr, &mCoherence->cache};
 }
 
-double DeformableCollisionAlgorithm::HeldSupportDistance() const
+double DeformableCollisionAlgorithm::GatherSupports(std::vector<SupportId>& outSupports) const
 {
+    outSupports.clear();
     double held = 0.0;
     for (const RegionManifold& region : mManifolds)
         for (int i = 0; i < region.manifold->getNumContacts(); ++i)
             if (const btManifoldPoint& point = region.manifold->getContactPoint(i); point.m_appliedImpulse > 0)
+            {
+                outSupports.push_back({point.m_index0, point.m_partId1, point.m_index1});
                 held = std::max(held, double(point.getDistance()));
+            }
     return held;
 }
 
 void DeformableCollisionAlgorithm::DropUnreachable(const SpeculativeFilter& inFilter,
                                                    const btCollisionObjectWrapper& inB,
-                                                   std::vector<PairContact>& ioContacts) const
+                                                   std::span<const SupportId> inSupports,
+                                                   std::vector<PairContact>& ioContacts)
 {
     std::erase_if(ioContacts,
                   [&](const PairContact& inContact)
                   {
                       if (inFilter.Keeps(inContact))
                           return false;
-                      // A support (a point that carried an impulse last step) stays.
+                      if (inSupports.empty())
+                          return true;
                       const auto [partB, indexB] = OtherIdentifiers(inContact, inB);
-                      for (const RegionManifold& region : mManifolds)
-                          for (int i = 0; i < region.manifold->getNumContacts(); ++i)
-                          {
-                              const btManifoldPoint& point = region.manifold->getContactPoint(i);
-                              if (point.m_appliedImpulse > 0 && point.m_index0 == int(inContact.node0) &&
-                                  point.m_index1 == indexB && point.m_partId1 == partB)
-                                  return false;
-                          }
-                      return true;
+                      const SupportId key = {int(inContact.node0), partB, indexB};
+                      return std::find(inSupports.begin(), inSupports.end(), key) == inSupports.end();
                   });
 }
 
@@ -221,7 +221,6 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
     ioPair.shapeB = AsDeformable(objectB.getCollisionShape());
     ioPair.threshold = ContactBreakingThreshold(m_dispatcher, objectA, objectB);
     ReachOf(ioPair.threshold, double(inInfo.m_timeStep), objectA, objectB, ioPair.search, ioPair.filter);
-    ioPair.search = std::max(ioPair.search, std::min(ioPair.threshold, HeldSupportDistance()));
     ioPair.plan.Clear();
     ioPair.ready = false;
     // The fits `DeformableShape::Body` and the prediction read: computed here, only read by the threads.
@@ -256,8 +255,11 @@ void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::v
     ioScratch.clear();
     QueryStats stats;
     const Coherence coherence = CoherenceFor(*AsDeformable(a.getCollisionShape()), b.getCollisionShape());
-    GenerateContacts(a, b, ioPair.search, ioScratch, stats, coherence.front, coherence.cache);
-    DropUnreachable(ioPair.filter, b, ioScratch);
+    // Supports stay found and kept (`DropUnreachable`); read here, on the thread, not in the serial `Prepare`.
+    thread_local std::vector<SupportId> supports;
+    const double search = std::max(ioPair.search, std::min(ioPair.threshold, GatherSupports(supports)));
+    GenerateContacts(a, b, search, ioScratch, stats, coherence.front, coherence.cache);
+    DropUnreachable(ioPair.filter, b, supports, ioScratch);
     PlanRegions(a, b, ioScratch, ioPair.threshold, ioPair.plan);
     ioPair.plan.stats = stats;
     ioPair.ready = true;
@@ -296,6 +298,8 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     double threshold = 0.0;
     double search = 0.0;
     SpeculativeFilter filter; // keeps everything
+    thread_local std::vector<SupportId> supports;
+    supports.clear();
     if (mClosestPoints)
     {
         if (resultOut == nullptr)
@@ -308,7 +312,7 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
         threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
         ReachOf(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(), *b.getCollisionObject(),
                 search, filter);
-        search = std::max(search, std::min(threshold, HeldSupportDistance()));
+        search = std::max(search, std::min(threshold, GatherSupports(supports)));
         // Pairs through GJK or Bullet's triangle traversals keep every contact: a convex hull resting on a
         // static deformable box crept at 1.2 cm/s with the filter (double precision).
         if (!Preparable(a.getCollisionShape(), b.getCollisionShape()))
@@ -335,7 +339,7 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
         ReportClosestPoints(a, b, generated, keys, threshold, *resultOut);
         return;
     }
-    DropUnreachable(filter, b, generated);
+    DropUnreachable(filter, b, supports, generated);
     thread_local RegionPlan plan;
     PlanRegions(a, b, generated, threshold, plan);
     plan.stats = stats;

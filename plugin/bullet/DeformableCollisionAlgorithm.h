@@ -11,6 +11,7 @@
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -177,14 +178,16 @@ private:
     };
 
     void ReleaseManifolds();
-    /// The farthest distance, m, of the supports the pair's manifolds hold from the last step: the points
-    /// that carried an impulse (0 if none). The search reaches at least that far (capped at τ).
-    double HeldSupportDistance() const;
-    /// Drops the contacts `inFilter` does not keep, unless they are supports (as `HeldSupportDistance`; the
-    /// same proxy and B identifiers): a resting body whose supports come and go rocks and creeps. Keeps the
-    /// others' order. Reads the manifolds only: safe on the narrowphase threads.
-    void DropUnreachable(const SpeculativeFilter& inFilter, const btCollisionObjectWrapper& inB,
-                         std::vector<PairContact>& ioContacts) const;
+    /// A point the pair's manifolds hold that carried an impulse in the last solve: A's proxy
+    /// (`m_index0`), B's part and index.
+    using SupportId = std::array<int, 3>;
+    /// The pair's supports into `outSupports`; returns their farthest distance, m (0 if none). The search
+    /// reaches at least that far (capped at τ). Reads the manifolds only: safe on the narrowphase threads.
+    double GatherSupports(std::vector<SupportId>& outSupports) const;
+    /// Drops the contacts `inFilter` does not keep, unless they are among `inSupports` (same proxy and B
+    /// identifiers): a resting body whose supports come and go rocks and creeps. Keeps the others' order.
+    static void DropUnreachable(const SpeculativeFilter& inFilter, const btCollisionObjectWrapper& inB,
+                                std::span<const SupportId> inSupports, std::vector<PairContact>& ioContacts);
     /// The front or the pair cache to pass to `GenerateContacts` for deformable A against `inB`, or neither
     /// (B not deformable, closest points, or both off): the front when both bodies track fronts, else the
     /// cache when both have a skin (`DeformableShapeSettings::pairCacheSkin`). Cleared when the bodies'

@@ -1,7 +1,6 @@
 #include <bdt/core/MinimalSphere.h>
 #include <bdt/core/ProxyLevel.h>
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -21,23 +20,6 @@ double MeanDisplacementNorm2(const float* inRow, std::uint32_t inModes)
     for (std::uint32_t j = 0; j < inModes; ++j)
         sum += Vec(inRow + 4 * (j + 1)).squaredNorm();
     return sum;
-}
-
-// An upper bound on ‖A‖₂ for the 3×M matrix A of columns `inColumns`: the square root of the largest
-// eigenvalue of A·Aᵀ from Eigen's closed-form 3×3 solver (`SpectralNorm` iterates: here it runs once per node
-// and proxy below it), raised by 1e-9 of the trace, far above that solver's rounding (a few ε of the trace).
-double SpectralNormBound(std::span<const Vec3d> inColumns)
-{
-    Mat3d gram = Mat3d::Zero();
-    for (const Vec3d& column : inColumns)
-        gram.noalias() += column * column.transpose();
-    const double trace = gram.trace();
-    if (!(trace > 0.0))
-        return 0.0;
-    Eigen::SelfAdjointEigenSolver<Mat3d> solver;
-    solver.computeDirect(gram, Eigen::EigenvaluesOnly);
-    const double largest = std::min(trace, solver.eigenvalues().maxCoeff() + 1e-9 * trace);
-    return std::sqrt(std::max(largest, 0.0)) * (1.0 + 1e-9);
 }
 
 // The proxies under node `inNode` (itself if it is one), in depth-first order.

@@ -492,7 +492,7 @@ struct ProxyPairCacheAccess
         spread = spread * (1.0 + 1e-9) + driftB + inRounding; // where those centres were then, world-scaled
         const Mat3d turn = rotation - inCache.mRotation;
         const Vec3d columns[3] = {turn.col(0), turn.col(1), turn.col(2)};
-        const double turnNorm = SpectralNorm(columns) / inB.scale; // ‖R_rel − R_rel₀‖₂
+        const double turnNorm = SpectralNormBound(columns) / inB.scale; // ≥ ‖R_rel − R_rel₀‖₂
         const double closing = driftA + driftB + (turn * pivot + (inPlacement.translation - inCache.mTranslation)).norm() +
                                turnNorm * spread;
         const double bound = closing * (1.0 + 1e-9) + (reach - inCache.mReach) + inRounding + inCache.mRounding + slack;

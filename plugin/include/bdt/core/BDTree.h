@@ -128,4 +128,10 @@ float RoundUpToFloat(double inValue);
 /// of A·Aᵀ, raised by 1e-9 relative so it is never below the exact value. Used for δR_tight and δR (eq. 10–11).
 double SpectralNorm(std::span<const Vec3d> inColumns);
 
+/// An upper bound on ‖A‖₂ for the same A, from the closed-form eigenvalues of the 3×3 A·Aᵀ (Eigen's
+/// `computeDirect`) raised by 1e-9 of its trace, far above that solver's rounding, and never above
+/// √trace (the Frobenius norm). Up to a few 1e-9 relative above `SpectralNorm`, and several times cheaper
+/// (no iteration): for per-step bounds (`ProxyPairCache`'s turn) and per-node bake loops (`ProxyLevel`).
+double SpectralNormBound(std::span<const Vec3d> inColumns);
+
 } // namespace bdt
