@@ -83,7 +83,9 @@ inline constexpr double cSearchFloor = 0.1;
 /// pile most contacts within it are points of bodies that slide or turn past each other, apart by most of
 /// the reach and not approaching, which the solver never pushes yet iterates over every step (3601 chairs:
 /// 80k of 93k points). Dropping them lets a body that the step's other contacts turn towards one go into
-/// it by what that turn closes beyond the factor 2; the next step finds it. Everything is kept when h is not
+/// it by what that turn closes beyond the factor 2; the next step finds it. (The narrowphase also keeps a
+/// pair's supports, and applies the filter only to pairs of this plugin's own contact code:
+/// `DeformableCollisionAlgorithm`.) Everything is kept when h is not
 /// positive and finite or a motion is unknown, as the search distance is then τ. Made serially (it reads
 /// the bodies), used on any thread: it only holds values.
 class SpeculativeFilter

@@ -34,8 +34,8 @@ struct DeformableShapeSettings
     /// tests but more sphere updates (front pairs that miss update nodes a descent from the roots culls
     /// above): whether it pays depends on the scene (`bdt-bench chairs --scenes front`). Off by default: the
     /// front is only ever lowered, never raised, so in a pile it drifts down towards the cost of a descent
-    /// from the roots (100 18k-triangle chairs at L = 10, against descents from the roots: 5% more tests, 3%
-    /// more updates, a 2-3% faster step; against the pair cache, 1.3x the step; 12 3000-triangle chairs at
+    /// from the roots (100 18k-triangle chairs at L = 10, against descents from the roots: 4-5% more tests, 3%
+    /// more updates, 0.97-1.00x the step; against the pair cache, 1.3x the step; 12 3000-triangle chairs at
     /// L = 8: 0.90x the tests, against 0.74x with `pairCacheSkin`). Takes
     /// precedence over `pairCacheSkin` when both bodies ask for it. 8 bytes per front pair on the heap, about
     /// 30 KB per pair of touching 18k-triangle chairs at L = 10.
@@ -47,8 +47,8 @@ struct DeformableShapeSettings
     /// scale; the smaller of the two bodies'); 0 turns it off for the body's pairs; ≥ 0 and finite. Like
     /// `frontTracking` it changes the work, not the result: the contacts are the same, bit for bit, so a world
     /// steps identically with any skin. 100 18k-triangle chairs at L = 10, 300 steps, five piles
-    /// (`bdt-bench chairs --scenes skin --seeds 5`, median of the ratios of medians): 0.76x the step time at
-    /// 0.02 (0.80x at 0.01, 0.78x at 0.04); a 3601-chair pile still falling (steps 130-160): 0.51x the sphere
+    /// (`bdt-bench chairs --scenes skin --seeds 5`, median of the ratios of medians): 0.80x the step time at
+    /// 0.02 (0.88x at 0.01, 0.82x at 0.04); a 3601-chair pile still falling (steps 130-160): 0.51x the sphere
     /// tests, 0.89x the step. On the heap, per pair of deformables whose
     /// bounding boxes overlap: a few hundred bytes, plus 8 bytes a mode and 12 a kept pair (about 30 for
     /// two touching chairs of those).
