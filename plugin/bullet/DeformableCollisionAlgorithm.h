@@ -79,9 +79,9 @@ struct PreparedPair
 /// close that much over the step, or as far as its supports), keeps those the bodies' motion can close
 /// within the step (`SpeculativeFilter`; points apart are the solver's speculative contacts) and the
 /// supports (points that carried an impulse in the last solve; pairs through GJK or triangle traversals
-/// keep every contact), groups them into regions of A's surface (`ContactRegions.h`), at most `maxManifoldsPerPair` of them,
-/// and writes each region's ≤ 4 best points into its own persistent manifold (body 0 = A), warm-started by
-/// identifiers (`ManifoldUpdate.h`). A region's manifold is released as soon as the region has no contact:
+/// keep every contact), groups them into regions of A's surface (`ContactRegions.h`), at most
+/// `maxManifoldsPerPair` of them, and writes each region's ≤ 4 best points into its own persistent manifold
+/// (body 0 = A), warm-started by identifiers (`ManifoldUpdate.h`). A region's manifold is released as soon as the region has no contact:
 /// warm starting lives in the points, which an empty manifold no longer holds, so keeping it would only
 /// save a pool allocation while lengthening the dispatcher's manifold list that the island manager and
 /// solver walk every step.

@@ -54,12 +54,10 @@ Vec3d StepMotion::VelocityAt(const Vec3d& inPoint, std::uint32_t inProxy) const
 
 double SurfaceSpeedBound(const btCollisionObject& inObject, double inTimeStep)
 {
-    const StepMotion motion = PredictStepMotion(inObject, inTimeStep);
-    if (!motion.known)
-        return std::numeric_limits<double>::infinity();
-    const double angular = motion.angular.norm();
-    const double speed = motion.linear.norm() + (angular > 0.0 ? angular * motion.reach : 0.0) + motion.modalSpeed;
-    return std::isfinite(speed) ? speed : std::numeric_limits<double>::infinity();
+    // Closing on a static object: |v − 0| + |ω|·r + 0 + the modes' speed.
+    StepMotion still;
+    still.known = true;
+    return ClosingSpeedBound(PredictStepMotion(inObject, inTimeStep), still);
 }
 
 double ClosingSpeedBound(const StepMotion& inA, const StepMotion& inB)

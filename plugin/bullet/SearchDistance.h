@@ -79,15 +79,14 @@ inline constexpr double cSearchFloor = 0.1;
 /// from B to A, points p_B and p_A = p_B + d·n) is kept when d ≤ f·τ, or when d ≤ 2·h·max(0, −n·(v_A − v_B)),
 /// v_A, v_B the velocities of the two points (`StepMotion::VelocityAt`, the modes included: the rate at
 /// which the proxy geometry's distance changes at the step's start). `ContactSearchDistance` bounds the same
-/// test over the whole pair; in a
-/// pile most contacts within it are points of bodies that slide or turn past each other, apart by most of
-/// the reach and not approaching, which the solver never pushes yet iterates over every step (3601 chairs:
-/// 80k of 93k points). Dropping them lets a body that the step's other contacts turn towards one go into
-/// it by what that turn closes beyond the factor 2; the next step finds it. (The narrowphase also keeps a
-/// pair's supports, and applies the filter only to pairs of this plugin's own contact code:
-/// `DeformableCollisionAlgorithm`.) Everything is kept when h is not
-/// positive and finite or a motion is unknown, as the search distance is then τ. Made serially (it reads
-/// the bodies), used on any thread: it only holds values.
+/// test over the whole pair; in a pile most contacts within it are points of bodies that slide or turn past
+/// each other, apart by most of the reach and not approaching, which the solver never pushes yet iterates
+/// over every step (3601 chairs: 80k of 93k points). Dropping them lets a body that the step's other
+/// contacts turn towards one go into it by what that turn closes beyond the factor 2; the next step finds
+/// it. (The narrowphase also keeps a pair's supports, and applies the filter only to pairs of this plugin's
+/// own contact code: `DeformableCollisionAlgorithm`.) Everything is kept when h is not positive and finite
+/// or a motion is unknown, as the search distance is then τ. Made serially (it reads the bodies), used on
+/// any thread: it only holds values.
 class SpeculativeFilter
 {
 public:

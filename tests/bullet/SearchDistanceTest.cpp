@@ -8,6 +8,7 @@
 #include "support/TestModels.h"
 
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
@@ -220,37 +221,37 @@ TEST(SearchDistance, ContactSearchDistanceStaysBetweenTheFloorAndTheThreshold)
     EXPECT_DOUBLE_EQ(ContactSearchDistance(threshold, cStep, body, loose), threshold);
 }
 
-// Every manifold point of the world after one collision detection with the dispatcher's time step `inStep`:
-// their distances.
-std::vector<double> ContactDistances(SampleWorld& ioWorld, double inStep)
+// Every manifold point of the world after one collision detection with the dispatcher's time step `inStep`.
+std::vector<btManifoldPoint> ContactPoints(SampleWorld& ioWorld, double inStep)
 {
     ioWorld.Dynamics().getDispatchInfo().m_timeStep = btScalar(inStep);
     ioWorld.Dynamics().performDiscreteCollisionDetection();
-    std::vector<double> distances;
+    std::vector<btManifoldPoint> points;
     btDispatcher& dispatcher = *ioWorld.Dynamics().getDispatcher();
     for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
     {
         const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
         for (int i = 0; i < manifold->getNumContacts(); ++i)
-            distances.push_back(double(manifold->getContactPoint(i).getDistance()));
+            points.push_back(manifold->getContactPoint(i));
     }
+    return points;
+}
+
+// Their distances.
+std::vector<double> ContactDistances(SampleWorld& ioWorld, double inStep)
+{
+    std::vector<double> distances;
+    for (const btManifoldPoint& point : ContactPoints(ioWorld, inStep))
+        distances.push_back(double(point.getDistance()));
     return distances;
 }
 
-// The proxy nodes (A's, `m_index0`) of every manifold point after one collision detection with time step
-// `inStep`.
+// Their proxy nodes (A's, `m_index0`).
 std::vector<int> ContactNodes(SampleWorld& ioWorld, double inStep)
 {
-    ioWorld.Dynamics().getDispatchInfo().m_timeStep = btScalar(inStep);
-    ioWorld.Dynamics().performDiscreteCollisionDetection();
     std::vector<int> nodes;
-    btDispatcher& dispatcher = *ioWorld.Dynamics().getDispatcher();
-    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
-    {
-        const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
-        for (int i = 0; i < manifold->getNumContacts(); ++i)
-            nodes.push_back(manifold->getContactPoint(i).m_index0);
-    }
+    for (const btManifoldPoint& point : ContactPoints(ioWorld, inStep))
+        nodes.push_back(point.m_index0);
     return nodes;
 }
 
