@@ -43,8 +43,9 @@ namespace
 
 // The contact breaking threshold τ that btCollisionDispatcher::getNewManifold gives the pair's manifolds:
 // relative to the shapes' angular motion discs (the default dispatcher flag), or the global constant.
+// With `ioMotions`, each shape's threshold is the step's cached one (`StepMotionCache::ShapeThresholdOf`).
 double ContactBreakingThreshold(const btDispatcher* inDispatcher, const btCollisionObject& inA,
-                                const btCollisionObject& inB)
+                                const btCollisionObject& inB, StepMotionCache* ioMotions = nullptr)
 {
     const auto* dispatcher = dynamic_cast<const btCollisionDispatcher*>(inDispatcher);
     const bool relative =
@@ -52,6 +53,8 @@ double ContactBreakingThreshold(const btDispatcher* inDispatcher, const btCollis
                                   btCollisionDispatcher::CD_USE_RELATIVE_CONTACT_BREAKING_THRESHOLD) != 0;
     if (!relative)
         return double(gContactBreakingThreshold);
+    if (ioMotions != nullptr)
+        return std::min(ioMotions->ShapeThresholdOf(inA), ioMotions->ShapeThresholdOf(inB));
     return double(std::min(inA.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold),
                            inB.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)));
 }
@@ -59,13 +62,18 @@ double ContactBreakingThreshold(const btDispatcher* inDispatcher, const btCollis
 // The distance a contact-mode pair searches this step and the filter of what it finds: both from the
 // bodies' `StepMotion` (`ContactSearchDistance`, `SpeculativeFilter`). `inA`, `inB` in the pair's roles.
 // Serial (reads the bodies).
+void ReachOf(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB, double& outSearch,
+             SpeculativeFilter& outFilter)
+{
+    outSearch = ContactSearchDistance(inThreshold, inTimeStep, inA, inB);
+    outFilter = SpeculativeFilter(inThreshold, inTimeStep, inA, inB);
+}
+
 void ReachOf(double inThreshold, double inTimeStep, const btCollisionObject& inA, const btCollisionObject& inB,
              double& outSearch, SpeculativeFilter& outFilter)
 {
-    const StepMotion motionA = PredictStepMotion(inA, inTimeStep);
-    const StepMotion motionB = PredictStepMotion(inB, inTimeStep);
-    outSearch = ContactSearchDistance(inThreshold, inTimeStep, motionA, motionB);
-    outFilter = SpeculativeFilter(inThreshold, inTimeStep, motionA, motionB);
+    ReachOf(inThreshold, inTimeStep, PredictStepMotion(inA, inTimeStep), PredictStepMotion(inB, inTimeStep),
+            outSearch, outFilter);
 }
 
 void AddStats(QueryStats& ioTotal, const QueryStats& inStats)
@@ -206,7 +214,8 @@ bool DeformableCollisionAlgorithm::Preparable(const btCollisionShape* inShape0, 
 }
 
 bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, const btCollisionObject& inBody1,
-                                           const btDispatcherInfo& inInfo, PreparedPair& ioPair)
+                                           const btDispatcherInfo& inInfo, StepMotionCache& ioMotions,
+                                           PreparedPair& ioPair)
 {
     if (mClosestPoints || !Preparable(inBody0.getCollisionShape(), inBody1.getCollisionShape()))
         return false;
@@ -219,11 +228,13 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
     ioPair.objectB = &objectB;
     ioPair.shapeA = AsDeformable(objectA.getCollisionShape());
     ioPair.shapeB = AsDeformable(objectB.getCollisionShape());
-    ioPair.threshold = ContactBreakingThreshold(m_dispatcher, objectA, objectB);
-    ReachOf(ioPair.threshold, double(inInfo.m_timeStep), objectA, objectB, ioPair.search, ioPair.filter);
+    ioPair.threshold = ContactBreakingThreshold(m_dispatcher, objectA, objectB, &ioMotions);
+    ReachOf(ioPair.threshold, double(inInfo.m_timeStep), ioMotions.MotionOf(objectA), ioMotions.MotionOf(objectB),
+            ioPair.search, ioPair.filter);
     ioPair.plan.Clear();
     ioPair.ready = false;
-    // The fits `DeformableShape::Body` and the prediction read: computed here, only read by the threads.
+    // The fits `DeformableShape::Body` and the prediction read: made here (a compare of 9 scalars once made),
+    // only read by the threads.
     for (const btCollisionObject* object : {&objectA, &objectB})
         if (const DeformableShape* shape = AsDeformable(object->getCollisionShape()))
             shape->RestToWorld(object->getWorldTransform());

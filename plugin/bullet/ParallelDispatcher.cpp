@@ -1,4 +1,5 @@
 #include "DeformableCollisionAlgorithm.h"
+#include "SearchDistance.h"
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <algorithm>
@@ -25,6 +26,7 @@ struct ParallelDispatcher::Batch
     std::vector<std::vector<PairContact>> scratch; ///< One per thread.
     /// The order the threads take the pairs in: (lower body index, higher body index, slot), sorted.
     std::vector<std::array<std::uint32_t, 3>> order;
+    StepMotionCache motions; ///< Each body's motion and threshold, once a dispatch.
 
     PreparedPair& Next()
     {
@@ -68,6 +70,7 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
                           getNearCallback() == &btCollisionDispatcher::defaultNearCallback;
     const int pairCount = parallel ? inPairCache->getNumOverlappingPairs() : 0;
     btBroadphasePair* pairs = pairCount > 0 ? inPairCache->getOverlappingPairArrayPtr() : nullptr;
+    batch.motions.Begin(double(inInfo.m_timeStep));
     // Serial: the pairs Bullet's near callback will process (the same tests, the algorithm made as it makes
     // it), their distances and the shapes' caches that the threads only read.
     // Each pair is a chain of loads scattered over a large pile's memory (pair → proxies → objects → shapes
@@ -102,7 +105,7 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
         auto* algorithm = dynamic_cast<DeformableCollisionAlgorithm*>(pair.m_algorithm);
         if (algorithm == nullptr)
             continue;
-        if (!algorithm->Prepare(*object0, *object1, inInfo, batch.Next()))
+        if (!algorithm->Prepare(*object0, *object1, inInfo, batch.motions, batch.Next()))
             --batch.count;
     }
     if (batch.count < 2)

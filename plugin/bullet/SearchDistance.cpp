@@ -2,6 +2,7 @@
 
 #include "ContactGeneration.h"
 
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
@@ -42,6 +43,58 @@ StepMotion PredictStepMotion(const btCollisionObject& inObject, double inTimeSte
     motion.known = motion.linear.allFinite() && motion.angular.allFinite() && motion.centre.allFinite() &&
                    std::isfinite(motion.reach) && std::isfinite(motion.modalSpeed);
     return motion;
+}
+
+void StepMotionCache::Begin(double inTimeStep)
+{
+    mTimeStep = inTimeStep;
+    if (++mStamp == 0) // after 2³² steps: no stale stamp may match the restarted count
+    {
+        for (Entry& entry : mEntries)
+            entry.motionStamp = entry.thresholdStamp = 0;
+        mStamp = 1;
+    }
+}
+
+StepMotionCache::Entry* StepMotionCache::Find(const btCollisionObject& inObject)
+{
+    const int index = inObject.getWorldArrayIndex();
+    if (index < 0)
+        return nullptr;
+    if (std::size_t(index) >= mEntries.size())
+        mEntries.resize(std::size_t(index) + 1);
+    return &mEntries[std::size_t(index)];
+}
+
+const StepMotion& StepMotionCache::MotionOf(const btCollisionObject& inObject)
+{
+    Entry* entry = Find(inObject);
+    if (entry == nullptr)
+    {
+        mOutside.motion = PredictStepMotion(inObject, mTimeStep);
+        return mOutside.motion;
+    }
+    if (entry->motionStamp != mStamp)
+    {
+        entry->motion = PredictStepMotion(inObject, mTimeStep);
+        entry->motionStamp = mStamp;
+    }
+    return entry->motion;
+}
+
+double StepMotionCache::ShapeThresholdOf(const btCollisionObject& inObject)
+{
+    Entry* entry = Find(inObject);
+    const auto threshold = [&]
+    { return double(inObject.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)); };
+    if (entry == nullptr)
+        return threshold();
+    if (entry->thresholdStamp != mStamp)
+    {
+        entry->shapeThreshold = threshold();
+        entry->thresholdStamp = mStamp;
+    }
+    return entry->shapeThreshold;
 }
 
 Vec3d StepMotion::VelocityAt(const Vec3d& inPoint, std::uint32_t inProxy) const

@@ -180,6 +180,59 @@ TEST(SearchDistance, SurfaceSpeedBoundOfObjectsThatAreNotDynamicBodies)
     EXPECT_EQ(SurfaceSpeedBound(dynamic, cStep), std::numeric_limits<double>::infinity());
 }
 
+void ExpectSameMotion(const StepMotion& inCached, const StepMotion& inFresh)
+{
+    EXPECT_EQ(inCached.linear, inFresh.linear);
+    EXPECT_EQ(inCached.angular, inFresh.angular);
+    EXPECT_EQ(inCached.centre, inFresh.centre);
+    EXPECT_EQ(inCached.reach, inFresh.reach);
+    EXPECT_EQ(inCached.modalSpeed, inFresh.modalSpeed);
+    EXPECT_EQ(inCached.deformable, inFresh.deformable);
+    EXPECT_EQ(inCached.restToWorld, inFresh.restToWorld);
+    EXPECT_EQ(inCached.known, inFresh.known);
+}
+
+TEST(SearchDistance, StepMotionCacheGivesEachBodysMotionOnceAStep)
+{
+    std::mt19937 random(17);
+    const std::unique_ptr<SpeedScene> scene = MakeSpeedScene(random, 1.5);
+    btRigidBody& chair = *scene->body;
+    btSphereShape ball(0.25f);
+    btRigidBody rigid(2.0, nullptr, &ball, btVector3(0.05f, 0.05f, 0.05f));
+    rigid.setLinearVelocity(btVector3(1, 2, 3));
+    scene->world.Dynamics().addRigidBody(&rigid);
+    btCollisionObject outside; // in no world: its world array index is −1
+    outside.setCollisionShape(&ball);
+    ASSERT_LT(outside.getWorldArrayIndex(), 0);
+
+    StepMotionCache cache;
+    cache.Begin(cStep);
+    for (const btCollisionObject* object : {static_cast<btCollisionObject*>(&chair),
+                                            static_cast<btCollisionObject*>(&rigid), &outside})
+    {
+        ExpectSameMotion(cache.MotionOf(*object), PredictStepMotion(*object, cStep));
+        EXPECT_EQ(cache.ShapeThresholdOf(*object),
+                  double(object->getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)));
+    }
+    ASSERT_TRUE(cache.MotionOf(chair).deformable != nullptr);
+    ASSERT_GT(cache.MotionOf(chair).modalSpeed, 0.0);
+
+    // Within the step the values stay as first made (they are made once a step, not once a pair)...
+    const Vec3d before = cache.MotionOf(rigid).linear;
+    rigid.setLinearVelocity(btVector3(-4, 0, 0));
+    EXPECT_EQ(cache.MotionOf(rigid).linear, before);
+    // ...except for an object outside a world, made every time: no longer static, its motion is unknown.
+    ASSERT_TRUE(cache.MotionOf(outside).known);
+    outside.setCollisionFlags(0);
+    EXPECT_FALSE(cache.MotionOf(outside).known);
+    // The next step makes them again, with that step's length.
+    cache.Begin(2.0 * cStep);
+    ExpectSameMotion(cache.MotionOf(rigid), PredictStepMotion(rigid, 2.0 * cStep));
+    EXPECT_NE(cache.MotionOf(rigid).linear, before);
+    ExpectSameMotion(cache.MotionOf(chair), PredictStepMotion(chair, 2.0 * cStep));
+    scene->world.Dynamics().removeRigidBody(&rigid);
+}
+
 TEST(SearchDistance, ContactSearchDistanceStaysBetweenTheFloorAndTheThreshold)
 {
     btSphereShape sphere(0.5f);
