@@ -16,7 +16,8 @@ namespace bdt
 /// Per discrete dispatch, on the calling thread: every overlapping pair that Bullet's near callback would
 /// process, with a `DeformableShape` on one side and a deformable or an analytic primitive (sphere, box,
 /// capsule, static plane) on the other, gets its algorithm (as Bullet's callback would make it), its contact
-/// breaking threshold and search distance (calls into Bullet, so serial). Then the threads descend the
+/// breaking threshold and search distance (calls into Bullet, so serial; each body's motion and threshold
+/// are made once per dispatch and shared by its pairs). Then the threads descend the
 /// pairs' trees, group the contacts into regions and choose and predict each region's points
 /// (`DeformableCollisionAlgorithm::GeneratePrepared`, this plugin's code only: no Bullet call runs
 /// concurrently, as Debian's Bullet is not thread-safe), taking pairs in turn; the bodies' sphere caches are
