@@ -258,10 +258,14 @@ void ModalDynamics::StepResponse(double inTimeStep, std::span<double> outHeldDis
             continue;
         }
         // Step's update with the force f = g/h: q(h) = q* + φ00 (q − q*) + φ01 q̇, q* = f/(μω²), so
-        // q(h) − q = (φ00 − 1)(q − q*) + φ01 q̇, linear in q* with slope 1 − φ00. The transition is
-        // recomputed (Step caches the one of the step it last took, the same in bdt::World; this is const).
+        // q(h) − q = (φ00 − 1)(q − q*) + φ01 q̇, linear in q* with slope 1 − φ00. The transition of the step
+        // `Step` last took when it is this one (bdt::World's steps all are: no exp, sin or cos a step), else
+        // made here (this is const), the same bits either way.
         double phi[4];
-        Transition(mOmega[j], mZeta[j], inTimeStep, phi);
+        if (inTimeStep == mCachedStep && mPhi.size() == 4 * modes)
+            std::copy(mPhi.begin() + 4 * j, mPhi.begin() + 4 * j + 4, phi);
+        else
+            Transition(mOmega[j], mZeta[j], inTimeStep, phi);
         outHeldDisplacement[j] = (phi[0] - 1.0) * (mQ[j] - mEquilibrium[j]) + phi[1] * mQDot[j];
         outCompliance[j] = (1.0 - phi[0]) / (mMu[j] * mOmega[j] * mOmega[j] * inTimeStep);
     }

@@ -475,7 +475,14 @@ TEST(ModalDynamics, StepResponsePredictsTheNextStepExactly)
             ASSERT_TRUE(dynamics.SetState(q, v));
             dynamics.Step(h, held); // the force held over the last step
             std::vector<double> motion(m), compliance(m);
-            dynamics.StepResponse(h, motion, compliance);
+            dynamics.StepResponse(h, motion, compliance); // with the transition `Step` kept
+            // The same bits from a transition made afresh: a copy whose settings, set again, drop it.
+            ModalDynamics afresh = dynamics;
+            afresh.SetSettings(afresh.Settings());
+            std::vector<double> motionAfresh(m), complianceAfresh(m);
+            afresh.StepResponse(h, motionAfresh, complianceAfresh);
+            EXPECT_EQ(motionAfresh, motion);
+            EXPECT_EQ(complianceAfresh, compliance);
             const std::vector<double> before(dynamics.QDouble().begin(), dynamics.QDouble().end());
             dynamics.Step(h, next);
             for (std::uint32_t j = 0; j < m; ++j)
