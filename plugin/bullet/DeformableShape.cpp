@@ -428,7 +428,8 @@ ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec
     const Vec3d restAngular = inertial && inFrameAngularPerImpulse != nullptr
                                   ? Vec3d(inRestToWorld.transpose() * *inFrameAngularPerImpulse)
                                   : Vec3d::Zero();
-    const ModalProperties& properties = mAsset->Modal();
+    const std::span<const Vec3d> meanDisplacement = mAsset->Modal().meanDisplacement;
+    const std::span<const Vec3d> axial = mAsset->FirstMomentAxial();
     const double momentScale = mSettings.mass * scale * scale;
     const float* row = mState.Proxies().Row(inNode);
     double compliance = 0.0;
@@ -440,13 +441,7 @@ ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec
         response.displacement += along * mStepDisplacement[j];
         double impulse = along;
         if (inertial)
-        {
-            const Mat3d& moment = properties.firstMoment[j];
-            const Vec3d axial(moment(2, 1) - moment(1, 2), moment(0, 2) - moment(2, 0),
-                              moment(1, 0) - moment(0, 1));
-            impulse -= scale * properties.meanDisplacement[j].dot(restDirection) +
-                       momentScale * restAngular.dot(axial);
-        }
+            impulse -= scale * meanDisplacement[j].dot(restDirection) + momentScale * restAngular.dot(axial[j]);
         compliance += mStepCompliance[j] * along * impulse;
     }
     // Symmetric and positive for modes orthogonal to the rigid motions; a basis that is not can make it

@@ -16,6 +16,9 @@ std::shared_ptr<const DeformableAsset> DeformableAsset::Create(std::shared_ptr<c
     const Model& model = inTree->GetModel();
     asset->mMass = ComputeMassProperties(model); // throws for a model with no area
     asset->mModal = ComputeModalProperties(model, asset->mMass.centerOfMass);
+    for (const Mat3d& moment : asset->mModal.firstMoment)
+        asset->mFirstMomentAxial.emplace_back(moment(2, 1) - moment(1, 2), moment(0, 2) - moment(2, 0),
+                                              moment(1, 0) - moment(0, 1));
     asset->mBoundingRadius = double(inTree->Row(0)[3]); // the root's rest radius (eq. 2)
     asset->mProxies.resize(inTree->LevelCount());
     asset->mTree = std::move(inTree);

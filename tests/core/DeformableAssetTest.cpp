@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -39,6 +40,24 @@ TEST(DeformableAsset, HoldsTheModelsMassAndModalProperties)
         EXPECT_EQ(asset->Modal().firstMoment[j], modal.firstMoment[j]);
         EXPECT_EQ(asset->Modal().maxDisplacement[j], modal.maxDisplacement[j]);
     }
+
+    // The axial vectors: v · axial_j = ⟨[v]×, A_j⟩_F for any v, here the three axes and a mixed vector, with
+    // the cross-product matrix spelled out.
+    ASSERT_EQ(asset->FirstMomentAxial().size(), 6u);
+    double largest = 0.0;
+    for (const Vec3d& axial : asset->FirstMomentAxial())
+        largest = std::max(largest, axial.norm());
+    EXPECT_GT(largest, 1e-6) << "the modes turn the chair about its centre: some A_j are not symmetric";
+    for (std::uint32_t j = 0; j < 6; ++j)
+        for (const Vec3d& v : {Vec3d(1, 0, 0), Vec3d(0, 1, 0), Vec3d(0, 0, 1), Vec3d(0.3, -1.2, 2.5)})
+        {
+            Mat3d cross;
+            cross << 0.0, -v.z(), v.y(), v.z(), 0.0, -v.x(), -v.y(), v.x(), 0.0;
+            const double frobenius = (cross.array() * modal.firstMoment[j].array()).sum();
+            EXPECT_NEAR(v.dot(asset->FirstMomentAxial()[j]), frobenius,
+                        1e-12 * (1.0 + modal.firstMoment[j].norm()))
+                << "mode " << j;
+        }
 
     // The root's rest radius: every rest vertex within it of the root centre, and at least one near it.
     EXPECT_EQ(asset->BoundingRadius(), double(tree->Row(0)[3]));

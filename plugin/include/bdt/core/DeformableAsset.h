@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 namespace bdt
@@ -33,6 +34,10 @@ public:
     const MassProperties& Mass() const { return mMass; }
     /// Modal integrals about `Mass().centerOfMass` (`ComputeModalProperties`).
     const ModalProperties& Modal() const { return mModal; }
+    /// Per mode j, the axial vector of A_j's antisymmetric part, (A_21 − A_12, A_02 − A_20, A_10 − A_01)
+    /// (A_j = `Modal().firstMoment[j]`): ⟨[v]×, A_j⟩_F = v · axial_j, the inertial term of a frame's angular
+    /// acceleration v on mode j. M entries, rest-frame axes, model units² per unit q_j.
+    std::span<const Vec3d> FirstMomentAxial() const { return mFirstMomentAxial; }
     /// Rest radius of the root sphere (model units): the model's size for strain limits and thresholds.
     double BoundingRadius() const { return mBoundingRadius; }
 
@@ -50,6 +55,7 @@ private:
     std::shared_ptr<const BDTree> mTree;
     MassProperties mMass;
     ModalProperties mModal;
+    std::vector<Vec3d> mFirstMomentAxial; ///< `FirstMomentAxial`.
     double mBoundingRadius = 0.0;
     mutable std::mutex mMutex;
     mutable std::vector<std::shared_ptr<const ProxyLevel>> mProxies; // index: level
