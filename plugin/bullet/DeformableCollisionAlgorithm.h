@@ -134,9 +134,8 @@ public:
     static bool Preparable(const btCollisionShape* inShape0, const btCollisionShape* inShape1);
     /// Serial (calls into Bullet): readies `ioPair` for `GeneratePrepared`, A the deformable body (body 0 if
     /// both are), as `processCollision` would search them (τ, search distance, filter), and warms
-    /// the shapes' rotation fits that contact generation reads (`PredictStepMotion` does). The bodies'
-    /// motions and shape thresholds come from `ioMotions`, begun for this step: each body's once a step,
-    /// not once a pair. False, leaving `ioPair` unusable, unless the shapes are `Preparable` and this is a
+    /// the shapes' rotation fits that contact generation reads. The bodies' motions and shape thresholds
+    /// come from `ioMotions`, begun for this step: each body's once a step, not once a pair. False, leaving `ioPair` unusable, unless the shapes are `Preparable` and this is a
     /// contact-mode algorithm.
     bool Prepare(const btCollisionObject& inBody0, const btCollisionObject& inBody1,
                  const btDispatcherInfo& inInfo, StepMotionCache& ioMotions, PreparedPair& ioPair);

@@ -51,50 +51,38 @@ void StepMotionCache::Begin(double inTimeStep)
     if (++mStamp == 0) // after 2³² steps: no stale stamp may match the restarted count
     {
         for (Entry& entry : mEntries)
-            entry.motionStamp = entry.thresholdStamp = 0;
+            entry.stamp = 0;
         mStamp = 1;
     }
 }
 
-StepMotionCache::Entry* StepMotionCache::Find(const btCollisionObject& inObject)
+const StepMotionCache::Entry& StepMotionCache::Current(const btCollisionObject& inObject)
 {
     const int index = inObject.getWorldArrayIndex();
-    if (index < 0)
-        return nullptr;
-    if (std::size_t(index) >= mEntries.size())
-        mEntries.resize(std::size_t(index) + 1);
-    return &mEntries[std::size_t(index)];
+    Entry* entry = &mOutside; // an object outside a world: made every time
+    if (index >= 0)
+    {
+        if (std::size_t(index) >= mEntries.size())
+            mEntries.resize(std::size_t(index) + 1);
+        entry = &mEntries[std::size_t(index)];
+        if (entry->stamp == mStamp)
+            return *entry;
+        entry->stamp = mStamp;
+    }
+    entry->motion = PredictStepMotion(inObject, mTimeStep);
+    entry->shapeThreshold =
+        double(inObject.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold));
+    return *entry;
 }
 
-const StepMotion& StepMotionCache::MotionOf(const btCollisionObject& inObject)
+StepMotion StepMotionCache::MotionOf(const btCollisionObject& inObject)
 {
-    Entry* entry = Find(inObject);
-    if (entry == nullptr)
-    {
-        mOutside.motion = PredictStepMotion(inObject, mTimeStep);
-        return mOutside.motion;
-    }
-    if (entry->motionStamp != mStamp)
-    {
-        entry->motion = PredictStepMotion(inObject, mTimeStep);
-        entry->motionStamp = mStamp;
-    }
-    return entry->motion;
+    return Current(inObject).motion;
 }
 
 double StepMotionCache::ShapeThresholdOf(const btCollisionObject& inObject)
 {
-    Entry* entry = Find(inObject);
-    const auto threshold = [&]
-    { return double(inObject.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold)); };
-    if (entry == nullptr)
-        return threshold();
-    if (entry->thresholdStamp != mStamp)
-    {
-        entry->shapeThreshold = threshold();
-        entry->thresholdStamp = mStamp;
-    }
-    return entry->shapeThreshold;
+    return Current(inObject).shapeThreshold;
 }
 
 Vec3d StepMotion::VelocityAt(const Vec3d& inPoint, std::uint32_t inProxy) const

@@ -58,8 +58,9 @@ public:
     /// Starts a step of `inTimeStep` seconds: every value is made afresh when next asked for.
     void Begin(double inTimeStep);
 
-    /// `PredictStepMotion(inObject, h)`, the same values.
-    const StepMotion& MotionOf(const btCollisionObject& inObject);
+    /// `PredictStepMotion(inObject, h)`, the same values. (A copy: an object outside a world has no entry
+    /// that would keep it.)
+    StepMotion MotionOf(const btCollisionObject& inObject);
 
     /// `inObject`'s shape's `getContactBreakingThreshold(gContactBreakingThreshold)`, m.
     double ShapeThresholdOf(const btCollisionObject& inObject);
@@ -69,10 +70,10 @@ private:
     {
         StepMotion motion;
         double shapeThreshold = 0.0;
-        std::uint32_t motionStamp = 0;    ///< The step `motion` was made in (0: never).
-        std::uint32_t thresholdStamp = 0; ///< The step `shapeThreshold` was made in.
+        std::uint32_t stamp = 0; ///< The step both were made in (0: never).
     };
-    Entry* Find(const btCollisionObject& inObject);
+    /// `inObject`'s entry, made for this step if it was not yet.
+    const Entry& Current(const btCollisionObject& inObject);
 
     std::vector<Entry> mEntries;
     Entry mOutside;          ///< For an object outside a world.
