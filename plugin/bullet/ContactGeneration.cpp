@@ -118,10 +118,10 @@ double RadiusGrowth(const DeformableShape& inShape, std::uint32_t inNode)
 
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
-                      TraversalFront* ioFront, ProxyPairCache* ioCache)
+                      TraversalFront* ioFront, ProxyPairCache* ioCache, PrimitivePairCache* ioPrimitiveCache)
 {
     const std::size_t first = outContacts.size();
-    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache);
+    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);
     // Contact geometry: a proxy pushes with its sphere moved by the proxy's mean displacement (c' = c + Ū q,
     // eq. 5) at its rest radius. The radius growth (eq. 7) bounds how far the proxy's triangles spread about
     // that centre, which the culling needs, but it grows with |q| whichever way the body deforms: pushing
@@ -235,7 +235,7 @@ void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjec
 
 void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                             double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
-                            TraversalFront* ioFront, ProxyPairCache* ioCache)
+                            TraversalFront* ioFront, ProxyPairCache* ioCache, PrimitivePairCache* ioPrimitiveCache)
 {
     const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
     if (shapeA == nullptr)
@@ -248,6 +248,13 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
     // Thread-local scratch: the algorithm object stays small and a step allocates nothing once warm.
     thread_local std::vector<ProxyContact> proxyContacts;
     proxyContacts.clear();
+    const auto collidePrimitive = [&](const auto& inPrimitive)
+    {
+        if (ioPrimitiveCache != nullptr)
+            CollideProxies(bodyA, inPrimitive, *ioPrimitiveCache, proxyContacts, ioStats);
+        else
+            CollideProxies(bodyA, inPrimitive, proxyContacts, ioStats);
+    };
 
     switch (ClassifyOther(shapeB))
     {
@@ -268,24 +275,20 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
     case EOtherShape::Sphere:
     {
         const auto& sphere = static_cast<const btSphereShape&>(*shapeB);
-        CollideProxies(bodyA, Sphere{ToVec3d(transformB.getOrigin()), double(sphere.getRadius())},
-                       proxyContacts, ioStats);
+        collidePrimitive(Sphere{ToVec3d(transformB.getOrigin()), double(sphere.getRadius())});
         break;
     }
     case EOtherShape::Box:
     {
         const auto& box = static_cast<const btBoxShape&>(*shapeB);
-        CollideProxies(bodyA, OrientedBox{ToPose(transformB), ToVec3d(box.getHalfExtentsWithMargin())},
-                       proxyContacts, ioStats);
+        collidePrimitive(OrientedBox{ToPose(transformB), ToVec3d(box.getHalfExtentsWithMargin())});
         break;
     }
     case EOtherShape::Capsule:
-        CollideProxies(bodyA, WorldCapsule(static_cast<const btCapsuleShape&>(*shapeB), transformB),
-                       proxyContacts, ioStats);
+        collidePrimitive(WorldCapsule(static_cast<const btCapsuleShape&>(*shapeB), transformB));
         break;
     case EOtherShape::Plane:
-        CollideProxies(bodyA, WorldPlane(static_cast<const btStaticPlaneShape&>(*shapeB), transformB),
-                       proxyContacts, ioStats);
+        collidePrimitive(WorldPlane(static_cast<const btStaticPlaneShape&>(*shapeB), transformB));
         break;
     case EOtherShape::Convex:
         ConvexProxyContacts(bodyA, marginA, inMaxDistance, inB, outContacts, ioStats);

@@ -18,6 +18,7 @@ namespace bdt
 
 class TraversalFront;
 class ProxyPairCache;
+class PrimitivePairCache;
 
 /// How the narrowphase treats the shape on the other side of a deformable.
 enum class EOtherShape : std::uint8_t
@@ -73,10 +74,13 @@ struct PairContact
 /// from the front and moves it; the contacts are the same, bit for bit and in the same order, as without
 /// it, only the number of sphere tests in `ioStats` differs. `ioCache` (the pair's own, `ProxyPairCache`)
 /// likewise answers the proxy query from the pair's list while the bodies have not moved by more than its
-/// skin; the front, when both are given, wins. Both are ignored for other shapes.
+/// skin; the front, when both are given, wins. Both are ignored for other shapes. `ioPrimitiveCache` (the
+/// pair's own, `PrimitivePairCache`) does the same for a sphere, box, capsule or plane B that stays where
+/// it is (the world's static geometry), bit for bit too; ignored for other shapes.
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
-                      TraversalFront* ioFront = nullptr, ProxyPairCache* ioCache = nullptr);
+                      TraversalFront* ioFront = nullptr, ProxyPairCache* ioCache = nullptr,
+                      PrimitivePairCache* ioPrimitiveCache = nullptr);
 
 /// What `PredictContacts` needs of a pair beyond its contacts: which sides have a prediction
 /// (`DeformableShape::Predicting`), its Baumgarte factor, and each predicting side's rest-to-world rotation
@@ -111,9 +115,10 @@ void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjec
 
 /// The contacts of the proxies' conservative (updated) spheres, before `GenerateContacts` takes each proxy
 /// back to its rest radius about its moved centre (the radius growth ΔRᵀ|q| is a bound for culling, not a
-/// surface to push against). Same conventions as `GenerateContacts`, `ioFront` and `ioCache` included.
+/// surface to push against). Same conventions as `GenerateContacts`, its caches included.
 void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                             double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
-                            TraversalFront* ioFront = nullptr, ProxyPairCache* ioCache = nullptr);
+                            TraversalFront* ioFront = nullptr, ProxyPairCache* ioCache = nullptr,
+                            PrimitivePairCache* ioPrimitiveCache = nullptr);
 
 } // namespace bdt

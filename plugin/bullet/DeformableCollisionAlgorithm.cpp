@@ -15,6 +15,7 @@
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Prefetch.h>
+#include <bdt/core/PrimitivePairCache.h>
 #include <bdt/core/ProxyPairCache.h>
 #include <bdt/core/TraversalFront.h>
 #include <utility>
@@ -34,6 +35,7 @@ struct DeformableCollisionAlgorithm::PairCoherence
 {
     TraversalFront front;
     ProxyPairCache cache;
+    PrimitivePairCache primitive; ///< B a static primitive.
     const DeformableShape* shapeA = nullptr;
     const DeformableShape* shapeB = nullptr;
 };
@@ -106,9 +108,10 @@ DeformableCollisionAlgorithm::~DeformableCollisionAlgorithm()
 }
 
 DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceFor(const DeformableShape& inA,
-                                                                                 const btCollisionShape* inB)
+                                                                                 const btCollisionObject& inB)
 {
-    const DeformableShape* shapeB = AsDeformable(inB);
+    const btCollisionShape* otherShape = inB.getCollisionShape();
+    const DeformableShape* shapeB = AsDeformable(otherShape);
     const bool front = shapeB != nullptr && inA.Settings().frontTracking && shapeB->Settings().frontTracking;
     // The skin in world units, from each body's rest bounding radius (stable across steps, so the list is
     // not dropped for a change of skin).
@@ -117,7 +120,23 @@ DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceF
         return inShape.Settings().pairCacheSkin * double(inShape.State().Proxies().Row(0)[3]) *
                double(inShape.getLocalScaling().x());
     };
-    const double skin = shapeB != nullptr && !front ? std::min(skinOf(inA), skinOf(*shapeB)) : 0.0;
+    // A static analytic primitive (the ground) keeps a list too; a moving one would only ever make lists.
+    bool staticPrimitive = false;
+    if (shapeB == nullptr && inB.isStaticObject() && !inB.isKinematicObject())
+        switch (ClassifyOther(otherShape))
+        {
+        case EOtherShape::Sphere:
+        case EOtherShape::Box:
+        case EOtherShape::Capsule:
+        case EOtherShape::Plane:
+            staticPrimitive = true;
+            break;
+        default:
+            break;
+        }
+    const double skin = shapeB != nullptr && !front ? std::min(skinOf(inA), skinOf(*shapeB))
+                        : staticPrimitive          ? skinOf(inA)
+                                                   : 0.0;
     if (mClosestPoints || (!front && !(skin > 0.0)))
     {
         mCoherence.reset();
@@ -129,8 +148,14 @@ DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceF
     {
         mCoherence->front.Clear();
         mCoherence->cache.Clear();
+        mCoherence->primitive.Clear();
         mCoherence->shapeA = &inA;
         mCoherence->shapeB = shapeB;
+    }
+    if (staticPrimitive)
+    {
+        mCoherence->primitive.SetSkin(skin);
+        return {nullptr, nullptr, &mCoherence->primitive};
     }
     if (front)
     {
@@ -265,11 +290,11 @@ void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::v
     const btCollisionObjectWrapper b = TopLevelWrapper(*ioPair.objectB);
     ioScratch.clear();
     QueryStats stats;
-    const Coherence coherence = CoherenceFor(*AsDeformable(a.getCollisionShape()), b.getCollisionShape());
+    const Coherence coherence = CoherenceFor(*AsDeformable(a.getCollisionShape()), *b.getCollisionObject());
     // Supports stay found and kept (`DropUnreachable`); read here, on the thread, not in the serial `Prepare`.
     thread_local std::vector<SupportId> supports;
     const double search = std::max(ioPair.search, std::min(ioPair.threshold, GatherSupports(supports)));
-    GenerateContacts(a, b, search, ioScratch, stats, coherence.front, coherence.cache);
+    GenerateContacts(a, b, search, ioScratch, stats, coherence.front, coherence.cache, coherence.primitive);
     DropUnreachable(ioPair.filter, b, supports, ioScratch);
     PlanRegions(a, b, ioScratch, ioPair.threshold, ioPair.plan);
     ioPair.plan.stats = stats;
@@ -332,8 +357,8 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     thread_local std::vector<PairContact> generated;
     generated.clear();
     QueryStats stats;
-    const Coherence coherence = CoherenceFor(*shapeA, b.getCollisionShape());
-    GenerateContacts(a, b, search, generated, stats, coherence.front, coherence.cache);
+    const Coherence coherence = CoherenceFor(*shapeA, *b.getCollisionObject());
+    GenerateContacts(a, b, search, generated, stats, coherence.front, coherence.cache, coherence.primitive);
 
     if (mClosestPoints)
     {

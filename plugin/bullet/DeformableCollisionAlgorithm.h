@@ -95,6 +95,8 @@ struct PreparedPair
 /// sphere tests for two boxes resting on each other, 7% fewer in the benchmark's 100-chair pile). Allocated on
 /// the pair's first such query, dropped when the setting is off; closest-points algorithms (made per query)
 /// never keep one. The contacts, and so the manifolds, are the same with or without it (`GenerateContacts`).
+/// Likewise the pair caches (`DeformableShapeSettings::pairCacheSkin`): `ProxyPairCache` for two deformables
+/// without fronts, `PrimitivePairCache` for a deformable and a static sphere, box, capsule or plane.
 ///
 /// Each step is done in two stages: the contacts and their regions and points are planned (`PlanRegions`:
 /// this plugin's code only, no manifold touched), then the plan is written into the manifolds
@@ -178,6 +180,7 @@ private:
     {
         TraversalFront* front = nullptr;
         ProxyPairCache* cache = nullptr;
+        PrimitivePairCache* primitive = nullptr;
     };
 
     void ReleaseManifolds();
@@ -191,11 +194,12 @@ private:
     /// identifiers): a resting body whose supports come and go rocks and creeps. Keeps the others' order.
     static void DropUnreachable(const SpeculativeFilter& inFilter, const btCollisionObjectWrapper& inB,
                                 std::span<const SupportId> inSupports, std::vector<PairContact>& ioContacts);
-    /// The front or the pair cache to pass to `GenerateContacts` for deformable A against `inB`, or neither
-    /// (B not deformable, closest points, or both off): the front when both bodies track fronts, else the
-    /// cache when both have a skin (`DeformableShapeSettings::pairCacheSkin`). Cleared when the bodies'
-    /// roles changed.
-    Coherence CoherenceFor(const DeformableShape& inA, const btCollisionShape* inB);
+    /// The front or the pair cache to pass to `GenerateContacts` for deformable A against `inB`, or none
+    /// (closest points, both off, or B neither deformable nor a static primitive): for two deformables the
+    /// front when both bodies track fronts, else the pair cache when both have a skin
+    /// (`DeformableShapeSettings::pairCacheSkin`); for a static sphere, box, capsule or plane B (a static,
+    /// not kinematic, object) the primitive cache with A's skin. Cleared when the bodies' roles changed.
+    Coherence CoherenceFor(const DeformableShape& inA, const btCollisionObject& inB);
 
     std::vector<RegionManifold> mManifolds; ///< One per kept region, ascending region keys.
     std::unique_ptr<PairCoherence> mCoherence; ///< Two deformables with a front or a skin only; else null.

@@ -3,6 +3,7 @@
 #include "TreeQueriesInternal.h"
 
 #include <algorithm>
+#include <array>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <vector>
@@ -29,9 +30,19 @@ ProxyContact MakeProxyContact(const Vec3d& inSphereDeepest, const Vec3d& inPrimi
     return contact;
 }
 
+// The parameters a primitive pair cache's key holds, as an array of doubles.
+using PrimitiveParameters = std::array<double, 15>;
+
 struct SphereAdapter
 {
     const Sphere& mSphere;
+
+    static constexpr int cKind = 0;
+    double Lipschitz() const { return 1.0; }
+    PrimitiveParameters Parameters() const
+    {
+        return {mSphere.center.x(), mSphere.center.y(), mSphere.center.z(), mSphere.radius};
+    }
 
     bool Overlaps(const WorldSphere& inNode) const
     {
@@ -56,6 +67,14 @@ struct PlaneAdapter
 {
     const Plane& mPlane;
 
+    static constexpr int cKind = 1;
+    // The test's height n·c − d changes by ‖n‖ per unit of centre motion, the radius by 1.
+    double Lipschitz() const { return std::max(1.0, mPlane.normal.norm()); }
+    PrimitiveParameters Parameters() const
+    {
+        return {mPlane.normal.x(), mPlane.normal.y(), mPlane.normal.z(), mPlane.offset};
+    }
+
     bool Overlaps(const WorldSphere& inNode) const
     {
         const double height = mPlane.normal.dot(inNode.center) - mPlane.offset;
@@ -77,6 +96,23 @@ struct PlaneAdapter
 struct BoxAdapter
 {
     const OrientedBox& mBox;
+
+    static constexpr int cKind = 2;
+    // The distance outside the box, in its axes (Rᵀ of a rotation that is orthonormal to rounding).
+    double Lipschitz() const
+    {
+        const Vec3d rows[3] = {mBox.pose.rotation.row(0).transpose(), mBox.pose.rotation.row(1).transpose(),
+                               mBox.pose.rotation.row(2).transpose()};
+        return std::max(1.0, SpectralNormBound(rows));
+    }
+    PrimitiveParameters Parameters() const
+    {
+        const Mat3d& r = mBox.pose.rotation;
+        const Vec3d& t = mBox.pose.translation;
+        const Vec3d& h = mBox.halfExtents;
+        return {r(0, 0), r(0, 1), r(0, 2), r(1, 0), r(1, 1), r(1, 2), r(2, 0), r(2, 1),
+                r(2, 2), t.x(),   t.y(),   t.z(),   h.x(),   h.y(),   h.z()};
+    }
 
     bool Overlaps(const WorldSphere& inNode) const
     {
@@ -123,6 +159,14 @@ struct BoxAdapter
 struct CapsuleAdapter
 {
     const Capsule& mCapsule;
+
+    static constexpr int cKind = 3;
+    double Lipschitz() const { return 1.0; }
+    PrimitiveParameters Parameters() const
+    {
+        return {mCapsule.a.x(), mCapsule.a.y(), mCapsule.a.z(), mCapsule.b.x(),
+                mCapsule.b.y(), mCapsule.b.z(), mCapsule.radius};
+    }
 
     bool Overlaps(const WorldSphere& inNode) const
     {
@@ -172,7 +216,7 @@ struct AabbOverlap
 // after its sphere overlapped, both at once from the shared rows and q (`ComputeSiblingSpheres`, the bits
 // `Sphere` would give) rather than through the body's cache: a pile's narrowphase meets each body's cache
 // cold, and its stamps would be written for nothing. Calls inOnTerminal(node, sphere) for each overlapping
-// terminal node, children in order.
+// terminal node, children in order, with its updated sphere (rest frame) as a third argument.
 template <class Adapter, class OnTerminal>
 void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool inToLeaves,
                       QueryStats& ioStats, OnTerminal&& inOnTerminal)
@@ -198,7 +242,7 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
             continue;
         if (detail::IsTerminal(state, entry.node, inToLeaves))
         {
-            inOnTerminal(entry.node, sphere);
+            inOnTerminal(entry.node, sphere, entry.sphere);
             continue;
         }
         const std::uint32_t child = state.Tree().Node(entry.node).firstChild;
@@ -214,7 +258,7 @@ void CollideProxiesWith(const DeformedBody& inA, const Adapter& inPrimitive,
                         std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
 {
     DescendPrimitive(inA, inPrimitive, false, ioStats,
-                     [&](std::uint32_t inNode, const WorldSphere& inSphere)
+                     [&](std::uint32_t inNode, const WorldSphere& inSphere, const UpdatedSphere&)
                      {
                          ProxyContact contact = inPrimitive.Contact(inSphere);
                          contact.nodeA = inNode;
@@ -224,12 +268,137 @@ void CollideProxiesWith(const DeformedBody& inA, const Adapter& inPrimitive,
                      });
 }
 
+} // namespace
+
+/// Grants the queries access to a primitive pair cache's state.
+struct PrimitivePairCacheAccess
+{
+    // Whether the list answers this query: how far any proxy sphere can have come closer to the primitive
+    // since the list was made (`PrimitivePairCache`), within the skin.
+    static bool Answers(const PrimitivePairCache& inCache, const DeformedBody& inA, double inLipschitz)
+    {
+        const TreeState& state = *inA.state;
+        // The frame's shift alone, first: a body falling or sliding is out at once.
+        const double shift = (inA.pose.translation - inCache.mTranslation).norm();
+        if (!(shift * inLipschitz <= inCache.mSkin))
+            return false;
+        const double rounding = inA.scale * detail::ProxyRounding(state);
+        const Mat3d turn = inA.pose.rotation - inCache.mRotation;
+        const Vec3d columns[3] = {turn.col(0), turn.col(1), turn.col(2)};
+        const double centre = inA.scale * double(state.CentreBound());
+        const double moved =
+            SpectralNormBound(columns) * centre + inA.scale * detail::ProxyDrift(state, inCache.mQ) + shift;
+        // The tests' own slack moves with the spheres' sizes and places: a bound on its change, with room.
+        const double extent = centre + inA.scale * detail::LargestProxyRadius(state);
+        const double slack =
+            4.0 * (detail::cRelativeSlack * (inA.inflate + inCache.mSkin + extent) +
+                   detail::cPositionSlack * (inA.pose.translation.cwiseAbs().maxCoeff() + extent));
+        const double bound = moved * inLipschitz * (1.0 + 1e-9) + (inA.inflate - inCache.mReach) + rounding +
+                             inCache.mRounding + slack;
+        return bound <= inCache.mSkin;
+    }
+
+    template <class Adapter>
+    static void AppendContact(const Adapter& inPrimitive, std::uint32_t inNode, const WorldSphere& inSphere,
+                              std::vector<ProxyContact>& outContacts)
+    {
+        ProxyContact contact = inPrimitive.Contact(inSphere);
+        contact.nodeA = inNode;
+        contact.nodeB = cNoIndex;
+        outContacts.push_back(contact);
+    }
+
+    template <class Adapter>
+    static void Query(const DeformedBody& inA, const Adapter& inPrimitive, PrimitivePairCache& ioCache,
+                      std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+    {
+        PrimitivePairCache& cache = ioCache;
+        TreeState& state = *inA.state;
+        if (!(cache.mSkin > 0.0) || state.TemporalCoherence())
+        {
+            cache.Clear();
+            ++cache.mDescents;
+            CollideProxiesWith(inA, inPrimitive, outContacts, ioStats);
+            return;
+        }
+        const PrimitivePairCache::Key key{inA.state, &state.Proxies(), int(state.Bound()),
+                                          inA.scale, Adapter::cKind,   inPrimitive.Parameters()};
+        if (cache.mValid)
+        {
+            if (cache.mKey == key && Answers(cache, inA, inPrimitive.Lipschitz()))
+            {
+                // Each kept proxy tested as the descent tests a terminal node, in the descent's order.
+                std::uint64_t contacts = 0;
+                for (const std::uint32_t node : cache.mNodes)
+                {
+                    const WorldSphere sphere = detail::PlaceSphere(inA, state.ComputeSphereNow(node));
+                    if (!inPrimitive.Overlaps(sphere))
+                        continue;
+                    AppendContact(inPrimitive, node, sphere, outContacts);
+                    ++contacts;
+                }
+                ioStats.overlapTests += cache.mNodes.size();
+                ioStats.contacts += contacts;
+                state.CountUpdates(cache.mNodes.size());
+                cache.mReused = true;
+                ++cache.mReuses;
+                return;
+            }
+            // A list that was never reused: the body (or the primitive) moves too fast for the skin. Descend
+            // without it for a while.
+            if (!cache.mReused)
+            {
+                ++cache.mFailures;
+                cache.mHoldOff = std::min(1u << std::min(cache.mFailures - 1, 4u), 16u);
+            }
+            else
+                cache.mFailures = 0;
+            cache.Clear();
+        }
+        ++cache.mDescents;
+        if (cache.mHoldOff > 0)
+        {
+            --cache.mHoldOff;
+            CollideProxiesWith(inA, inPrimitive, outContacts, ioStats);
+            return;
+        }
+        // The descent with the reach widened by the skin: every proxy within reach + skin is kept, and those
+        // within the reach give contacts, tested as the descent without the skin would (the same sphere).
+        DeformedBody wide = inA;
+        wide.inflate += cache.mSkin;
+        cache.mNodes.clear();
+        std::uint64_t contacts = 0;
+        DescendPrimitive(wide, inPrimitive, false, ioStats,
+                         [&](std::uint32_t inNode, const WorldSphere&, const UpdatedSphere& inSphere)
+                         {
+                             cache.mNodes.push_back(inNode);
+                             const WorldSphere sphere = detail::PlaceSphere(inA, inSphere);
+                             if (!inPrimitive.Overlaps(sphere))
+                                 return;
+                             AppendContact(inPrimitive, inNode, sphere, outContacts);
+                             ++contacts;
+                         });
+        ioStats.contacts += contacts;
+        cache.mQ.assign(state.Q().begin(), state.Q().end());
+        cache.mRotation = inA.pose.rotation;
+        cache.mTranslation = inA.pose.translation;
+        cache.mReach = inA.inflate;
+        cache.mRounding = inA.scale * detail::ProxyRounding(state);
+        cache.mKey = key;
+        cache.mValid = true;
+        cache.mReused = false;
+    }
+};
+
+namespace
+{
+
 template <class Adapter>
 void CollideTrianglesWith(const DeformedBody& inA, const Adapter& inPrimitive,
                           std::vector<TriangleContact>& outContacts, QueryStats& ioStats)
 {
     DescendPrimitive(inA, inPrimitive, true, ioStats,
-                     [&](std::uint32_t inNode, const WorldSphere&)
+                     [&](std::uint32_t inNode, const WorldSphere&, const UpdatedSphere&)
                      {
                          const BDTreeNode& leaf = inA.state->Tree().Node(inNode);
                          for (std::uint32_t t = leaf.firstTriangle;
@@ -255,7 +424,7 @@ void CollectProxies(DeformedBody inA, const Aabb& inBox, std::vector<ProxySphere
     if (inBox.isEmpty())
         return;
     DescendPrimitive(inA, AabbOverlap{inBox}, false, ioStats,
-                     [&](std::uint32_t inNode, const WorldSphere& inSphere)
+                     [&](std::uint32_t inNode, const WorldSphere& inSphere, const UpdatedSphere&)
                      {
                          outProxies.push_back({inSphere.center, inSphere.radius, inNode});
                          ++ioStats.contacts;
@@ -284,6 +453,30 @@ void CollideProxies(DeformedBody inA, const Capsule& inCapsule, std::vector<Prox
                     QueryStats& ioStats)
 {
     CollideProxiesWith(inA, CapsuleAdapter{inCapsule}, outContacts, ioStats);
+}
+
+void CollideProxies(DeformedBody inA, const Sphere& inSphere, PrimitivePairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    PrimitivePairCacheAccess::Query(inA, SphereAdapter{inSphere}, ioCache, outContacts, ioStats);
+}
+
+void CollideProxies(DeformedBody inA, const Plane& inPlane, PrimitivePairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    PrimitivePairCacheAccess::Query(inA, PlaneAdapter{inPlane}, ioCache, outContacts, ioStats);
+}
+
+void CollideProxies(DeformedBody inA, const OrientedBox& inBox, PrimitivePairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    PrimitivePairCacheAccess::Query(inA, BoxAdapter{inBox}, ioCache, outContacts, ioStats);
+}
+
+void CollideProxies(DeformedBody inA, const Capsule& inCapsule, PrimitivePairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    PrimitivePairCacheAccess::Query(inA, CapsuleAdapter{inCapsule}, ioCache, outContacts, ioStats);
 }
 
 void CollideTriangles(DeformedBody inA, const Sphere& inSphere, std::vector<TriangleContact>& outContacts,

@@ -1,5 +1,6 @@
 // Single-tree queries: deformed triangles, the rest-frame box query (Bullet's processAllTriangles) and the
-// ray cast. Tree vs tree is in TreeTreeQuery.cpp, tree vs primitive in TreePrimitiveQuery.cpp.
+// ray cast; and the proxies' drift and rounding bounds the pair caches share (TreeQueriesInternal.h). Tree vs
+// tree is in TreeTreeQuery.cpp, tree vs primitive in TreePrimitiveQuery.cpp.
 
 #include "TreeQueriesInternal.h"
 
@@ -10,6 +11,44 @@
 
 namespace bdt
 {
+
+namespace detail
+{
+
+double ProxyDrift(const TreeState& inState, std::span<const float> inQ0)
+{
+    const std::span<const float> q = inState.Q();
+    const std::span<const float> centre = inState.Proxies().CentreBounds();
+    const std::span<const float> radius = inState.Proxies().ProxyRadiusBounds();
+    const std::uint32_t m = inState.ModeCount();
+    double moved = 0.0, grown = 0.0, squared = 0.0;
+    for (std::uint32_t j = 0; j < m; ++j)
+    {
+        const double dq = std::abs(double(q[j]) - double(inQ0[j]));
+        moved += double(centre[j + 1]) * dq;
+        grown += double(radius[j + 1]) * dq;
+        squared += dq * dq;
+    }
+    return moved + std::max(grown, double(radius[m + 1]) * std::sqrt(squared));
+}
+
+double LargestProxyRadius(const TreeState& inState)
+{
+    const std::span<const float> radius = inState.Proxies().ProxyRadiusBounds();
+    const std::span<const float> q = inState.Q();
+    double largest = double(radius[0]);
+    for (std::uint32_t j = 0; j < inState.ModeCount(); ++j)
+        largest += double(radius[j + 1]) * std::abs(double(q[j]));
+    return largest;
+}
+
+double ProxyRounding(const TreeState& inState)
+{
+    return 2.0 * FloatUpdateSlack(inState.ModeCount()) *
+           (double(inState.CentreBound()) + LargestProxyRadius(inState));
+}
+
+} // namespace detail
 
 namespace
 {

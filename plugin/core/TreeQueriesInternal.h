@@ -4,6 +4,7 @@
 
 #include <bdt/core/TreeQueries.h>
 #include <cstdint>
+#include <span>
 
 namespace bdt::detail
 {
@@ -72,6 +73,19 @@ inline void WorldTriangle(const DeformedBody& inBody, std::uint32_t inTriangle, 
     for (Vec3d& v : outVertices)
         v = inBody.pose.Apply(inBody.scale * v);
 }
+
+/// How far any proxy of a body can have moved in its rest frame (model units) since q was `inQ0` (M
+/// entries): its centre by Σ_j b_j|Δq_j| (b_j ≥ ‖Ū_j‖, `ProxyLevel::CentreBounds`) plus its radius by
+/// max(Σ_j e_j|Δq_j|, δ‖Δq‖₂) (`ProxyLevel::ProxyRadiusBounds`, either bound), exact arithmetic. O(M).
+double ProxyDrift(const TreeState& inState, std::span<const float> inQ0);
+
+/// A bound on every proxy's updated radius at the current q (model units): R + ΣΔR_j|q_j| at their largest
+/// (the tight bound's radius is never larger). O(M).
+double LargestProxyRadius(const TreeState& inState);
+
+/// A bound on the float rounding of any proxy's updated centre and radius at the current q (model units): γ
+/// of the magnitudes of the terms summed (‖c‖ + Σ‖Ū_j‖|q_j| and R + ΣΔR_j|q_j|). O(M).
+double ProxyRounding(const TreeState& inState);
 
 /// True when the traversal stops at `inNode`: a leaf for leaf-level queries, a proxy for proxy-level ones.
 inline bool IsTerminal(const TreeState& inState, std::uint32_t inNode, bool inToLeaves)

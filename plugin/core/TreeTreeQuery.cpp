@@ -24,6 +24,9 @@ namespace bdt
 namespace
 {
 
+using detail::LargestProxyRadius;
+using detail::ProxyDrift;
+using detail::ProxyRounding;
 using detail::WorldSphere;
 
 // The descent culls in float, in A's rest frame (A's model units): A's updated spheres are used as they are
@@ -347,45 +350,6 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
 
 namespace
 {
-
-// How far any proxy of a body can have moved in its rest frame (model units) since q was `inQ0`: its centre
-// by Σ_j b_j|Δq_j| (b_j ≥ ‖Ū_j‖, `ProxyLevel::CentreBounds`) and its radius by max(Σ_j e_j|Δq_j|, δ‖Δq‖₂)
-// (`ProxyLevel::ProxyRadiusBounds`, either bound), exact arithmetic.
-double ProxyDrift(const TreeState& inState, std::span<const float> inQ0)
-{
-    const std::span<const float> q = inState.Q();
-    const std::span<const float> centre = inState.Proxies().CentreBounds();
-    const std::span<const float> radius = inState.Proxies().ProxyRadiusBounds();
-    const std::uint32_t m = inState.ModeCount();
-    double moved = 0.0, grown = 0.0, squared = 0.0;
-    for (std::uint32_t j = 0; j < m; ++j)
-    {
-        const double dq = std::abs(double(q[j]) - double(inQ0[j]));
-        moved += double(centre[j + 1]) * dq;
-        grown += double(radius[j + 1]) * dq;
-        squared += dq * dq;
-    }
-    return moved + std::max(grown, double(radius[m + 1]) * std::sqrt(squared));
-}
-
-// A bound on every proxy's updated radius at the current q (model units): R + ΣΔR_j|q_j| at their largest
-// (the tight bound's radius is never larger).
-double LargestProxyRadius(const TreeState& inState)
-{
-    const std::span<const float> radius = inState.Proxies().ProxyRadiusBounds();
-    const std::span<const float> q = inState.Q();
-    double largest = double(radius[0]);
-    for (std::uint32_t j = 0; j < inState.ModeCount(); ++j)
-        largest += double(radius[j + 1]) * std::abs(double(q[j]));
-    return largest;
-}
-
-// A bound on the float rounding of any proxy's updated centre and radius at the current q (model units): γ
-// of the magnitudes of the terms summed (‖c‖ + Σ‖Ū_j‖|q_j| and R + ΣΔR_j|q_j|).
-double ProxyRounding(const TreeState& inState)
-{
-    return 2.0 * FloatUpdateSlack(inState.ModeCount()) * (double(inState.CentreBound()) + LargestProxyRadius(inState));
-}
 
 // A ball containing the intersection of balls (c1, r1) and (c2, r2): the ball through the circle where their
 // spheres meet when each cap of the lens is at most a hemisphere, else the smaller ball. False when they do

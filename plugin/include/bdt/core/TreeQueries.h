@@ -2,6 +2,7 @@
 
 #include <bdt/core/Contact.h>
 #include <bdt/core/Primitives.h>
+#include <bdt/core/PrimitivePairCache.h>
 #include <bdt/core/ProxyPairCache.h>
 #include <bdt/core/TraversalFront.h>
 #include <bdt/core/TreeState.h>
@@ -79,6 +80,18 @@ void CollideProxies(DeformedBody inA, const Sphere& inSphere, std::vector<ProxyC
 void CollideProxies(DeformedBody inA, const Plane& inPlane, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 void CollideProxies(DeformedBody inA, const OrientedBox& inBox, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 void CollideProxies(DeformedBody inA, const Capsule& inCapsule, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
+/// The same contacts (the same bits, in the same order), answered from the body's list of proxies within
+/// reach of the primitive plus a skin while the body has not moved by more than the skin since, else by a
+/// descent that makes a new list (`PrimitivePairCache`). For a fixed primitive (the world's static ground):
+/// a body resting on it costs a sphere update and a test per kept proxy instead of a descent.
+void CollideProxies(DeformedBody inA, const Sphere& inSphere, PrimitivePairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
+void CollideProxies(DeformedBody inA, const Plane& inPlane, PrimitivePairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
+void CollideProxies(DeformedBody inA, const OrientedBox& inBox, PrimitivePairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
+void CollideProxies(DeformedBody inA, const Capsule& inCapsule, PrimitivePairCache& ioCache,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 
 /// Every proxy (§3.4) whose world sphere (with `inflate`) overlaps the world box `inBox`, each once, with that
 /// sphere. The culling step of the narrowphase against shapes the tree has no exact test for (convex hulls,

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <array>
+#include <bdt/core/Math.h>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bdt
+{
+
+class ProxyLevel;
+
+/// Temporal coherence of a body's proxy query against a fixed primitive (a static ground plane, box, sphere
+/// or capsule) by a skin: the proxies found within the contact reach plus a skin s of the primitive, and
+/// where the body stood when they were found, kept for the next steps. The counterpart of `ProxyPairCache`
+/// for a body and the world's static geometry: a body resting on the ground otherwise descends its tree to
+/// the ground every step (half the sphere updates of a settled pile of chairs on a plane).
+///
+/// A later query bounds how far any proxy's sphere can have come closer to the primitive since: its centre
+/// moves in the body's rest frame by its modes and its radius grows (`ProxyLevel::CentreBounds`,
+/// `ProxyLevel::ProxyRadiusBounds`: the same drift as `ProxyPairCache`'s), and the frame moves the centre c
+/// by s(R − R₀)c + s R₀Δc + (t − t₀), at most s‖R − R₀‖₂‖c‖ + s‖Δc‖ + ‖t − t₀‖. While that bound, plus the
+/// growth of the reach and the float rounding of the spheres then and now, stays within s, every proxy now
+/// within reach of the primitive was within reach + s then (the primitive's tests are distances, which
+/// change by no more than the sphere moves): the query tests the kept proxies exactly as the descent tests
+/// its terminal nodes, in the descent's order, and its contacts are exactly those of the descent from the
+/// root (the same bits, the same order). Otherwise it descends with the reach widened by s and keeps what it
+/// found. The primitive must be the same, bit for bit (the key holds its parameters), as must the body's
+/// tree state, proxy level, bound and scale: anything else starts again.
+///
+/// A body that moves faster than the skin allows would pay the wider descent every step for nothing: after
+/// a list that was never reused it descends without the skin (keeping no list) for 1, 2, 4, 8 and then 16
+/// queries as such lists follow in a row, as `ProxyPairCache` does.
+///
+/// One per pair of a body and a primitive, owned by whoever owns the pair (a Bullet collision algorithm).
+/// Not used with §3.5 temporal coherence (its spheres are computed at a reference q). 4 bytes a kept proxy
+/// plus 4 bytes a mode.
+class PrimitivePairCache
+{
+public:
+    /// `inSkin`: the skin s, world units (≥ 0; 0 keeps no list).
+    explicit PrimitivePairCache(double inSkin = 0.0) : mSkin(inSkin) {}
+
+    /// Forgets the list: the next query descends from the root.
+    void Clear()
+    {
+        mNodes.clear();
+        mValid = false;
+    }
+    /// The skin s, world units.
+    double Skin() const { return mSkin; }
+    /// Sets the skin (world units, ≥ 0); forgets the list if it changes.
+    void SetSkin(double inSkin)
+    {
+        if (inSkin != mSkin)
+            Clear();
+        mSkin = inSkin;
+    }
+    /// Whether a list is kept.
+    bool Valid() const { return mValid; }
+    /// Proxies kept.
+    std::size_t Size() const { return mNodes.size(); }
+    /// Queries answered from the list, and descents made, since construction.
+    std::uint64_t Reuses() const { return mReuses; }
+    std::uint64_t Descents() const { return mDescents; }
+    /// Bytes held.
+    std::size_t MemoryBytes() const
+    {
+        return mNodes.capacity() * sizeof(std::uint32_t) + mQ.capacity() * sizeof(float);
+    }
+
+    /// What a list is made for (used by the queries): the body's state, proxies, bound and scale, and the
+    /// primitive (its kind and parameters, world frame).
+    struct Key
+    {
+        const void* state = nullptr;
+        const ProxyLevel* proxies = nullptr;
+        int bound = 0;
+        double scale = 0.0;
+        int kind = -1;
+        std::array<double, 15> primitive{};
+        bool operator==(const Key&) const = default;
+    };
+
+private:
+    friend struct PrimitivePairCacheAccess;
+
+    std::vector<std::uint32_t> mNodes; ///< Proxies within reach + skin when the list was made, descent order.
+    std::vector<float> mQ;             ///< The body's q then.
+    Mat3d mRotation = Mat3d::Identity(); ///< R₀, the body's rotation then.
+    Vec3d mTranslation = Vec3d::Zero();  ///< t₀, world units.
+    double mReach = 0.0;                 ///< The body's inflate then, world units.
+    double mRounding = 0.0;              ///< Float rounding of the spheres then, world units.
+    double mSkin = 0.0;
+    Key mKey;
+    bool mValid = false;
+    std::uint32_t mFailures = 0; ///< Lists in a row that were never reused.
+    std::uint32_t mHoldOff = 0;  ///< Queries left to descend without the skin.
+    bool mReused = false;        ///< Whether the current list has been reused.
+    std::uint64_t mReuses = 0;
+    std::uint64_t mDescents = 0;
+};
+
+} // namespace bdt

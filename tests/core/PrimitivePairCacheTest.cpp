@@ -1,0 +1,407 @@
+// The primitive pair cache (`PrimitivePairCache`): a body's proxy query against a fixed sphere, plane, box or
+// capsule answered from the pair's list finds exactly what the descent finds (the same contacts, bits and
+// order), step after step, while the body approaches, presses in, turns, deforms and leaves; a resting body
+// answers from the list; a list made for another primitive, state or scale is not used; a body moving
+// faster than the skin descends without it.
+#include "support/QueryOracles.h"
+#include "support/TestModels.h"
+
+#include <Eigen/Geometry>
+#include <bdt/core/PrimitivePairCache.h>
+#include <bdt/core/TreeQueries.h>
+#include <cmath>
+#include <cstring>
+#include <gtest/gtest.h>
+#include <iostream>
+#include <random>
+#include <set>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace bdt
+{
+namespace
+{
+
+using namespace test;
+using Primitive = std::variant<Sphere, Plane, OrientedBox, Capsule>;
+
+// Both queries on `inPrimitive`: the descent, then the cached one.
+void Query(const DeformedBody& inBody, const Primitive& inPrimitive, PrimitivePairCache* ioCache,
+           std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    std::visit(
+        [&](const auto& inShape)
+        {
+            if (ioCache != nullptr)
+                CollideProxies(inBody, inShape, *ioCache, outContacts, ioStats);
+            else
+                CollideProxies(inBody, inShape, outContacts, ioStats);
+        },
+        inPrimitive);
+}
+
+bool SameBits(const Vec3d& inX, const Vec3d& inY)
+{
+    return std::memcmp(inX.data(), inY.data(), sizeof(double) * 3) == 0;
+}
+
+// The same contacts in the same order, bit for bit.
+void ExpectIdentical(const std::vector<ProxyContact>& inExpected, const std::vector<ProxyContact>& inActual,
+                     int inStep, const std::string& inWhat)
+{
+    ASSERT_EQ(inExpected.size(), inActual.size()) << inWhat << ", step " << inStep;
+    for (std::size_t i = 0; i < inExpected.size(); ++i)
+    {
+        const ProxyContact& x = inExpected[i];
+        const ProxyContact& y = inActual[i];
+        EXPECT_EQ(x.nodeA, y.nodeA) << inWhat << ", step " << inStep << ", contact " << i;
+        EXPECT_EQ(x.nodeB, y.nodeB) << inWhat << ", step " << inStep << ", contact " << i;
+        EXPECT_TRUE(SameBits(x.normal, y.normal) && SameBits(x.point, y.point) &&
+                    std::memcmp(&x.depth, &y.depth, sizeof(double)) == 0)
+            << inWhat << ", step " << inStep << ", contact " << i;
+    }
+}
+
+// A random walk of q: each coordinate moves by up to `inStep`, kept within `inLimit`.
+void WalkQ(std::vector<float>& ioQ, double inStep, double inLimit, std::mt19937& ioRandom)
+{
+    for (float& q : ioQ)
+        q = float(std::clamp(double(q) + Uniform(ioRandom, -inStep, inStep), -inLimit, inLimit));
+}
+
+// The primitives, each with the direction from it to where the body comes from (world), around the origin.
+struct Case
+{
+    const char* name;
+    Primitive primitive;
+    Vec3d away;
+};
+
+std::vector<Case> Cases(double inSize, std::mt19937& ioRandom)
+{
+    const Vec3d up = RandomDirection(ioRandom);
+    OrientedBox box;
+    box.pose.rotation = RandomRotation(ioRandom);
+    box.halfExtents = Vec3d(0.6, 0.3, 0.45) * inSize;
+    const Vec3d boxUp = box.pose.rotation.col(1);
+    const Vec3d axis = RandomDirection(ioRandom);
+    const Vec3d across = axis.cross(RandomDirection(ioRandom)).normalized();
+    return {{"sphere", Sphere{Vec3d::Zero(), 0.5 * inSize}, up},
+            {"plane", Plane{up, 0.0}, up},
+            {"box", box, boxUp},
+            {"capsule", Capsule{-0.5 * inSize * axis, 0.5 * inSize * axis, 0.2 * inSize}, across}};
+}
+
+// The body comes down onto each primitive, presses in, rocks and slides, turns, deforms by a random walk of q
+// with its inflate changing from step to step, and leaves. Every step the query from the list must give
+// exactly the descent's contacts, and the list must answer most steps in contact, including steps in which
+// proxies came within reach that were not before (kept in the skin).
+TEST(PrimitivePairCache, SameContactsAsTheDescentWhileTheBodyMoves)
+{
+    std::mt19937 random(41);
+    QueryBody body(ShapeTree("chair", 1500, 6), 6);
+    const double size = body.Size();
+    const Vec3d restCenter = body.tree->GetModel().RestBounds().center().cast<double>();
+    for (const Case& test : Cases(size, random))
+    {
+        body.pose.rotation = RandomRotation(random);
+        const Vec3d spinAxis = RandomDirection(random);
+        const Vec3d side = test.away.cross(RandomDirection(random)).normalized();
+        std::vector<float> q(body.tree->ModeCount(), 0.0f);
+        PrimitivePairCache cache(0.02 * size);
+        std::set<std::uint32_t> previous;
+        int stepsInContact = 0, reusedSteps = 0, reusedWithNewProxies = 0;
+        constexpr int cSteps = 400;
+        for (int step = 0; step < cSteps; ++step)
+        {
+            const double t = double(step) / cSteps;
+            // From 1.6 of the size away in to 0.5 and back, twice, sliding sideways and rocking.
+            const double distance = size * (1.6 - 1.1 * std::pow(std::sin(2.0 * M_PI * t), 2.0));
+            body.pose.rotation = Eigen::AngleAxisd(1.5e-3 * std::sin(25.0 * t), spinAxis).toRotationMatrix() *
+                                 body.pose.rotation;
+            const Vec3d target = distance * test.away + 0.2 * size * std::sin(3.0 * t) * side;
+            body.pose.translation = target - body.pose.rotation * restCenter;
+            WalkQ(q, 1e-4 * size, 0.02 * size, random);
+            ASSERT_TRUE(body.state->SetQ(q));
+            DeformedBody deformed = body.Body();
+            deformed.inflate = 0.01 * size * (1.0 + 0.2 * std::sin(11.0 * t));
+
+            std::vector<ProxyContact> fromDescent, fromCache;
+            QueryStats descentStats, cacheStats;
+            Query(deformed, test.primitive, nullptr, fromDescent, descentStats);
+            const std::uint64_t reusesBefore = cache.Reuses();
+            Query(deformed, test.primitive, &cache, fromCache, cacheStats);
+            ExpectIdentical(fromDescent, fromCache, step, test.name);
+            EXPECT_EQ(cacheStats.contacts, fromCache.size());
+            std::set<std::uint32_t> now;
+            for (const ProxyContact& contact : fromDescent)
+                now.insert(contact.nodeA);
+            const bool reused = cache.Reuses() > reusesBefore;
+            bool newProxies = false;
+            for (const std::uint32_t node : now)
+                newProxies = newProxies || previous.count(node) == 0;
+            if (!now.empty())
+            {
+                ++stepsInContact;
+                reusedSteps += reused ? 1 : 0;
+                reusedWithNewProxies += reused && newProxies ? 1 : 0;
+            }
+            previous = std::move(now);
+        }
+        std::cout << "[ info ] " << test.name << ": " << stepsInContact << " steps in contact, "
+                  << reusedSteps << " answered from the list (" << reusedWithNewProxies
+                  << " with proxies new to the contacts); " << cache.Descents() << " descents in all\n";
+        EXPECT_GT(stepsInContact, cSteps / 4) << test.name;
+        EXPECT_GT(reusedSteps, stepsInContact / 2) << test.name;
+        EXPECT_GT(reusedWithNewProxies, 5) << test.name;
+        EXPECT_GT(cache.Descents(), 5u) << test.name;
+    }
+}
+
+// Each kind of motion the list's bound covers, alone and slowly (a fraction of the skin a step, so lists are
+// reused for many steps), brings parts of the body that were far beyond the skin within reach of the
+// ground: a turn about the body's origin (the origin stays put, far parts swing down), its modes (the frame
+// stays put), a shift of the frame, and a growing inflate. Every step must give exactly the descent's
+// contacts, and lists must have answered steps that found proxies new to the contacts: a bound missing any
+// of the terms would keep a list too long and miss them.
+TEST(PrimitivePairCache, EachMotionAloneIsCovered)
+{
+    std::mt19937 random(59);
+    QueryBody body(ShapeTree("chair", 1500, 6), 9);
+    const double size = body.Size();
+    const Plane ground{Vec3d::UnitY(), 0.0};
+    const std::uint32_t modes = body.tree->ModeCount();
+    const double inflate = 0.01 * size;
+    // How far below the ground the body's lowest vertex is at this pose and q (negative: above).
+    const auto lowest = [&](const Pose& inPose, const std::vector<float>& inQ)
+    {
+        EXPECT_TRUE(body.state->SetQ(inQ));
+        double height = 1e300;
+        for (const Tri& triangle : WorldTriangles(body))
+            for (const Vec3d& vertex : triangle)
+                height = std::min(height, vertex.dot(ground.normal) - ground.offset);
+        (void)inPose;
+        return -height;
+    };
+    // A direction in q whose motion takes the lowest part down, scaled to move proxies by about 0.4 of the
+    // size at most.
+    std::vector<float> qDirection(modes);
+    {
+        double reach = 0.0;
+        const std::span<const float> bounds = body.state->Proxies().CentreBounds();
+        for (std::uint32_t j = 0; j < modes; ++j)
+        {
+            qDirection[j] = float(Uniform(random, -1.0, 1.0));
+            reach += double(bounds[j + 1]) * std::abs(double(qDirection[j]));
+        }
+        for (float& value : qDirection)
+            value = float(double(value) * 0.4 * size / reach);
+    }
+    enum class EMotion
+    {
+        Turn,
+        Modes,
+        Shift,
+        Inflate
+    };
+    for (const EMotion motion : {EMotion::Turn, EMotion::Modes, EMotion::Shift, EMotion::Inflate})
+    {
+        const char* name = motion == EMotion::Turn    ? "turn"
+                           : motion == EMotion::Modes ? "modes"
+                           : motion == EMotion::Shift ? "shift"
+                                                      : "inflate";
+        const Vec3d axis = Vec3d::UnitY().cross(RandomDirection(random)).normalized(); // horizontal
+        const Mat3d start = RandomRotation(random);
+        std::vector<float> zero(modes, 0.0f), q(modes, 0.0f);
+        // The modes' direction is taken with the sign that lowers the lowest vertex.
+        double sign = 1.0;
+        if (motion == EMotion::Modes)
+        {
+            body.pose = {start, Vec3d::Zero()};
+            std::vector<float> plus(modes), minus(modes);
+            for (std::uint32_t j = 0; j < modes; ++j)
+            {
+                plus[j] = qDirection[j];
+                minus[j] = -qDirection[j];
+            }
+            sign = lowest(body.pose, plus) >= lowest(body.pose, minus) ? 1.0 : -1.0;
+        }
+        // Start with the lowest vertex 5% of the size above the ground plus the reach.
+        body.pose = {start, Vec3d::Zero()};
+        body.pose.translation = Vec3d(0.0, lowest(body.pose, zero) + inflate + 0.05 * size, 0.0);
+        PrimitivePairCache cache(0.02 * size);
+        std::set<std::uint32_t> previous;
+        int reusedWithNewProxies = 0, stepsInContact = 0;
+        constexpr int cSteps = 300;
+        for (int step = 0; step <= cSteps; ++step)
+        {
+            const double s = double(step) / cSteps;
+            DeformedBody deformed = body.Body();
+            deformed.inflate = inflate;
+            switch (motion)
+            {
+            case EMotion::Turn:
+                deformed.pose.rotation = Eigen::AngleAxisd(0.3 * s, axis).toRotationMatrix() * start;
+                break;
+            case EMotion::Modes:
+                for (std::uint32_t j = 0; j < modes; ++j)
+                    q[j] = float(sign * s * double(qDirection[j]));
+                break;
+            case EMotion::Shift:
+                deformed.pose.translation.y() -= 0.15 * size * s;
+                break;
+            case EMotion::Inflate:
+                deformed.inflate += 0.15 * size * s;
+                break;
+            }
+            ASSERT_TRUE(body.state->SetQ(q));
+            std::vector<ProxyContact> fromDescent, fromCache;
+            QueryStats stats;
+            CollideProxies(deformed, ground, fromDescent, stats);
+            const std::uint64_t reuses = cache.Reuses();
+            CollideProxies(deformed, ground, cache, fromCache, stats);
+            ExpectIdentical(fromDescent, fromCache, step, name);
+            std::set<std::uint32_t> now;
+            for (const ProxyContact& contact : fromDescent)
+                now.insert(contact.nodeA);
+            bool newProxies = false;
+            for (const std::uint32_t node : now)
+                newProxies = newProxies || previous.count(node) == 0;
+            stepsInContact += now.empty() ? 0 : 1;
+            reusedWithNewProxies += cache.Reuses() > reuses && newProxies ? 1 : 0;
+            previous = std::move(now);
+        }
+        std::cout << "[ info ] " << name << ": " << stepsInContact << " steps in contact, " << cache.Reuses()
+                  << " answered from the list (" << reusedWithNewProxies
+                  << " with proxies new to the contacts), " << cache.Descents() << " descents\n";
+        EXPECT_GT(stepsInContact, cSteps / 4) << name;
+        EXPECT_GT(reusedWithNewProxies, 3) << name;
+        EXPECT_GT(cache.Reuses(), 10u * cache.Descents()) << name;
+    }
+}
+
+// A body resting on the ground, its frame and modes jittering a little: the list answers nearly every step,
+// with a fraction of the descent's sphere tests and updates, and the same contacts.
+TEST(PrimitivePairCache, RestingBodyAnswersFromTheList)
+{
+    std::mt19937 random(43);
+    QueryBody body(ShapeTree("chair", 1500, 6), 7);
+    const double size = body.Size();
+    const Plane ground{Vec3d::UnitY(), 0.0};
+    // Resting on its lowest proxies: the lowest vertex just below the ground.
+    double lowest = 1e300;
+    for (const Vec3f& p : body.tree->GetModel().Positions())
+        lowest = std::min(lowest, double(p.y()));
+    const Vec3d rest(0.0, -lowest - 1e-3 * size, 0.0);
+    std::vector<float> q(body.tree->ModeCount(), 0.0f);
+    PrimitivePairCache cache(0.02 * size);
+    std::uint64_t descentTests = 0, cacheTests = 0, descentUpdates = 0, cacheUpdates = 0;
+    constexpr int cSteps = 200;
+    for (int step = 0; step < cSteps; ++step)
+    {
+        body.pose.rotation =
+            Eigen::AngleAxisd(1e-4 * std::sin(0.3 * step), Vec3d::UnitZ()).toRotationMatrix();
+        body.pose.translation = rest + Vec3d(0.0, 1e-4 * size * std::sin(0.7 * step), 0.0);
+        WalkQ(q, 1e-6 * size, 1e-4 * size, random);
+        ASSERT_TRUE(body.state->SetQ(q));
+        DeformedBody deformed = body.Body();
+        deformed.inflate = 0.005 * size;
+        std::vector<ProxyContact> fromDescent, fromCache;
+        QueryStats descentStats, cacheStats;
+        body.state->ResetCounters();
+        CollideProxies(deformed, ground, fromDescent, descentStats);
+        descentUpdates += body.state->SpheresUpdated();
+        body.state->ResetCounters();
+        CollideProxies(deformed, ground, cache, fromCache, cacheStats);
+        cacheUpdates += body.state->SpheresUpdated();
+        ExpectIdentical(fromDescent, fromCache, step, "resting");
+        ASSERT_FALSE(fromDescent.empty()) << step;
+        descentTests += descentStats.overlapTests;
+        cacheTests += cacheStats.overlapTests;
+    }
+    std::cout << "[ info ] resting: " << cache.Reuses() << " of " << cSteps << " answered from the list, "
+              << cache.Size() << " proxies kept; sphere tests " << cacheTests << " against " << descentTests
+              << ", updates " << cacheUpdates << " against " << descentUpdates << "\n";
+    EXPECT_GE(cache.Reuses(), std::uint64_t(cSteps - 2));
+    EXPECT_LT(3 * cacheTests, descentTests);
+    EXPECT_LT(2 * cacheUpdates, descentUpdates);
+}
+
+// A list answers only for the primitive, state and scale it was made for: a plane moved by a hair, another
+// body's state, another scale each start again (a descent), with the right contacts.
+TEST(PrimitivePairCache, AListForAnotherPrimitiveStateOrScaleIsNotUsed)
+{
+    std::mt19937 random(47);
+    QueryBody body(ShapeTree("chair", 1500, 6), 6);
+    QueryBody twin(body.tree, 6);
+    const double size = body.Size();
+    body.pose.translation = Vec3d(0.0, 0.3 * size, 0.0);
+    twin.pose = body.pose;
+    const Plane ground{Vec3d::UnitY(), 0.0};
+    DeformedBody deformed = body.Body();
+    deformed.inflate = 0.01 * size;
+    PrimitivePairCache cache(0.02 * size);
+    const auto check =
+        [&](const DeformedBody& inBody, const Plane& inPlane, bool inReused, const char* inWhat)
+    {
+        std::vector<ProxyContact> fromDescent, fromCache;
+        QueryStats stats;
+        CollideProxies(inBody, inPlane, fromDescent, stats);
+        const std::uint64_t reuses = cache.Reuses();
+        CollideProxies(inBody, inPlane, cache, fromCache, stats);
+        ExpectIdentical(fromDescent, fromCache, 0, inWhat);
+        EXPECT_FALSE(fromDescent.empty()) << inWhat;
+        EXPECT_EQ(cache.Reuses() > reuses, inReused) << inWhat;
+    };
+    check(deformed, ground, false, "first");
+    check(deformed, ground, true, "same again");
+    Plane moved = ground;
+    moved.offset = std::nextafter(ground.offset, 1.0);
+    check(deformed, moved, false, "plane moved by one ulp");
+    check(deformed, moved, true, "moved plane again");
+    DeformedBody other = twin.Body();
+    other.inflate = deformed.inflate;
+    check(other, moved, false, "another body's state");
+    DeformedBody scaled = other;
+    scaled.scale = 1.0 + 1e-12;
+    check(scaled, moved, false, "another scale");
+}
+
+// A body falling through the ground faster than the skin allows: each list fails the step after it was
+// made, so the cache descends without the skin, for longer and longer stretches; it costs at most a little
+// more than plain descents and gives the same contacts.
+TEST(PrimitivePairCache, AFastBodyDescendsWithoutTheSkin)
+{
+    std::mt19937 random(53);
+    QueryBody body(ShapeTree("chair", 1500, 6), 6);
+    const double size = body.Size();
+    const Plane ground{Vec3d::UnitY(), 0.0};
+    body.pose.rotation = RandomRotation(random);
+    PrimitivePairCache cache(0.02 * size);
+    std::uint64_t descentTests = 0, cacheTests = 0;
+    constexpr int cSteps = 100;
+    for (int step = 0; step < cSteps; ++step)
+    {
+        // Down by a tenth of the size a step, back up every 20 steps: always moving, always near the ground.
+        body.pose.translation = Vec3d(0.0, size * (0.6 - 0.1 * (step % 20) / 2.0), 0.0);
+        DeformedBody deformed = body.Body();
+        deformed.inflate = 0.01 * size;
+        std::vector<ProxyContact> fromDescent, fromCache;
+        QueryStats descentStats, cacheStats;
+        CollideProxies(deformed, ground, fromDescent, descentStats);
+        CollideProxies(deformed, ground, cache, fromCache, cacheStats);
+        ExpectIdentical(fromDescent, fromCache, step, "falling");
+        descentTests += descentStats.overlapTests;
+        cacheTests += cacheStats.overlapTests;
+    }
+    std::cout << "[ info ] falling: " << cache.Reuses() << " reuses, " << cache.Descents()
+              << " descents; sphere tests " << cacheTests << " against " << descentTests << "\n";
+    EXPECT_EQ(cache.Reuses(), 0u);
+    EXPECT_EQ(cache.Descents(), std::uint64_t(cSteps));
+    EXPECT_LT(double(cacheTests), 1.15 * double(descentTests));
+}
+
+} // namespace
+} // namespace bdt
