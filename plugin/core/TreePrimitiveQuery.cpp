@@ -339,7 +339,7 @@ struct PrimitivePairCacheAccess
                 }
                 ioStats.overlapTests += cache.mNodes.size();
                 ioStats.contacts += contacts;
-                state.CountUpdates(cache.mNodes.size());
+                state.CountUpdates(state.RestShape() ? 0 : cache.mNodes.size());
                 cache.mReused = true;
                 ++cache.mReuses;
                 return;

@@ -495,8 +495,8 @@ struct ProxyPairCacheAccess
         }
         ioStats.overlapTests += ioCache.mPairs.size();
         ioStats.contacts += contacts;
-        inA.state->CountUpdates(ioCache.mNodesA.size());
-        inB.state->CountUpdates(ioCache.mNodesB.size());
+        inA.state->CountUpdates(inA.state->RestShape() ? 0 : ioCache.mNodesA.size());
+        inB.state->CountUpdates(inB.state->RestShape() ? 0 : ioCache.mNodesB.size());
         ioCache.mReused = true;
         ++ioCache.mReuses;
     }
@@ -563,7 +563,7 @@ struct ProxyPairCacheAccess
                                 }
                             });
         ioStats.contacts += contacts;
-        a.CountUpdates(found.size());
+        a.CountUpdates(a.RestShape() ? 0 : found.size());
         cache.Keep(found);
         cache.mQA.assign(a.Q().begin(), a.Q().end());
         cache.mQB.assign(b.Q().begin(), b.Q().end());

@@ -127,8 +127,12 @@ public:
         outSpheres[1] = Sphere(inFirst + 1);
     }
 
+    /// Whether the spheres are those of q = 0: `ComputeSphereNow` then copies the rest row (no update to
+    /// count).
+    bool RestShape() const { return mQRefNorm == 0.0f; }
+
     /// `Sphere(inNode)` computed now from the row and q, without the cache (neither read nor written), bit
-    /// for bit. Not counted: the caller reports its updates with `CountUpdates`.
+    /// for bit. Not counted: the caller reports its updates with `CountUpdates` (none while `RestShape`).
     UpdatedSphere ComputeSphereNow(std::uint32_t inNode) const
     {
         UpdatedSphere sphere;
