@@ -37,6 +37,14 @@ enum class EOtherShape : std::uint8_t
 /// The treatment of `inShape` when it is not itself deformable (see `EOtherShape`).
 EOtherShape ClassifyOther(const btCollisionShape* inShape);
 
+/// Whether `inOther` is an analytic primitive (sphere, box, capsule, plane): the core queries test it
+/// exactly, this plugin's code only.
+constexpr bool IsAnalyticPrimitive(EOtherShape inOther)
+{
+    return inOther == EOtherShape::Sphere || inOther == EOtherShape::Box || inOther == EOtherShape::Capsule ||
+           inOther == EOtherShape::Plane;
+}
+
 /// A contact of one proxy sphere of deformable A with B, world frame, Bullet's conventions.
 struct PairContact
 {

@@ -121,19 +121,8 @@ DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceF
                double(inShape.getLocalScaling().x());
     };
     // A static analytic primitive (the ground) keeps a list too; a moving one would only ever make lists.
-    bool staticPrimitive = false;
-    if (shapeB == nullptr && inB.isStaticObject() && !inB.isKinematicObject())
-        switch (ClassifyOther(otherShape))
-        {
-        case EOtherShape::Sphere:
-        case EOtherShape::Box:
-        case EOtherShape::Capsule:
-        case EOtherShape::Plane:
-            staticPrimitive = true;
-            break;
-        default:
-            break;
-        }
+    const bool staticPrimitive = shapeB == nullptr && inB.isStaticObject() && !inB.isKinematicObject() &&
+                                 IsAnalyticPrimitive(ClassifyOther(otherShape));
     const double skin = shapeB != nullptr && !front ? std::min(skinOf(inA), skinOf(*shapeB))
                         : staticPrimitive          ? skinOf(inA)
                                                    : 0.0;
@@ -225,17 +214,9 @@ bool DeformableCollisionAlgorithm::Preparable(const btCollisionShape* inShape0, 
     const btCollisionShape* other = deformable0 ? inShape1 : inShape0;
     if (!deformable0 && AsDeformable(inShape1) == nullptr)
         return false;
-    switch (ClassifyOther(other))
-    {
-    case EOtherShape::Deformable:
-    case EOtherShape::Sphere:
-    case EOtherShape::Box:
-    case EOtherShape::Capsule:
-    case EOtherShape::Plane:
-        return true;
-    default:
-        return false; // GJK and Bullet's triangle traversals keep global counters: serial only
-    }
+    // GJK and Bullet's triangle traversals keep global counters: serial only.
+    const EOtherShape kind = ClassifyOther(other);
+    return kind == EOtherShape::Deformable || IsAnalyticPrimitive(kind);
 }
 
 bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, const btCollisionObject& inBody1,

@@ -317,7 +317,7 @@ struct PrimitivePairCacheAccess
         if (!(cache.mSkin > 0.0) || state.TemporalCoherence())
         {
             cache.Clear();
-            ++cache.mDescents;
+            cache.mHistory.DescendedWithoutList();
             CollideProxiesWith(inA, inPrimitive, outContacts, ioStats);
             return;
         }
@@ -340,25 +340,16 @@ struct PrimitivePairCacheAccess
                 ioStats.overlapTests += cache.mNodes.size();
                 ioStats.contacts += contacts;
                 state.CountUpdates(state.RestShape() ? 0 : cache.mNodes.size());
-                cache.mReused = true;
-                ++cache.mReuses;
+                cache.mHistory.Reused();
                 return;
             }
-            // A list that was never reused: the body (or the primitive) moves too fast for the skin. Descend
-            // without it for a while.
-            if (!cache.mReused)
-            {
-                ++cache.mFailures;
-                cache.mHoldOff = std::min(1u << std::min(cache.mFailures - 1, 4u), 16u);
-            }
-            else
-                cache.mFailures = 0;
+            // The list no longer answers; if it never did, the body (or the primitive) moves too fast for the
+            // skin: descend without it for a while (`SkinListHistory`).
+            cache.mHistory.ListDropped();
             cache.Clear();
         }
-        ++cache.mDescents;
-        if (cache.mHoldOff > 0)
+        if (cache.mHistory.DescendHoldingOff())
         {
-            --cache.mHoldOff;
             CollideProxiesWith(inA, inPrimitive, outContacts, ioStats);
             return;
         }
@@ -386,7 +377,7 @@ struct PrimitivePairCacheAccess
         cache.mRounding = inA.scale * detail::ProxyRounding(state);
         cache.mKey = key;
         cache.mValid = true;
-        cache.mReused = false;
+        cache.mHistory.ListMade();
     }
 };
 

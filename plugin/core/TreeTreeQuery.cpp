@@ -497,8 +497,7 @@ struct ProxyPairCacheAccess
         ioStats.contacts += contacts;
         inA.state->CountUpdates(inA.state->RestShape() ? 0 : ioCache.mNodesA.size());
         inB.state->CountUpdates(inB.state->RestShape() ? 0 : ioCache.mNodesB.size());
-        ioCache.mReused = true;
-        ++ioCache.mReuses;
+        ioCache.mHistory.Reused();
     }
 
     static void Query(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
@@ -510,7 +509,7 @@ struct ProxyPairCacheAccess
         if (cache.mSkin <= 0.0 || a.TemporalCoherence() || b.TemporalCoherence())
         {
             cache.Clear();
-            ++cache.mDescents;
+            cache.mHistory.DescendedWithoutList();
             CollideProxies(inA, inB, outContacts, ioStats);
             return;
         }
@@ -524,21 +523,13 @@ struct ProxyPairCacheAccess
                 AnswerFromList(cache, inA, inB, outContacts, ioStats);
                 return;
             }
-            // A list that was never reused: the bodies move too fast for the skin. Descend without it for a
-            // while.
-            if (!cache.mReused)
-            {
-                ++cache.mFailures;
-                cache.mHoldOff = std::min(1u << std::min(cache.mFailures - 1, 4u), 16u);
-            }
-            else
-                cache.mFailures = 0;
+            // The list no longer answers; if it never did, the bodies move too fast for the skin: descend
+            // without it for a while (`SkinListHistory`).
+            cache.mHistory.ListDropped();
             cache.Clear();
         }
-        ++cache.mDescents;
-        if (cache.mHoldOff > 0)
+        if (cache.mHistory.DescendHoldingOff())
         {
-            --cache.mHoldOff;
             CollideProxies(inA, inB, outContacts, ioStats);
             return;
         }
@@ -574,7 +565,7 @@ struct ProxyPairCacheAccess
         cache.mRounding = Rounding(inA, inB);
         cache.mKey = key;
         cache.mValid = true;
-        cache.mReused = false;
+        cache.mHistory.ListMade();
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <bdt/core/Math.h>
+#include <bdt/core/SkinListHistory.h>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -31,7 +32,7 @@ class ProxyLevel;
 ///
 /// A body that moves faster than the skin allows would pay the wider descent every step for nothing: after
 /// a list that was never reused it descends without the skin (keeping no list) for 1, 2, 4, 8 and then 16
-/// queries as such lists follow in a row, as `ProxyPairCache` does.
+/// queries as such lists follow in a row (`SkinListHistory`, shared with `ProxyPairCache`).
 ///
 /// One per pair of a body and a primitive, owned by whoever owns the pair (a Bullet collision algorithm).
 /// Not used with §3.5 temporal coherence (its spheres are computed at a reference q). 4 bytes a kept proxy
@@ -62,8 +63,8 @@ public:
     /// Proxies kept.
     std::size_t Size() const { return mNodes.size(); }
     /// Queries answered from the list, and descents made, since construction.
-    std::uint64_t Reuses() const { return mReuses; }
-    std::uint64_t Descents() const { return mDescents; }
+    std::uint64_t Reuses() const { return mHistory.Reuses(); }
+    std::uint64_t Descents() const { return mHistory.Descents(); }
     /// Bytes held.
     std::size_t MemoryBytes() const
     {
@@ -95,11 +96,7 @@ private:
     double mSkin = 0.0;
     Key mKey;
     bool mValid = false;
-    std::uint32_t mFailures = 0; ///< Lists in a row that were never reused.
-    std::uint32_t mHoldOff = 0;  ///< Queries left to descend without the skin.
-    bool mReused = false;        ///< Whether the current list has been reused.
-    std::uint64_t mReuses = 0;
-    std::uint64_t mDescents = 0;
+    SkinListHistory mHistory; ///< Reuses, descents and the hold-off after lists never reused.
 };
 
 } // namespace bdt

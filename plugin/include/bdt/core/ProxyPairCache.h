@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bdt/core/Math.h>
+#include <bdt/core/SkinListHistory.h>
 #include <bdt/core/TraversalFront.h>
 
 #include <cstddef>
@@ -68,8 +69,8 @@ public:
     /// Proxy pairs kept.
     std::size_t Size() const { return mPairs.size(); }
     /// Queries answered from the list, and descents made, since construction.
-    std::uint64_t Reuses() const { return mReuses; }
-    std::uint64_t Descents() const { return mDescents; }
+    std::uint64_t Reuses() const { return mHistory.Reuses(); }
+    std::uint64_t Descents() const { return mHistory.Descents(); }
     /// Bytes held.
     std::size_t MemoryBytes() const
     {
@@ -117,11 +118,7 @@ private:
     double mSkin = 0.0;
     Key mKey;
     bool mValid = false;
-    std::uint32_t mFailures = 0;  ///< Lists in a row that were never reused.
-    std::uint32_t mHoldOff = 0;   ///< Queries left to descend without the skin.
-    bool mReused = false;         ///< Whether the current list has been reused.
-    std::uint64_t mReuses = 0;
-    std::uint64_t mDescents = 0;
+    SkinListHistory mHistory; ///< Reuses, descents and the hold-off after lists never reused.
 };
 
 } // namespace bdt

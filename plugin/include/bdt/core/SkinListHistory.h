@@ -1,0 +1,61 @@
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace bdt
+{
+
+/// How a pair's skin lists have fared (`ProxyPairCache`, `PrimitivePairCache`): the queries answered from a
+/// list, the descents made, and when to stop making lists. A list costs a descent widened by the skin; bodies
+/// that move faster than the skin allows never reuse one, so after a list that was never reused the pair
+/// descends without the skin (keeping no list) for 1, 2, 4, 8 and then 16 queries as such lists follow in a
+/// row; one reused list starts the count again. 32 bytes, O(1) per call.
+class SkinListHistory
+{
+public:
+    /// The current list answered a query.
+    void Reused()
+    {
+        mReused = true;
+        ++mReuses;
+    }
+    /// The current list no longer answers: it is dropped, and if it never answered, the next descents hold
+    /// off making another.
+    void ListDropped()
+    {
+        if (!mReused)
+        {
+            ++mFailures;
+            mHoldOff = std::min(1u << std::min(mFailures - 1, 4u), 16u);
+        }
+        else
+            mFailures = 0;
+    }
+    /// A descent is made; true when it is to be made without the skin (no list), counting the hold-off down.
+    bool DescendHoldingOff()
+    {
+        ++mDescents;
+        if (mHoldOff == 0)
+            return false;
+        --mHoldOff;
+        return true;
+    }
+    /// A descent was made without any list kept (no skin, or no coherence possible).
+    void DescendedWithoutList() { ++mDescents; }
+    /// A new list was made by the descent.
+    void ListMade() { mReused = false; }
+
+    /// Queries answered from a list, and descents made, since construction.
+    std::uint64_t Reuses() const { return mReuses; }
+    std::uint64_t Descents() const { return mDescents; }
+
+private:
+    std::uint32_t mFailures = 0; ///< Lists in a row that were never reused.
+    std::uint32_t mHoldOff = 0;  ///< Queries left to descend without the skin.
+    bool mReused = false;        ///< Whether the current list has been reused.
+    std::uint64_t mReuses = 0;
+    std::uint64_t mDescents = 0;
+};
+
+} // namespace bdt
