@@ -293,6 +293,8 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     const DeformableShape* shapeA = AsDeformable(a.getCollisionShape());
     // The plan a `ParallelDispatcher` made for exactly this pair in this dispatch, used once.
     PreparedPair* prepared = std::exchange(mPrepared, nullptr);
+    if (prepared != nullptr && prepared->schedule != nullptr)
+        prepared->schedule->Await(prepared->slot);
     // (Top-level wrappers only: a compound's child carries its own transform.)
     if (prepared != nullptr &&
         (!prepared->ready || mClosestPoints || prepared->objectA != a.getCollisionObject() ||

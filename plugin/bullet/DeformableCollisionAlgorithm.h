@@ -53,11 +53,26 @@ struct RegionPlan
     }
 };
 
+/// Where the plans of a dispatch's prepared pairs are being made (`ParallelDispatcher`): Bullet's pass asks
+/// for each pair's plan as it reaches the pair, while threads may still be making others.
+class PreparedPairSchedule
+{
+public:
+    /// Returns once the plan of the pair in slot `inSlot` is made, making plans of pairs no thread has taken
+    /// yet while it waits. Rethrows what made a plan fail. Called by Bullet's pass, on the dispatching thread.
+    virtual void Await(std::uint32_t inSlot) = 0;
+
+protected:
+    ~PreparedPairSchedule() = default;
+};
+
 /// A pair with a deformable whose contacts a `ParallelDispatcher` generates ahead of Bullet's pass: what the
 /// serial preparation found, then the regions a thread planned. Owned by the dispatcher, reused (so is the
 /// plan's storage).
 struct PreparedPair
 {
+    PreparedPairSchedule* schedule = nullptr; ///< Where its plan is made; null when it was made already.
+    std::uint32_t slot = 0;                   ///< Its slot in `schedule`.
     DeformableCollisionAlgorithm* algorithm = nullptr;
     const btCollisionObject* objectA = nullptr; ///< The deformable body ("A"; body 0 when both are).
     const btCollisionObject* objectB = nullptr;
@@ -103,7 +118,8 @@ struct PreparedPair
 /// (`CommitRegions`: Bullet's manifolds and callbacks). Under a `ParallelDispatcher` a pair of a deformable
 /// with a deformable or an analytic primitive (sphere, box, capsule, plane) is split in three: `Prepare`
 /// (serial: τ, the search distance, the shapes' rotation fits), `GeneratePrepared` (on any thread: the
-/// contacts and the plan), then `processCollision` in Bullet's pass commits that plan instead of making one.
+/// contacts and the plan), then `processCollision` in Bullet's pass waits for that plan
+/// (`PreparedPairSchedule::Await`) and commits it instead of making one.
 /// Either way the manifolds get the same points.
 ///
 /// 64 bytes (the manifold list and the front live on the heap), well under Bullet's default pool element

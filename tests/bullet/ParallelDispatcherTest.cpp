@@ -4,7 +4,11 @@
 #include "support/BulletScenes.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btBvhTriangleMeshShape.h>
 #include <BulletCollision/CollisionShapes/btCapsuleShape.h>
+#include <BulletCollision/CollisionShapes/btCompoundShape.h>
+#include <BulletCollision/CollisionShapes/btConvexHullShape.h>
+#include <BulletCollision/CollisionShapes/btTriangleMesh.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
@@ -131,6 +135,117 @@ TEST(ParallelDispatcher, PrimitivePairsArePreparedToo)
     }
     // Two chair-ground pairs and, once their boxes overlap, two chair-capsule pairs.
     EXPECT_EQ(mostPrepared, 4u);
+}
+
+// Chairs falling onto a static triangle-mesh ramp, with a rigid convex hull and a compound of two boxes
+// among them: their pairs with the chairs are not prepared (GJK, Bullet's triangle traversal, the compound's
+// children), so Bullet's pass generates them on the calling thread while the helpers are still planning the
+// chair pairs.
+struct MixedScene
+{
+    std::unique_ptr<btTriangleMesh> ramp; // outlives the world's shape that refers to it
+    std::unique_ptr<SampleWorld> world;
+    std::vector<btRigidBody*> bodies; // deformables first, then the rigid ones
+    std::vector<const btCollisionObject*> others; // the hull, the compound and the ramp
+
+    explicit MixedScene(unsigned inThreads)
+    {
+        SampleWorldSettings settings;
+        settings.narrowphaseThreads = inThreads;
+        world = std::make_unique<SampleWorld>(settings);
+        world->AddGroundPlane();
+        ramp = std::make_unique<btTriangleMesh>();
+        const btVector3 corners[4] = {{-2.5f, 0.6f, -2.5f}, {2.5f, 0.1f, -2.5f}, {-2.5f, 0.6f, 2.5f},
+                                      {2.5f, 0.1f, 2.5f}};
+        ramp->addTriangle(corners[0], corners[1], corners[2]);
+        ramp->addTriangle(corners[1], corners[3], corners[2]);
+        others.push_back(world->AddStatic(std::make_unique<btBvhTriangleMeshShape>(ramp.get(), true),
+                                          btTransform::getIdentity()));
+        PileSettings pile;
+        pile.count = 12;
+        pile.layers = 3;
+        pile.spacing = 0.8;
+        pile.body.proxyLevel = 7;
+        bodies = AddPile(*world, test::ShapeAsset("chair", 3000, 10), pile);
+        auto hull = std::make_unique<btConvexHullShape>();
+        for (int corner = 0; corner < 8; ++corner)
+            hull->addPoint(btVector3((corner & 1) ? 0.25f : -0.25f, (corner & 2) ? 0.15f : -0.15f,
+                                     (corner & 4) ? 0.3f : -0.3f));
+        bodies.push_back(world->AddRigid(std::move(hull),
+                                         btTransform(btQuaternion::getIdentity(), btVector3(0.2f, 6.0f, 0.1f)),
+                                         2.0));
+        auto compound = std::make_unique<btCompoundShape>();
+        compound->addChildShape(btTransform(btQuaternion::getIdentity(), btVector3(-0.2f, 0, 0)),
+                                new btBoxShape(btVector3(0.15f, 0.15f, 0.15f)));
+        compound->addChildShape(btTransform(btQuaternion::getIdentity(), btVector3(0.2f, 0, 0)),
+                                new btBoxShape(btVector3(0.15f, 0.15f, 0.15f)));
+        bodies.push_back(world->AddRigid(std::move(compound),
+                                         btTransform(btQuaternion::getIdentity(), btVector3(-0.3f, 7.0f, 0.0f)),
+                                         2.0));
+        others.push_back(bodies[bodies.size() - 2]);
+        others.push_back(bodies.back());
+    }
+
+    ~MixedScene()
+    {
+        // The compound's children are ours to delete, once the world no longer uses the compound.
+        auto* compound = static_cast<btCompoundShape*>(bodies.back()->getCollisionShape());
+        std::vector<btCollisionShape*> children;
+        for (int i = 0; i < compound->getNumChildShapes(); ++i)
+            children.push_back(compound->getChildShape(i));
+        world.reset();
+        for (btCollisionShape* child : children)
+            delete child;
+    }
+
+    /// Contact points between a chair and each of `others`.
+    std::vector<std::size_t> OtherContactPoints() const
+    {
+        btDispatcher& dispatcher = *world->Dynamics().getDispatcher();
+        std::vector<std::size_t> points(others.size(), 0);
+        for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+        {
+            const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
+            const bool deformable0 = AsDeformable(manifold->getBody0()->getCollisionShape()) != nullptr;
+            const bool deformable1 = AsDeformable(manifold->getBody1()->getCollisionShape()) != nullptr;
+            const btCollisionObject* other = deformable0 ? manifold->getBody1() : manifold->getBody0();
+            const auto found = std::find(others.begin(), others.end(), other);
+            if (deformable0 != deformable1 && found != others.end())
+                points[std::size_t(found - others.begin())] += std::size_t(manifold->getNumContacts());
+        }
+        return points;
+    }
+};
+
+TEST(ParallelDispatcher, OtherPairsRunOnTheCallingThreadWhilePlansAreMade)
+{
+    MixedScene serial(1);
+    MixedScene two(2);
+    MixedScene four(4); // more threads than this machine may have cores: the waits yield
+    std::size_t prepared = 0;
+    std::vector<std::size_t> otherPoints(3, 0);
+    for (int step = 0; step < 200; ++step)
+    {
+        serial.world->Step(1, cStep);
+        two.world->Step(1, cStep);
+        four.world->Step(1, cStep);
+        prepared += DispatcherOf(*four.world).PreparedPairs();
+        const std::vector<std::size_t> points = serial.OtherContactPoints();
+        for (std::size_t k = 0; k < points.size(); ++k)
+            otherPoints[k] += points[k];
+        ASSERT_EQ(points, two.OtherContactPoints()) << "step " << step;
+        const std::vector<double> a = test::RawBodyState(serial.bodies);
+        for (const MixedScene* parallel : {&two, &four})
+        {
+            const std::vector<double> b = test::RawBodyState(parallel->bodies);
+            ASSERT_EQ(a.size(), b.size());
+            ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << "step " << step;
+        }
+    }
+    EXPECT_GT(prepared, 100u);
+    // The ramp, the hull and the compound each touched chairs: their serial pairs ran.
+    for (std::size_t k = 0; k < otherPoints.size(); ++k)
+        EXPECT_GT(otherPoints[k], 10u) << "other " << k;
 }
 
 TEST(ParallelDispatcher, ThreadCountZeroMeansTheMachinesAndOneIsSerial)
