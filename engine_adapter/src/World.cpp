@@ -12,12 +12,15 @@
 #include <algorithm>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
+#include <bdt/bullet/ParallelDispatcher.h>
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ModalProperties.h>
 #include <bdt/core/Prefetch.h>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <thread>
 #include <utility>
 
 namespace bdt
@@ -379,9 +382,47 @@ void World::ReadImpulses()
     // and would load the modes with whatever self-balanced share the solver's iterations left, step after
     // step). The narrowphase stores the proxy of body0 in m_index0 and, when body1 is deformable too, its
     // proxy in m_index1. Then, with `modalContactConstraint`, the manifold's contact constraint on the modes
-    // (`detail::ConstrainManifoldModes`), in the same walk: the impulses read go to the pending impulse and
-    // the constraint reads and changes q̇ only, so one walk gives what two would, touching each manifold once.
+    // (`detail::ConstrainManifoldModes`). The impulses go to the pending impulse, and the constraint reads and
+    // changes q̇ only: the two are independent, each walking the manifolds in the dispatcher's order. With a
+    // `ParallelDispatcher` of two threads or more they walk at once, one on a helper thread (their results
+    // are those of one walk doing both, bit for bit); otherwise one walk does both, touching each manifold once.
     const bool constrain = !mRigid && mSettings.modalContactConstraint;
+    constexpr int cSplitManifolds = 256; // fewer: not worth a thread
+    if (!constrain || mWorld.getDispatcher()->getNumManifolds() < cSplitManifolds || !HasHelperThreads())
+    {
+        WalkManifolds(constrain ? EWalk::Both : EWalk::Impulses, nullptr);
+        return;
+    }
+    // Both walks read the bodies' rest-to-world fits: made now, once a body (every deformable in the world,
+    // ours or not), so that they only read them.
+    const btCollisionObjectArray& objects = mWorld.getCollisionObjectArray();
+    for (int i = 0; i < objects.size(); ++i)
+        if (const DeformableShape* shape = AsDeformable(objects[i]->getCollisionShape()))
+            shape->RestToWorld(objects[i]->getWorldTransform());
+    // A non-finite impulse is counted by the body's guard, which the constraint's walk may count in too:
+    // those are given to their bodies after the join.
+    std::vector<DeformableShape*> rejected;
+    {
+        std::jthread constraints([this] { WalkManifolds(EWalk::Constraints, nullptr); });
+        WalkManifolds(EWalk::Impulses, &rejected);
+    } // joined
+    for (DeformableShape* shape : rejected)
+    {
+        const btScalar nan = std::numeric_limits<btScalar>::quiet_NaN();
+        shape->AddContactImpulse(0, btVector3(nan, nan, nan), Mat3d::Identity());
+    }
+}
+
+bool World::HasHelperThreads() const
+{
+    const auto* dispatcher = dynamic_cast<const ParallelDispatcher*>(mWorld.getDispatcher());
+    return dispatcher != nullptr && dispatcher->Threads() >= 2;
+}
+
+void World::WalkManifolds(EWalk inWalk, std::vector<DeformableShape*>* outRejected)
+{
+    const bool impulses = inWalk != EWalk::Constraints;
+    const bool constrain = inWalk != EWalk::Impulses;
     const btContactSolverInfo& info = mWorld.getSolverInfo();
     btDispatcher& dispatcher = *mWorld.getDispatcher();
     std::uint64_t contacts = 0, manifolds = 0;
@@ -417,13 +458,21 @@ void World::ReadImpulses()
             shape0 != nullptr ? shape0->RestToWorld(object0->getWorldTransform()) : Mat3d::Identity();
         const Mat3d rotation1 =
             shape1 != nullptr ? shape1->RestToWorld(object1->getWorldTransform()) : Mat3d::Identity();
-        for (int p = 0; p < points; ++p)
+        for (int p = 0; impulses && p < points; ++p)
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);
             btVector3 impulse = point.m_normalWorldOnB * point.m_appliedImpulse;
             if (detail::Slides(point, *object0, *object1, info))
                 impulse += point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
                            point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
+            if (outRejected != nullptr && !IsFinite(impulse))
+            {
+                if (shape0 != nullptr && point.m_index0 >= 0)
+                    outRejected->push_back(shape0);
+                if (shape1 != nullptr && point.m_index1 >= 0)
+                    outRejected->push_back(shape1);
+                continue;
+            }
             if (shape0 != nullptr && point.m_index0 >= 0)
                 shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, rotation0);
             if (shape1 != nullptr && point.m_index1 >= 0)
@@ -438,8 +487,11 @@ void World::ReadImpulses()
             detail::ConstrainManifoldModes(*manifold, predicting, rotations, info);
         }
     }
-    mStats.contacts = contacts;
-    mStats.manifolds = manifolds;
+    if (impulses)
+    {
+        mStats.contacts = contacts;
+        mStats.manifolds = manifolds;
+    }
 }
 
 void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions) const

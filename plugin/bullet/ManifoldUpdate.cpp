@@ -152,10 +152,14 @@ bool PreviousPoints::WarmStart(btManifoldPoint& ioPoint)
             old.m_partId1 != ioPoint.m_partId1)
             continue;
         mUsed[i] = true;
-        ioPoint.m_appliedImpulse = old.m_appliedImpulse;
-        ioPoint.m_appliedImpulseLateral1 = old.m_appliedImpulseLateral1;
-        ioPoint.m_appliedImpulseLateral2 = old.m_appliedImpulseLateral2;
-        ioPoint.m_prevRHS = old.m_prevRHS;
+        // A non-finite impulse (a solve gone wrong) is not carried on: the solver would start from it again
+        // every step, and the read-back would reject it every step.
+        const bool finite = std::isfinite(old.m_appliedImpulse) && std::isfinite(old.m_appliedImpulseLateral1) &&
+                            std::isfinite(old.m_appliedImpulseLateral2) && std::isfinite(old.m_prevRHS);
+        ioPoint.m_appliedImpulse = finite ? old.m_appliedImpulse : btScalar(0);
+        ioPoint.m_appliedImpulseLateral1 = finite ? old.m_appliedImpulseLateral1 : btScalar(0);
+        ioPoint.m_appliedImpulseLateral2 = finite ? old.m_appliedImpulseLateral2 : btScalar(0);
+        ioPoint.m_prevRHS = finite ? old.m_prevRHS : btScalar(0);
         ioPoint.m_lifeTime = mLifeTimes[i] + 1;
         ioPoint.m_userPersistentData = old.m_userPersistentData;
         mPoints[i].m_userPersistentData = nullptr;

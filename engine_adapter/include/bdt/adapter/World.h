@@ -161,6 +161,18 @@ private:
     void OnPostTick(double inTimeStep);
     void StepModes(Body& ioBody, double inTimeStep);
     void ReadImpulses();
+    /// Which part of the post-solve work a walk over the manifolds does (`WalkManifolds`).
+    enum class EWalk : std::uint8_t
+    {
+        Impulses,    ///< The impulses into the bodies' pending generalised impulses, and the counts.
+        Constraints, ///< The modal contact constraint (`detail::ConstrainManifoldModes`).
+        Both,
+    };
+    /// One walk over the dispatcher's manifolds doing `inWalk`'s part. With `outRejected`, a point's
+    /// non-finite impulse is not given to its body (whose guard counts it) but listed there for later.
+    void WalkManifolds(EWalk inWalk, std::vector<DeformableShape*>* outRejected);
+    /// Whether the world's dispatcher is a `ParallelDispatcher` with two threads or more.
+    bool HasHelperThreads() const;
 
     btDiscreteDynamicsWorld& mWorld;
     WorldSettings mSettings;
