@@ -89,6 +89,8 @@ Capsule WorldCapsule(const btCapsuleShape& inCapsule, const btTransform& inTrans
     return {ToVec3d(inTransform * -half), ToVec3d(inTransform * half), double(inCapsule.getRadius())};
 }
 
+} // namespace
+
 Plane WorldPlane(const btStaticPlaneShape& inPlane, const btTransform& inTransform)
 {
     const btVector3 normal = inTransform.getBasis() * inPlane.getPlaneNormal();
@@ -97,8 +99,6 @@ Plane WorldPlane(const btStaticPlaneShape& inPlane, const btTransform& inTransfo
     plane.offset = double(inPlane.getPlaneConstant()) + plane.normal.dot(ToVec3d(inTransform.getOrigin()));
     return plane;
 }
-
-} // namespace
 
 namespace
 {

@@ -6,11 +6,14 @@
 
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
+#include <bdt/core/Primitives.h>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 class btCollisionShape;
+class btStaticPlaneShape;
+class btTransform;
 struct btCollisionObjectWrapper;
 
 namespace bdt
@@ -44,6 +47,10 @@ constexpr bool IsAnalyticPrimitive(EOtherShape inOther)
     return inOther == EOtherShape::Sphere || inOther == EOtherShape::Box || inOther == EOtherShape::Capsule ||
            inOther == EOtherShape::Plane;
 }
+
+/// `inPlane` placed by `inTransform`: the world half-space n·x ≤ offset the narrowphase collides with
+/// (Bullet's plane constant along the normal, no margin).
+Plane WorldPlane(const btStaticPlaneShape& inPlane, const btTransform& inTransform);
 
 /// A contact of one proxy sphere of deformable A with B, world frame, Bullet's conventions.
 struct PairContact

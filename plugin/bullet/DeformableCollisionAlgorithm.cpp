@@ -9,6 +9,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
+#include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <algorithm>
 #include <array>
@@ -76,6 +77,39 @@ void ReachOf(double inThreshold, double inTimeStep, const btCollisionObject& inA
 {
     ReachOf(inThreshold, inTimeStep, PredictStepMotion(inA, inTimeStep), PredictStepMotion(inB, inTimeStep),
             outSearch, outFilter);
+}
+
+// Whether the first test of a pair's contact generation, A's root sphere against B's (a deformable's root
+// sphere, or a static plane), fails for every distance searched up to `inSearch`, by more than the rounding of
+// the spheres' placement and of the tests (relative 1e-6 of the coordinates, where those are at most 1e-9):
+// then no proxy pair is within reach and the pair has no contact. A's root sphere nests every proxy's, in the
+// narrowphase's own placement (`StepMotion::rootCentre`). False when it cannot tell (other shapes, NaN).
+bool RootsApart(const StepMotion& inA, double inMarginA, const btCollisionObject& inB, const StepMotion& inMotionB,
+                double inSearch)
+{
+    constexpr double cTolerance = 1e-6;
+    if (!(inA.rootRadius >= 0.0))
+        return false;
+    const double reachA = inA.rootRadius + inMarginA + inSearch; // the descent's inflate on A
+    const btCollisionShape* shapeB = inB.getCollisionShape();
+    if (const DeformableShape* deformableB = AsDeformable(shapeB))
+    {
+        if (!(inMotionB.rootRadius >= 0.0))
+            return false;
+        const double reach = reachA + inMotionB.rootRadius + double(deformableB->getMargin());
+        const double tolerance = cTolerance * (reach + inA.rootCentre.cwiseAbs().maxCoeff() +
+                                               inMotionB.rootCentre.cwiseAbs().maxCoeff());
+        return (inA.rootCentre - inMotionB.rootCentre).norm() > reach + tolerance;
+    }
+    if (shapeB->getShapeType() == STATIC_PLANE_PROXYTYPE)
+    {
+        const Plane plane = WorldPlane(static_cast<const btStaticPlaneShape&>(*shapeB), inB.getWorldTransform());
+        const double height = plane.normal.dot(inA.rootCentre) - plane.offset;
+        const double tolerance =
+            cTolerance * (reachA + inA.rootCentre.cwiseAbs().maxCoeff() + std::abs(plane.offset));
+        return height > reachA + tolerance;
+    }
+    return false;
 }
 
 void AddStats(QueryStats& ioTotal, const QueryStats& inStats)
@@ -235,8 +269,12 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
     ioPair.shapeA = AsDeformable(objectA.getCollisionShape());
     ioPair.shapeB = AsDeformable(objectB.getCollisionShape());
     ioPair.threshold = ContactBreakingThreshold(m_dispatcher, objectA, objectB, &ioMotions);
-    ReachOf(ioPair.threshold, double(inInfo.m_timeStep), ioMotions.MotionOf(objectA), ioMotions.MotionOf(objectB),
-            ioPair.search, ioPair.filter);
+    const StepMotion motionA = ioMotions.MotionOf(objectA);
+    const StepMotion motionB = ioMotions.MotionOf(objectB);
+    ReachOf(ioPair.threshold, double(inInfo.m_timeStep), motionA, motionB, ioPair.search, ioPair.filter);
+    // Held supports may widen the search up to τ (`GatherSupports`).
+    const double widest = mManifolds.empty() ? ioPair.search : std::max(ioPair.search, ioPair.threshold);
+    ioPair.apart = RootsApart(motionA, double(ioPair.shapeA->getMargin()), objectB, motionB, widest);
     ioPair.plan.Clear();
     ioPair.ready = false;
     // The fits `DeformableShape::Body` and the prediction read: made here (a compare of 9 scalars once made),
@@ -270,6 +308,13 @@ void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::v
     const btCollisionObjectWrapper a = TopLevelWrapper(*ioPair.objectA);
     const btCollisionObjectWrapper b = TopLevelWrapper(*ioPair.objectB);
     ioScratch.clear();
+    if (ioPair.apart)
+    {
+        // What the descent would find, without touching the bodies' states: nothing (and no test counted).
+        ioPair.plan.Clear();
+        ioPair.ready = true;
+        return;
+    }
     QueryStats stats;
     const Coherence coherence = CoherenceFor(*AsDeformable(a.getCollisionShape()), *b.getCollisionObject());
     // Supports stay found and kept (`DropUnreachable`); read here, on the thread, not in the serial `Prepare`.

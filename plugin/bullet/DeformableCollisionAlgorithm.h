@@ -81,6 +81,9 @@ struct PreparedPair
     double threshold = 0.0; ///< τ, m: the manifolds' contact breaking threshold.
     double search = 0.0;    ///< Distance searched, m (`ContactSearchDistance`).
     SpeculativeFilter filter; ///< Which of the contacts found stay (`SpeculativeFilter`).
+    /// Its bodies' root spheres are apart by more than the pair can search (`Prepare`): it has no contact,
+    /// and its plan is empty without a descent.
+    bool apart = false;
     RegionPlan plan;        ///< Its regions and their points (set by `GeneratePrepared`).
     bool ready = false;     ///< Planned and not yet used.
 };

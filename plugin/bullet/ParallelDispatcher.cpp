@@ -180,6 +180,7 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
 {
     Batch& batch = *mBatch;
     mLastPrepared = 0;
+    mLastApart = 0;
     const bool parallel = mThreads > 1 && inInfo.m_dispatchFunc == btDispatcherInfo::DISPATCH_DISCRETE &&
                           getNearCallback() == &btCollisionDispatcher::defaultNearCallback;
     const int pairCount = parallel ? inPairCache->getNumOverlappingPairs() : 0;
@@ -260,6 +261,7 @@ void ParallelDispatcher::dispatchAllCollisionPairs(btOverlappingPairCache* inPai
             --batch.count;
             continue;
         }
+        mLastApart += prepared.apart ? 1 : 0;
         prepared.schedule = &batch;
         prepared.slot = std::uint32_t(batch.count - 1);
         algorithm->SetPrepared(&prepared);

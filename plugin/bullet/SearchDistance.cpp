@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/TreeQueries.h>
 #include <cmath>
 #include <limits>
 
@@ -17,6 +18,13 @@ StepMotion PredictStepMotion(const btCollisionObject& inObject, double inTimeSte
 {
     StepMotion motion;
     motion.centre = ToVec3d(inObject.getWorldTransform().getOrigin());
+    if (const DeformableShape* deformable = AsDeformable(inObject.getCollisionShape()))
+    {
+        const DeformedBody body = deformable->Body(inObject.getWorldTransform());
+        const UpdatedSphere root = body.state->Sphere(0);
+        motion.rootCentre = body.pose.Apply(body.scale * Vec3d(root.center[0], root.center[1], root.center[2]));
+        motion.rootRadius = body.scale * double(root.radius);
+    }
     if (inObject.isStaticObject() && !inObject.isKinematicObject())
     {
         motion.known = true;

@@ -31,6 +31,11 @@ struct StepMotion
     double modalSpeed = 0.0; ///< m/s: the modes' own surface speed bound (`ModalSurfaceSpeed`), 0 if rigid.
     const DeformableShape* deformable = nullptr; ///< The body's shape if deformable, else null. Not owned.
     Mat3d restToWorld = Mat3d::Identity();        ///< A deformable's `RestToWorld` fit, else identity.
+    /// A deformable's root sphere at the current q, placed and scaled as the narrowphase places it (margin
+    /// not included): centre (m, world) and radius (m); radius −1 for other objects. Set whether or not the
+    /// motion is `known`.
+    Vec3d rootCentre = Vec3d::Zero();
+    double rootRadius = -1.0;
     /// False when the motion is not known ahead: kinematic bodies, plain collision objects that are not
     /// static, non-finite values. Then nothing else is meaningful.
     bool known = false;

@@ -1,6 +1,7 @@
 // `ParallelDispatcher`: deformable pairs' contacts generated on two threads give the serial dispatcher's
 // world bit for bit, with rigid bodies in the scene too.
 
+#include "CollisionTestScenes.h"
 #include "support/BulletScenes.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
@@ -13,6 +14,8 @@
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
+#include <bdt/adapter/World.h>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/ParallelDispatcher.h>
 #include <algorithm>
 #include <cstring>
@@ -76,13 +79,14 @@ TEST(ParallelDispatcher, TwoThreadsStepTheSerialWorldBitForBit)
     PileScene parallel(2);
     EXPECT_EQ(DispatcherOf(*serial.world).Threads(), 1u);
     EXPECT_EQ(DispatcherOf(*parallel.world).Threads(), 2u);
-    std::size_t prepared = 0, contacts = 0;
+    std::size_t prepared = 0, apart = 0, contacts = 0;
     for (int step = 0; step < 240; ++step)
     {
         serial.world->Step(1, cStep);
         parallel.world->Step(1, cStep);
         EXPECT_EQ(DispatcherOf(*serial.world).PreparedPairs(), 0u);
         prepared += DispatcherOf(*parallel.world).PreparedPairs();
+        apart += DispatcherOf(*parallel.world).ApartPairs();
         contacts += parallel.ContactPoints();
         ASSERT_EQ(serial.ContactPoints(), parallel.ContactPoints()) << "step " << step;
         const std::vector<double> a = test::RawBodyState(serial.bodies);
@@ -90,8 +94,11 @@ TEST(ParallelDispatcher, TwoThreadsStepTheSerialWorldBitForBit)
         ASSERT_EQ(a.size(), b.size());
         ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(double))) << "step " << step;
     }
-    // The parallel path ran: chair pairs were generated ahead of Bullet's pass, and the pile touched.
+    // The parallel path ran: chair pairs were generated ahead of Bullet's pass, and the pile touched. Some
+    // pairs were found apart by their root spheres and skipped (the serial world descends them): the same.
     EXPECT_GT(prepared, 100u);
+    EXPECT_GT(apart, 10u);
+    EXPECT_LT(apart, prepared);
     EXPECT_GT(contacts, 1000u);
 }
 
@@ -246,6 +253,99 @@ TEST(ParallelDispatcher, OtherPairsRunOnTheCallingThreadWhilePlansAreMade)
     // The ramp, the hull and the compound each touched chairs: their serial pairs ran.
     for (std::size_t k = 0; k < otherPoints.size(); ++k)
         EXPECT_GT(otherPoints[k], 10u) << "other " << k;
+}
+
+// Two deformable chairs, the second turned to face the first with the proxy that reaches farthest out of its
+// root sphere, both those proxies on the line between the root centres, the root spheres apart by a gap swept
+// from overlapping to well beyond the pair's reach; no gravity, the second chair closing at 1 m/s (so the pair
+// searches as far as its contact breaking threshold). The pairs the threads skip as apart
+// (`ParallelDispatcher::ApartPairs`) have no contact in the serial world, contacts begin within a few
+// millimetres of where skipping does, and the world steps as the serial one does at every gap.
+TEST(ParallelDispatcher, PairsSkippedAsApartHaveNoContact)
+{
+    const auto asset = test::ShapeAsset("chair", 3000, 10);
+    std::size_t apart = 0;
+    double widestTouching = -1.0, narrowestSkipped = 1.0;
+    for (int tenths = -100; tenths <= 400; tenths += 5) // tenths of a millimetre
+    {
+        const double gap = 1e-4 * tenths;
+        const auto build = [&](unsigned inThreads, std::vector<btRigidBody*>& outBodies)
+        {
+            SampleWorldSettings settings;
+            settings.narrowphaseThreads = inThreads;
+            settings.gravity = btVector3(0, 0, 0);
+            auto world = std::make_unique<SampleWorld>(settings);
+            BodyDesc desc;
+            desc.mass = 2.0;
+            desc.proxyLevel = 8;
+            btRigidBody* a = world->Deformables().CreateBody(asset, desc);
+            const DeformableShape& shape = *World::Shape(a);
+            btVector3 centre;
+            btScalar radius;
+            shape.getBoundingSphere(centre, radius); // local frame
+            const double root = double(radius) - double(shape.getMargin());
+            const Vec3d c = ToVec3d(centre);
+            Vec3d out = Vec3d::UnitX();
+            double farthest = -1.0;
+            for (const test::collision::WorldProxy& proxy : test::collision::WorldProxies(shape, btTransform::getIdentity()))
+                if (const double reach = (proxy.center - c).norm() + proxy.radius; reach > farthest)
+                {
+                    farthest = reach;
+                    out = (proxy.center - c).normalized();
+                }
+            // A turned so that its farthest proxy points along the diagonal from its root centre (at the origin):
+            // the bounding boxes, around the root spheres, still overlap far beyond the spheres that way. B is A
+            // turned half round an axis across the diagonal (its farthest proxy points back at A), its root
+            // centre `gap` beyond the root spheres' touching point.
+            const Vec3d diagonal = Vec3d::Ones().normalized();
+            const Eigen::Quaterniond toDiagonal = Eigen::Quaterniond::FromTwoVectors(out, diagonal);
+            const Eigen::Quaterniond turnB =
+                Eigen::Quaterniond(Eigen::AngleAxisd(3.14159265358979323846, diagonal.unitOrthogonal())) * toDiagonal;
+            const auto place = [&](const Eigen::Quaterniond& inTurn, const Vec3d& inRootCentre)
+            {
+                const btQuaternion turn(btScalar(inTurn.x()), btScalar(inTurn.y()), btScalar(inTurn.z()),
+                                        btScalar(inTurn.w()));
+                return btTransform(turn, ToBtVector(inRootCentre) - quatRotate(turn, centre));
+            };
+            a->setWorldTransform(place(toDiagonal, Vec3d::Zero()));
+            desc.transform = place(turnB, (2.0 * root + gap) * diagonal);
+            btRigidBody* b = world->Deformables().CreateBody(asset, desc);
+            b->setLinearVelocity(ToBtVector(-diagonal));
+            // Far below both: its pairs are apart at every gap (and a dispatch of one pair would be serial).
+            world->AddGroundPlane(-10.0);
+            outBodies = {a, b};
+            return world;
+        };
+        std::vector<btRigidBody*> serialBodies, parallelBodies;
+        const auto serial = build(1, serialBodies);
+        const auto parallel = build(2, parallelBodies);
+        serial->Step(1, cStep);
+        parallel->Step(1, cStep);
+        ASSERT_EQ(DispatcherOf(*parallel).PreparedPairs(), 3u);
+        ASSERT_GE(DispatcherOf(*parallel).ApartPairs(), 2u); // the ground's pairs
+        const std::size_t skipped = DispatcherOf(*parallel).ApartPairs() - 2; // the chairs' pair
+        apart += skipped;
+        btDispatcher& dispatcher = *serial->Dynamics().getDispatcher();
+        std::size_t points = 0;
+        for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+            points += std::size_t(dispatcher.getManifoldByIndexInternal(m)->getNumContacts());
+        if (points > 0)
+        {
+            widestTouching = std::max(widestTouching, gap);
+            EXPECT_EQ(skipped, 0u) << "gap " << gap;
+        }
+        if (skipped > 0)
+            narrowestSkipped = std::min(narrowestSkipped, gap);
+        const std::vector<double> x = test::RawBodyState(serialBodies);
+        const std::vector<double> y = test::RawBodyState(parallelBodies);
+        ASSERT_EQ(0, std::memcmp(x.data(), y.data(), x.size() * sizeof(double))) << "gap " << gap;
+    }
+    // Speculative contacts with the root spheres apart (up to 13 mm when written, the contact threshold), and
+    // skipping from the next gap on: no room to spare between them.
+    EXPECT_GT(widestTouching, 0.005);
+    EXPECT_GT(narrowestSkipped, widestTouching);
+    EXPECT_LT(narrowestSkipped - widestTouching, 0.0015);
+    EXPECT_GT(apart, 20u);
 }
 
 TEST(ParallelDispatcher, ThreadCountZeroMeansTheMachinesAndOneIsSerial)

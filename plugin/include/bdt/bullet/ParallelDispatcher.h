@@ -53,6 +53,9 @@ public:
 
     /// Pairs whose contacts the last dispatch prepared for the threads (for stats and tests).
     std::size_t PreparedPairs() const { return mLastPrepared; }
+    /// Of those, the pairs whose bodies' root spheres were apart by more than the pair searched: their plans
+    /// were empty without a descent.
+    std::size_t ApartPairs() const { return mLastApart; }
 
     void dispatchAllCollisionPairs(btOverlappingPairCache* inPairCache, const btDispatcherInfo& inInfo,
                                    btDispatcher* inDispatcher) override;
@@ -62,6 +65,7 @@ private:
 
     unsigned mThreads = 1;
     std::size_t mLastPrepared = 0;
+    std::size_t mLastApart = 0;
     std::unique_ptr<Batch> mBatch; ///< The pairs of a dispatch and their contact buffers, reused.
 };
 
