@@ -18,13 +18,6 @@ StepMotion PredictStepMotion(const btCollisionObject& inObject, double inTimeSte
 {
     StepMotion motion;
     motion.centre = ToVec3d(inObject.getWorldTransform().getOrigin());
-    if (const DeformableShape* deformable = AsDeformable(inObject.getCollisionShape()))
-    {
-        const DeformedBody body = deformable->Body(inObject.getWorldTransform());
-        const UpdatedSphere root = body.state->Sphere(0);
-        motion.rootCentre = body.pose.Apply(body.scale * Vec3d(root.center[0], root.center[1], root.center[2]));
-        motion.rootRadius = body.scale * double(root.radius);
-    }
     if (inObject.isStaticObject() && !inObject.isKinematicObject())
     {
         motion.known = true;
@@ -78,6 +71,15 @@ const StepMotionCache::Entry& StepMotionCache::Current(const btCollisionObject& 
         entry->stamp = mStamp;
     }
     entry->motion = PredictStepMotion(inObject, mTimeStep);
+    if (const DeformableShape* deformable = AsDeformable(inObject.getCollisionShape()))
+    {
+        // The root sphere as the narrowphase places it (`DeformableShape::Body`, `detail::PlaceSphere`).
+        const DeformedBody body = deformable->Body(inObject.getWorldTransform());
+        const UpdatedSphere root = body.state->Sphere(0);
+        entry->motion.rootCentre =
+            body.pose.Apply(body.scale * Vec3d(root.center[0], root.center[1], root.center[2]));
+        entry->motion.rootRadius = body.scale * double(root.radius);
+    }
     entry->shapeThreshold =
         double(inObject.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold));
     return *entry;

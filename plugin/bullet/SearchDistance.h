@@ -32,8 +32,8 @@ struct StepMotion
     const DeformableShape* deformable = nullptr; ///< The body's shape if deformable, else null. Not owned.
     Mat3d restToWorld = Mat3d::Identity();        ///< A deformable's `RestToWorld` fit, else identity.
     /// A deformable's root sphere at the current q, placed and scaled as the narrowphase places it (margin
-    /// not included): centre (m, world) and radius (m); radius −1 for other objects. Set whether or not the
-    /// motion is `known`.
+    /// not included): centre (m, world) and radius (m). Made by `StepMotionCache` (whether or not the motion
+    /// is `known`); radius −1 otherwise, and for other objects.
     Vec3d rootCentre = Vec3d::Zero();
     double rootRadius = -1.0;
     /// False when the motion is not known ahead: kinematic bodies, plain collision objects that are not
@@ -52,7 +52,8 @@ struct StepMotion
 /// calls into Bullet and, for a deformable, may update its root sphere).
 StepMotion PredictStepMotion(const btCollisionObject& inObject, double inTimeStep);
 
-/// Each body's `PredictStepMotion` and shape contact breaking threshold for one step, computed the first time
+/// Each body's `PredictStepMotion` (with, for a deformable, its placed root sphere: `StepMotion::rootCentre`)
+/// and shape contact breaking threshold for one step, computed the first time
 /// a pair asks for them: in a pile a body is in several pairs (3601 chairs: about 8), and the motion (for a
 /// deformable, its surface reach, modal speed and rotation fit) was made again for each. Keyed by the
 /// object's world array index, stamped per step; an object outside a world (index −1) is computed every
