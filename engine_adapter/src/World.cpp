@@ -387,8 +387,8 @@ void World::ReadImpulses()
     // `ParallelDispatcher` of two threads or more they walk at once, one on a helper thread (their results
     // are those of one walk doing both, bit for bit); otherwise one walk does both, touching each manifold once.
     const bool constrain = !mRigid && mSettings.modalContactConstraint;
-    constexpr int cSplitManifolds = 256; // fewer: not worth a thread
-    if (!constrain || mWorld.getDispatcher()->getNumManifolds() < cSplitManifolds || !HasHelperThreads())
+    if (!constrain || mWorld.getDispatcher()->getNumManifolds() < mSettings.parallelReadBackManifolds ||
+        !HasHelperThreads())
     {
         WalkManifolds(constrain ? EWalk::Both : EWalk::Impulses, nullptr);
         return;
