@@ -49,12 +49,7 @@ struct PileScene
         settings.narrowphaseThreads = inThreads;
         world = std::make_unique<SampleWorld>(settings);
         world->AddGroundPlane();
-        PileSettings pile;
-        pile.count = 12;
-        pile.layers = 3;
-        pile.spacing = 0.8;
-        pile.body.proxyLevel = 7;
-        bodies = AddPile(*world, test::ShapeAsset("chair", 3000, 10), pile);
+        bodies = test::AddChairPile(*world, 12, 3);
         bodies.push_back(world->AddRigid(std::make_unique<btBoxShape>(btVector3(0.2f, 0.2f, 0.2f)),
                                          btTransform(btQuaternion::getIdentity(), btVector3(0.3f, 6.0f, 0.1f)),
                                          2.0));
@@ -168,12 +163,7 @@ struct MixedScene
         ramp->addTriangle(corners[1], corners[3], corners[2]);
         others.push_back(world->AddStatic(std::make_unique<btBvhTriangleMeshShape>(ramp.get(), true),
                                           btTransform::getIdentity()));
-        PileSettings pile;
-        pile.count = 12;
-        pile.layers = 3;
-        pile.spacing = 0.8;
-        pile.body.proxyLevel = 7;
-        bodies = AddPile(*world, test::ShapeAsset("chair", 3000, 10), pile);
+        bodies = test::AddChairPile(*world, 12, 3);
         auto hull = std::make_unique<btConvexHullShape>();
         for (int corner = 0; corner < 8; ++corner)
             hull->addPoint(btVector3((corner & 1) ? 0.25f : -0.25f, (corner & 2) ? 0.15f : -0.15f,

@@ -69,12 +69,7 @@ struct ReadBackPile
         world->Deformables().SetSettings(readBack);
         world->Dynamics().setConstraintSolver(&solver);
         world->AddGroundPlane();
-        PileSettings pile;
-        pile.count = 80;
-        pile.layers = 4;
-        pile.spacing = 0.8;
-        pile.body.proxyLevel = 7;
-        bodies = AddPile(*world, test::ShapeAsset("chair", 3000, 10), pile);
+        bodies = test::AddChairPile(*world, 80, 4);
     }
 
     std::vector<double> State() const

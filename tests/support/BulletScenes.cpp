@@ -3,6 +3,7 @@
 #include "TestModels.h"
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <bdt/adapter/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/BDTree.h>
@@ -35,6 +36,16 @@ std::shared_ptr<const DeformableAsset> TurnedShapeAsset(const char* inShape, std
         position = turn * position;
     Model model = SmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inModes);
     return DeformableAsset::Create(std::make_shared<const BDTree>(BDTree::Build(model)));
+}
+
+std::vector<btRigidBody*> AddChairPile(SampleWorld& ioWorld, std::uint32_t inCount, std::uint32_t inLayers)
+{
+    PileSettings pile;
+    pile.count = inCount;
+    pile.layers = inLayers;
+    pile.spacing = 0.8;
+    pile.body.proxyLevel = 7;
+    return AddPile(ioWorld, ShapeAsset("chair", 3000, 10), pile);
 }
 
 btQuaternion RandomQuaternion(std::mt19937& ioRandom)

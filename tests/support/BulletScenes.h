@@ -26,6 +26,11 @@ std::shared_ptr<const DeformableAsset> ShapeAsset(const std::string& inShape, st
 std::shared_ptr<const DeformableAsset> TurnedShapeAsset(const char* inShape, std::uint32_t inTriangles = 1500,
                                                         std::uint32_t inModes = 6);
 
+/// `inCount` chairs (3000 triangles, 10 modes, proxies at level 7) in `inLayers` layers, neighbours 0.8 of their
+/// bounding diameter apart (`AddPile`, seed 1), above the ground plane y = 0 of `ioWorld` (not added here); in
+/// creation order.
+std::vector<btRigidBody*> AddChairPile(SampleWorld& ioWorld, std::uint32_t inCount, std::uint32_t inLayers);
+
 /// A uniformly distributed random rotation (a normalised 4D Gaussian).
 btQuaternion RandomQuaternion(std::mt19937& ioRandom);
 
