@@ -115,7 +115,9 @@ struct DebugDrawOptions
 ///   follows warm starting and iteration order, no load the modes could take; kinetic friction, μ·λ along
 ///   the slip, is determinate). Then, with `WorldSettings::modalContactConstraint`, each contact that pushed
 ///   also stops the normal component of the modes' part of its surface velocity (inelastic); non-finite
-///   transforms are restored and counted.
+///   transforms are restored and counted. With a `ParallelDispatcher` of two threads or more and at least
+///   `WorldSettings::parallelReadBackManifolds` manifolds, the two walks run at once, one on a helper thread
+///   that only reads Bullet's manifolds and bodies (the same results, bit for bit).
 ///
 /// The dispatcher must have the BD-Tree algorithms (`registerCollisionAlgorithms` or
 /// `bdt::CollisionConfiguration`); the constructor throws `bdt::Error` if it has not.
