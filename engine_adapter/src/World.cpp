@@ -19,7 +19,6 @@
 #include <bdt/core/Prefetch.h>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <thread>
 #include <utility>
 
@@ -400,17 +399,14 @@ void World::ReadImpulses()
         if (const DeformableShape* shape = AsDeformable(objects[i]->getCollisionShape()))
             shape->RestToWorld(objects[i]->getWorldTransform());
     // A non-finite impulse is counted by the body's guard, which the constraint's walk may count in too:
-    // those are given to their bodies after the join.
-    std::vector<DeformableShape*> rejected;
+    // those are given to their bodies after the join (they change nothing but that count).
+    std::vector<DeferredImpulse> deferred;
     {
         std::jthread constraints([this] { WalkManifolds(EWalk::Constraints, nullptr); });
-        WalkManifolds(EWalk::Impulses, &rejected);
+        WalkManifolds(EWalk::Impulses, &deferred);
     } // joined
-    for (DeformableShape* shape : rejected)
-    {
-        const btScalar nan = std::numeric_limits<btScalar>::quiet_NaN();
-        shape->AddContactImpulse(0, btVector3(nan, nan, nan), Mat3d::Identity());
-    }
+    for (const DeferredImpulse& impulse : deferred)
+        impulse.shape->AddContactImpulse(impulse.node, impulse.impulse, Mat3d::Identity());
 }
 
 bool World::HasHelperThreads() const
@@ -419,7 +415,7 @@ bool World::HasHelperThreads() const
     return dispatcher != nullptr && dispatcher->Threads() >= 2;
 }
 
-void World::WalkManifolds(EWalk inWalk, std::vector<DeformableShape*>* outRejected)
+void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferred)
 {
     const bool impulses = inWalk != EWalk::Constraints;
     const bool constrain = inWalk != EWalk::Impulses;
@@ -465,18 +461,21 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeformableShape*>* outReject
             if (detail::Slides(point, *object0, *object1, info))
                 impulse += point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
                            point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
-            if (outRejected != nullptr && !IsFinite(impulse))
-            {
-                if (shape0 != nullptr && point.m_index0 >= 0)
-                    outRejected->push_back(shape0);
-                if (shape1 != nullptr && point.m_index1 >= 0)
-                    outRejected->push_back(shape1);
-                continue;
-            }
+            const bool defer = outDeferred != nullptr && !IsFinite(impulse);
             if (shape0 != nullptr && point.m_index0 >= 0)
-                shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, rotation0);
+            {
+                if (defer)
+                    outDeferred->push_back({shape0, std::uint32_t(point.m_index0), impulse});
+                else
+                    shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, rotation0);
+            }
             if (shape1 != nullptr && point.m_index1 >= 0)
-                shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse, rotation1);
+            {
+                if (defer)
+                    outDeferred->push_back({shape1, std::uint32_t(point.m_index1), -impulse});
+                else
+                    shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse, rotation1);
+            }
         }
         if (constrain)
         {

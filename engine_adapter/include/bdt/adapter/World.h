@@ -175,9 +175,16 @@ private:
         Constraints, ///< The modal contact constraint (`detail::ConstrainManifoldModes`).
         Both,
     };
-    /// One walk over the dispatcher's manifolds doing `inWalk`'s part. With `outRejected`, a point's
-    /// non-finite impulse is not given to its body (whose guard counts it) but listed there for later.
-    void WalkManifolds(EWalk inWalk, std::vector<DeformableShape*>* outRejected);
+    /// A point's impulse on a body's proxy, given to the body later (`WalkManifolds`).
+    struct DeferredImpulse
+    {
+        DeformableShape* shape;
+        std::uint32_t node;
+        btVector3 impulse;
+    };
+    /// One walk over the dispatcher's manifolds doing `inWalk`'s part. With `outDeferred`, a point's
+    /// non-finite impulse is not given to its bodies (whose guards count it) but listed there for later.
+    void WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferred);
     /// Whether the world's dispatcher is a `ParallelDispatcher` with two threads or more.
     bool HasHelperThreads() const;
 
