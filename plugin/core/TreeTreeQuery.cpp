@@ -211,20 +211,31 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
     };
     // Tests a pair and keeps it at ioKept[ioCount] to be split if it overlaps and is not terminal; a terminal
     // overlapping one is tested exactly and reported. (Inlined: it is most of the loop.)
-    const auto consider = [&](const PairEntry& inPair, PairEntry* ioKept, std::size_t& ioCount) BDT_ALWAYS_INLINE
+    // (The pair is written straight into its slot: a copy made on the stack first was read back before its
+    // stores had landed.)
+    const auto consider = [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const UpdatedSphere& inSphereA,
+                              const UpdatedSphere& inSphereB, PairEntry* ioKept,
+                              std::size_t& ioCount) BDT_ALWAYS_INLINE
     {
-        const bool hit = frame.Overlap(inPair.sphereA, inPair.sphereB);
-        const bool inner = childrenA(inPair.nodeA) != 0 || childrenB(inPair.nodeB) != 0;
-        ioKept[ioCount] = inPair;
+        const bool hit = frame.Overlap(inSphereA, inSphereB);
+        const bool inner = childrenA(inNodeA) != 0 || childrenB(inNodeB) != 0;
+        PairEntry& slot = ioKept[ioCount];
+        slot.nodeA = inNodeA;
+        slot.nodeB = inNodeB;
+        slot.sphereA = inSphereA;
+        slot.sphereB = inSphereB;
         ioCount += std::size_t(hit & inner);
         if ((hit & !inner) | recordStops) [[unlikely]]
-            rare(inPair, hit, inner);
+            rare(slot, hit, inner);
     };
     if (level.size() < inStart.size() + 1)
         level.resize(inStart.size() + 1);
     for (const TraversalFront::NodePair& start : inStart)
-        consider({start.nodeA, start.nodeB, a.Sphere(start.nodeA), frame.MapB(b.Sphere(start.nodeB))},
-                 level.data(), levelCount);
+    {
+        const UpdatedSphere sphereA = a.Sphere(start.nodeA);
+        const UpdatedSphere sphereB = frame.MapB(b.Sphere(start.nodeB));
+        consider(start.nodeA, start.nodeB, sphereA, sphereB, level.data(), levelCount);
+    }
     tests += inStart.size();
     SiblingCache cacheA, cacheB; // A's children as computed, B's mapped into A's frame
     UpdatedSphere children[2];
@@ -247,10 +258,8 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
                     updatesA += a.ComputeSiblingSpheres(splitA, children);
                     spheres = cacheA.Store(splitA, children);
                 }
-                const PairEntry first{splitA, entry.nodeB, spheres[0], entry.sphereB};
-                const PairEntry second{splitA + 1, entry.nodeB, spheres[1], entry.sphereB};
-                consider(first, out, madeCount);
-                consider(second, out, madeCount);
+                consider(splitA, entry.nodeB, spheres[0], entry.sphereB, out, madeCount);
+                consider(splitA + 1, entry.nodeB, spheres[1], entry.sphereB, out, madeCount);
             }
             else
             {
@@ -262,10 +271,8 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
                     children[1] = frame.MapB(children[1]);
                     spheres = cacheB.Store(splitB, children);
                 }
-                const PairEntry first{entry.nodeA, splitB, entry.sphereA, spheres[0]};
-                const PairEntry second{entry.nodeA, splitB + 1, entry.sphereA, spheres[1]};
-                consider(first, out, madeCount);
-                consider(second, out, madeCount);
+                consider(entry.nodeA, splitB, entry.sphereA, spheres[0], out, madeCount);
+                consider(entry.nodeA, splitB + 1, entry.sphereA, spheres[1], out, madeCount);
             }
         }
         tests += 2 * levelCount;
