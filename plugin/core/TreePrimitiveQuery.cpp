@@ -212,11 +212,13 @@ struct AabbOverlap
     }
 };
 
-// Descends the body's tree against a primitive with an explicit stack; a node's children are computed only
-// after its sphere overlapped, both at once from the shared rows and q (`ComputeSiblingSpheres`, the bits
-// `Sphere` would give) rather than through the body's cache: a pile's narrowphase meets each body's cache
-// cold, and its stamps would be written for nothing. Calls inOnTerminal(node, sphere) for each overlapping
-// terminal node, children in order, with its updated sphere (rest frame) as a third argument.
+// Descends the body's tree against a primitive breadth first (as the tree-vs-tree descent does, and for the
+// same reason: a level is one loop of tests whose outcomes only decide what the next level holds, with no
+// branch for them to mispredict); a node's children are computed only after its sphere overlapped, both at
+// once from the shared rows and q (`ComputeSiblingSpheres`, the bits `Sphere` would give) rather than through
+// the body's cache: a pile's narrowphase meets each body's cache cold, and its stamps would be written for
+// nothing. Calls inOnTerminal(node, sphere) for each overlapping terminal node, level by level and in order
+// within a level, with its updated sphere (rest frame) as a third argument.
 template <class Adapter, class OnTerminal>
 void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool inToLeaves,
                       QueryStats& ioStats, OnTerminal&& inOnTerminal)
@@ -227,29 +229,47 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
         std::uint32_t node;
         UpdatedSphere sphere;
     };
-    thread_local std::vector<Entry> stack;
-    stack.clear();
-    stack.push_back({0, state.Sphere(0)});
-    std::uint64_t updates = 0;
-    UpdatedSphere children[2];
-    while (!stack.empty())
+    // Overlapping inner nodes to split, and the next level as it is made (per thread, kept between calls).
+    thread_local std::vector<Entry> level, made;
+    std::uint64_t tests = 0, updates = 0;
+    // Tests a node; keeps it at ioKept[ioCount] if it overlaps and is not terminal, reports it if it overlaps
+    // and is.
+    const auto consider = [&](std::uint32_t inNode, const UpdatedSphere& inSphere, Entry* ioKept,
+                              std::size_t& ioCount)
     {
-        const Entry entry = stack.back();
-        stack.pop_back();
-        const WorldSphere sphere = detail::PlaceSphere(inA, entry.sphere);
-        ++ioStats.overlapTests;
-        if (!inPrimitive.Overlaps(sphere))
-            continue;
-        if (detail::IsTerminal(state, entry.node, inToLeaves))
+        const WorldSphere sphere = detail::PlaceSphere(inA, inSphere);
+        const bool hit = inPrimitive.Overlaps(sphere);
+        const bool terminal = detail::IsTerminal(state, inNode, inToLeaves);
+        Entry& slot = ioKept[ioCount];
+        slot.node = inNode;
+        slot.sphere = inSphere;
+        ioCount += std::size_t(hit & !terminal);
+        if (hit & terminal) [[unlikely]]
+            inOnTerminal(inNode, sphere, inSphere);
+    };
+    if (level.empty())
+        level.resize(1);
+    std::size_t levelCount = 0;
+    consider(0, state.Sphere(0), level.data(), levelCount);
+    ++tests;
+    UpdatedSphere children[2];
+    while (levelCount != 0)
+    {
+        if (made.size() < 2 * levelCount)
+            made.resize(2 * levelCount);
+        std::size_t madeCount = 0;
+        for (std::size_t i = 0; i < levelCount; ++i)
         {
-            inOnTerminal(entry.node, sphere, entry.sphere);
-            continue;
+            const std::uint32_t child = state.Tree().Node(level[i].node).firstChild;
+            updates += state.ComputeSiblingSpheres(child, children);
+            consider(child, children[0], made.data(), madeCount);
+            consider(child + 1, children[1], made.data(), madeCount);
         }
-        const std::uint32_t child = state.Tree().Node(entry.node).firstChild;
-        updates += state.ComputeSiblingSpheres(child, children);
-        stack.push_back({child + 1, children[1]});
-        stack.push_back({child, children[0]});
+        tests += 2 * levelCount;
+        level.swap(made);
+        levelCount = madeCount;
     }
+    ioStats.overlapTests += tests;
     state.CountUpdates(updates);
 }
 
