@@ -48,8 +48,9 @@ struct ProxySphere
 // rounding of the double tests on float spheres: they never miss a touching contact and may, rarely, let
 // through a pair that is apart by less than that slack (the exact leaf tests then reject it).
 // Proxy-level depths and points are those of the inflated spheres (`DeformedBody::inflate`).
-// Traversals use an explicit stack (no recursion); tree vs tree descends the larger sphere of a pair (or the
-// one that is not yet a proxy / leaf).
+// Traversals use no recursion. The tree-vs-tree and tree-vs-primitive descents go breadth first, a level of
+// overlapping pairs (or nodes) at a time, and report contacts level by level; tree vs tree descends the larger
+// sphere of a pair (or the one that is not yet a proxy / leaf), so the pairs tested do not depend on the order.
 
 /// Tree vs tree at the proxy level: every pair of proxy spheres of A and B that overlap, each once. Normal
 /// from B's sphere centre to A's (+Y when the centres coincide), depth rA + rB − distance (≥ 0), point
