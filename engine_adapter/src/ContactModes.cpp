@@ -66,6 +66,9 @@ void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableSh
     // Only the normal direction matters: per side the coupling u_j = s·(Rᵀn)·Ū_j gives the modal velocity
     // along n (u·q̇), the mobility along n (Σ u_j²/μ_j) and the impulse's generalised impulse (p·u).
     thread_local std::vector<double> coupling[2];
+    for (int side = 0; side < 2; ++side)
+        if (inShapes[side] != nullptr)
+            coupling[side].resize(inShapes[side]->Dynamics().ModeCount());
     for (int p = 0; p < inManifold.getNumContacts(); ++p)
     {
         const btManifoldPoint& point = inManifold.getContactPoint(p);
@@ -80,7 +83,6 @@ void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableSh
         {
             if (inShapes[side] == nullptr || nodes[side] < 0)
                 continue;
-            coupling[side].resize(inShapes[side]->Dynamics().ModeCount());
             if (!inShapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, inRestToWorld[side],
                                                coupling[side]))
                 continue;

@@ -377,26 +377,31 @@ bool DeformableShape::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirecti
 double DeformableShape::ModalVelocityAlong(std::span<const double> inCoupling) const
 {
     const std::span<const double> qDot = mDynamics.QDot();
+    const std::size_t modes = std::min(inCoupling.size(), qDot.size());
     double velocity = 0.0;
-    for (std::size_t j = 0; j < std::min(inCoupling.size(), qDot.size()); ++j)
+    for (std::size_t j = 0; j < modes; ++j)
         velocity += inCoupling[j] * qDot[j];
     return velocity;
 }
 
 double DeformableShape::ModalMobilityAlong(std::span<const double> inCoupling) const
 {
+    const std::span<const double> inverseMass = mDynamics.InverseModalMasses();
+    const std::size_t modes = std::min(inCoupling.size(), inverseMass.size());
     double mobility = 0.0;
-    for (std::size_t j = 0; j < std::min<std::size_t>(inCoupling.size(), mDynamics.ModeCount()); ++j)
-    {
-        const double mu = mDynamics.ModalMass(std::uint32_t(j));
-        if (mu > 0.0)
-            mobility += inCoupling[j] * inCoupling[j] / mu;
-    }
+    for (std::size_t j = 0; j < modes; ++j)
+        mobility += inCoupling[j] * inCoupling[j] * inverseMass[j];
     return mobility;
 }
 
 void DeformableShape::ApplyModalImpulse(std::span<const double> inCoupling, double inImpulse)
 {
+    if (inCoupling.size() == mDynamics.ModeCount())
+    {
+        mDynamics.ApplyImpulseAlong(inCoupling, inImpulse);
+        return;
+    }
+    // A shorter coupling: the missing modes take nothing.
     mScratch.assign(mDynamics.ModeCount(), 0.0);
     for (std::size_t j = 0; j < std::min(inCoupling.size(), mScratch.size()); ++j)
         mScratch[j] = inImpulse * inCoupling[j];

@@ -122,6 +122,7 @@ void ModalDynamics::Configure()
     mOmega.resize(modes);
     mZeta.resize(modes);
     mMu.resize(modes);
+    mInverseMu.resize(modes);
     mLimit.resize(modes);
     for (std::size_t j = 0; j < modes; ++j)
     {
@@ -135,6 +136,7 @@ void ModalDynamics::Configure()
         mZeta[j] = zeta * double(mSettings.dampingScale);
         // μ_j = m·s²·Σ w_i|U_ij|²: the kinetic energy of q̇_j is ½μ_j q̇_j² (world units).
         mMu[j] = mMass * mScale * mScale * mProperties.modalMass[j];
+        mInverseMu[j] = mMu[j] > 0.0 ? 1.0 / mMu[j] : 0.0;
         // No vertex moves by more than strainLimit·radius: |q_j|·max_i|U_ij| ≤ strainLimit·R.
         const double maxDisplacement = mProperties.maxDisplacement[j];
         const double limit =
@@ -167,6 +169,28 @@ void ModalDynamics::ApplyImpulse(std::span<const double> inGeneralizedImpulse)
     for (std::size_t j = 0; j < mQ.size(); ++j)
         if (mMu[j] > 0.0)
             mQDot[j] += inGeneralizedImpulse[j] / mMu[j];
+}
+
+void ModalDynamics::ApplyImpulseAlong(std::span<const double> inCoupling, double inImpulse)
+{
+    const std::size_t modes = mQ.size();
+    if (inCoupling.size() != modes)
+    {
+        ++mGuard.rejectedImpulses;
+        return;
+    }
+    // All or nothing, as `ApplyImpulse`: a non-finite impulse or coupling, or an overflowing velocity, shows
+    // as a non-finite new velocity (a NaN coupling of a massless mode too: NaN·0 is NaN).
+    bool finite = std::isfinite(inImpulse);
+    for (std::size_t j = 0; j < modes; ++j)
+        finite &= std::isfinite(mQDot[j] + inImpulse * inCoupling[j] * mInverseMu[j]);
+    if (!finite)
+    {
+        ++mGuard.rejectedImpulses;
+        return;
+    }
+    for (std::size_t j = 0; j < modes; ++j)
+        mQDot[j] += inImpulse * inCoupling[j] * mInverseMu[j];
 }
 
 void ModalDynamics::Step(double inTimeStep, std::span<const double> inGeneralizedForce)

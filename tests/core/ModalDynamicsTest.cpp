@@ -208,6 +208,61 @@ TEST(ModalDynamics, ImpulseJumpsTheVelocity)
     EXPECT_EQ(dynamics.GuardStats().rejectedImpulses, 0u);
 }
 
+// An impulse p along a coupling u is the generalised impulse p·u (to rounding: it multiplies by 1/μ_j), and
+// it is all or nothing like `ApplyImpulse`: a non-finite p or u_j, an overflowing velocity or a wrong size
+// changes no velocity and is counted.
+TEST(ModalDynamics, ImpulseAlongACouplingIsThatGeneralisedImpulse)
+{
+    const std::vector<ModeInfo> info = {{40.0f, 0.1f}, {60.0f, 0.1f}, {80.0f, 0.1f}};
+    const Model model = TetraModel(3, info, 7);
+    const ModalProperties properties = ComputeModalProperties(model, Vec3d::Zero());
+    ModalDynamics along(model, properties, cRadius, cMass, cScale, FreeSettings());
+    ModalDynamics generalised(model, properties, cRadius, cMass, cScale, FreeSettings());
+    const double q[] = {0.01, -0.02, 0.0}, v[] = {0.5, 0.0, -1.0};
+    ASSERT_TRUE(along.SetState(q, v));
+    ASSERT_TRUE(generalised.SetState(q, v));
+    const double coupling[] = {0.3, -1.2, 0.05};
+    const double p = 2.5;
+    const double impulse[] = {p * coupling[0], p * coupling[1], p * coupling[2]};
+    along.ApplyImpulseAlong(coupling, p);
+    generalised.ApplyImpulse(impulse);
+    for (std::uint32_t j = 0; j < 3; ++j)
+    {
+        EXPECT_EQ(along.QDouble()[j], q[j]);
+        EXPECT_NEAR(along.QDot()[j], generalised.QDot()[j], 1e-14 * std::abs(generalised.QDot()[j])) << j;
+        EXPECT_NE(along.QDot()[j], v[j]) << j;
+        EXPECT_EQ(along.InverseModalMasses()[j], 1.0 / along.ModalMass(j)) << j;
+    }
+    EXPECT_EQ(along.GuardStats().rejectedImpulses, 0u);
+
+    const std::vector<double> before(along.QDot().begin(), along.QDot().end());
+    const double nanCoupling[] = {0.3, cNaN, 0.0}, shortCoupling[] = {0.3, -1.2};
+    along.ApplyImpulseAlong(coupling, cNaN);
+    along.ApplyImpulseAlong(coupling, cInf);
+    along.ApplyImpulseAlong(nanCoupling, 1.0);
+    along.ApplyImpulseAlong(shortCoupling, 1.0);
+    EXPECT_EQ(along.GuardStats().rejectedImpulses, 4u);
+    for (std::uint32_t j = 0; j < 3; ++j)
+        EXPECT_EQ(along.QDot()[j], before[j]) << "not even the finite entries are applied, mode " << j;
+
+    // A huge finite impulse again and again: taken until a velocity would overflow, then that one is
+    // rejected whole.
+    bool rejected = false;
+    for (int k = 0; k < 40 && !rejected; ++k)
+    {
+        const std::vector<double> last(along.QDot().begin(), along.QDot().end());
+        along.ApplyImpulseAlong(coupling, 1e308);
+        rejected = along.GuardStats().rejectedImpulses == 5u;
+        for (std::uint32_t j = 0; j < 3; ++j)
+        {
+            ASSERT_TRUE(std::isfinite(along.QDot()[j])) << k;
+            if (rejected)
+                EXPECT_EQ(along.QDot()[j], last[j]) << "mode " << j;
+        }
+    }
+    EXPECT_TRUE(rejected);
+}
+
 TEST(ModalDynamics, NonFiniteImpulsesAndForcesAreIgnoredAndCounted)
 {
     const std::vector<ModeInfo> info = {{40.0f, 0.1f}, {60.0f, 0.2f}};

@@ -262,10 +262,11 @@ public:
                        std::span<double> outCoupling) const;
     /// Σ_j u_j q̇_j (m/s) for a coupling u of `ProxyCoupling`.
     double ModalVelocityAlong(std::span<const double> inCoupling) const;
-    /// Σ_j u_j²/μ_j (m/s per N·s) for a coupling u of `ProxyCoupling`.
+    /// Σ_j u_j²/μ_j (m/s per N·s) for a coupling u of `ProxyCoupling` (modes without mass add nothing).
     double ModalMobilityAlong(std::span<const double> inCoupling) const;
     /// Applies the impulse `inImpulse` (N·s) along the coupling's direction at its proxy to the modes at once:
-    /// q̇_j jumps by p·u_j/μ_j (`ModalDynamics::ApplyImpulse`: a non-finite one is counted and ignored).
+    /// q̇_j jumps by p·u_j/μ_j (`ModalDynamics::ApplyImpulseAlong`: a non-finite one is counted and ignored;
+    /// a coupling shorter than M leaves the other modes alone).
     void ApplyModalImpulse(std::span<const double> inCoupling, double inImpulse);
 
     /// Applies the accumulated generalised impulse to the dynamics (q̇ jumps) and clears it.

@@ -65,6 +65,10 @@ public:
     /// q̇_j += g_j/μ_j for a generalised impulse g (M entries, N·s·model unit). Ignored as a whole, and
     /// counted, if it has the wrong size, a non-finite entry, or would make a velocity overflow.
     void ApplyImpulse(std::span<const double> inGeneralizedImpulse);
+    /// `ApplyImpulse` of the generalised impulse g = p·u (u: M entries, p: a scalar), as q̇_j += p·u_j·(1/μ_j)
+    /// without forming g: the contact constraint's per-point update (`DeformableShape::ApplyModalImpulse`).
+    /// Ignored as a whole, and counted, on the wrong size or a non-finite result. O(M), no division.
+    void ApplyImpulseAlong(std::span<const double> inCoupling, double inImpulse);
 
     /// Advances q, q̇ by `inTimeStep` seconds (> 0) under a constant generalised force (M entries, or empty
     /// for none), then applies the strain limit (a clamped mode also loses its outward velocity). A
@@ -113,6 +117,8 @@ public:
     double Damping(std::uint32_t inMode) const { return mZeta[inMode]; }
     /// μ_j (kg·(world/model unit)²).
     double ModalMass(std::uint32_t inMode) const { return mMu[inMode]; }
+    /// 1/μ_j for every mode (0 for a mode that moves no mass), M entries.
+    std::span<const double> InverseModalMasses() const { return mInverseMu; }
     /// Largest |q_j| allowed.
     double StrainLimit(std::uint32_t inMode) const { return mLimit[inMode]; }
 
@@ -141,7 +147,7 @@ private:
     double mScale = 1.0;
     ModalSettings mSettings;
 
-    std::vector<double> mQ, mQDot, mOmega, mZeta, mMu, mLimit;
+    std::vector<double> mQ, mQDot, mOmega, mZeta, mMu, mInverseMu, mLimit;
     std::vector<double> mEquilibrium; // q* of the force held over the last step
     std::vector<double> mHeldForce;   // scratch of StepHeld
     std::vector<float> mQFloat;
