@@ -475,7 +475,10 @@ struct ProxyPairCacheAccess
     // widened by the reach and B's largest proxy, and in B's root sphere: p and the distance are taken from
     // the ball around that lens (widened by B's drift: where those centres were then), so two bodies resting
     // on each other are limited by their turn times the size of their contact zone, not of the bodies.
-    static bool Answers(const ProxyPairCache& inCache, const DeformedBody& inA, const DeformedBody& inB,
+    //
+    // Returns that bound (world units): the list answers if it is within the skin, and then only pairs of the
+    // bands it is within can be within reach (`ProxyPairCache::BandFor`).
+    static double Bound(const ProxyPairCache& inCache, const DeformedBody& inA, const DeformedBody& inB,
                         const PairPlacement& inPlacement, double inRounding)
     {
         const TreeState& a = *inA.state;
@@ -501,7 +504,7 @@ struct ProxyPairCacheAccess
         Vec3d pivot;
         double spread;
         if (!LensBall(centreA, radiusA, centreB, radiusB, pivot, spread))
-            return true; // no proxy of B can touch A now: the descent finds nothing, and neither does the list
+            return 0.0; // no proxy of B can touch A now: the descent finds nothing, and neither does the list
         pivot /= inB.scale;                                  // B's model units
         spread = spread * (1.0 + 1e-9) + driftB + inRounding; // where those centres were then, world-scaled
         const Mat3d turn = rotation - inCache.mRotation;
@@ -509,8 +512,7 @@ struct ProxyPairCacheAccess
         const double turnNorm = SpectralNormBound(columns) / inB.scale; // ≥ ‖R_rel − R_rel₀‖₂
         const double closing = driftA + driftB + (turn * pivot + (inPlacement.translation - inCache.mTranslation)).norm() +
                                turnNorm * spread;
-        const double bound = closing * (1.0 + 1e-9) + (reach - inCache.mReach) + inRounding + inCache.mRounding + slack;
-        return bound <= inCache.mSkin;
+        return closing * (1.0 + 1e-9) + (reach - inCache.mReach) + inRounding + inCache.mRounding + slack;
     }
 
     // The float rounding of both bodies' spheres now, world units.
@@ -519,21 +521,26 @@ struct ProxyPairCacheAccess
         return inA.scale * ProxyRounding(*inA.state) + inB.scale * ProxyRounding(*inB.state);
     }
 
-    // Each kept pair tested exactly as the descent tests a terminal pair; each proxy's sphere computed once (a
-    // proxy is in several pairs).
+    // Each kept pair of bands 1..`inBand` tested exactly as the descent tests a terminal pair; each of their
+    // proxies' spheres computed once (a proxy is in several pairs). The pairs of the other bands cannot be
+    // within reach (`Bound`).
     static void AnswerFromList(ProxyPairCache& ioCache, const DeformedBody& inA, const DeformedBody& inB,
-                               std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+                               std::uint32_t inBand, std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
     {
+        const std::uint32_t nodesA = ioCache.mNodesAUpTo[inBand - 1];
+        const std::uint32_t nodesB = ioCache.mNodesBUpTo[inBand - 1];
+        const std::uint32_t pairs = ioCache.mPairsUpTo[inBand - 1];
         thread_local std::vector<WorldSphere> spheresA, spheresB;
-        spheresA.resize(ioCache.mNodesA.size());
-        spheresB.resize(ioCache.mNodesB.size());
-        for (std::size_t i = 0; i < ioCache.mNodesA.size(); ++i)
+        spheresA.resize(nodesA);
+        spheresB.resize(nodesB);
+        for (std::uint32_t i = 0; i < nodesA; ++i)
             spheresA[i] = PlaceTerminal(inA, inA.state->ComputeSphereNow(ioCache.mNodesA[i]));
-        for (std::size_t i = 0; i < ioCache.mNodesB.size(); ++i)
+        for (std::uint32_t i = 0; i < nodesB; ++i)
             spheresB[i] = PlaceTerminal(inB, inB.state->ComputeSphereNow(ioCache.mNodesB[i]));
         std::uint64_t contacts = 0;
-        for (const ProxyPairCache::KeptPair& pair : ioCache.mPairs)
+        for (std::uint32_t p = 0; p < pairs; ++p)
         {
+            const ProxyPairCache::KeptPair& pair = ioCache.mPairs[p];
             const WorldSphere& worldA = spheresA[pair.indexA];
             const WorldSphere& worldB = spheresB[pair.indexB];
             if (TerminalsOverlap(worldA, worldB))
@@ -543,10 +550,10 @@ struct ProxyPairCacheAccess
                 ++contacts;
             }
         }
-        ioStats.overlapTests += ioCache.mPairs.size();
+        ioStats.overlapTests += pairs;
         ioStats.contacts += contacts;
-        inA.state->CountUpdates(inA.state->RestShape() ? 0 : ioCache.mNodesA.size());
-        inB.state->CountUpdates(inB.state->RestShape() ? 0 : ioCache.mNodesB.size());
+        inA.state->CountUpdates(inA.state->RestShape() ? 0 : nodesA);
+        inB.state->CountUpdates(inB.state->RestShape() ? 0 : nodesB);
         ioCache.mHistory.Reused();
     }
 
@@ -568,9 +575,10 @@ struct ProxyPairCacheAccess
             cache.Clear();
         if (cache.mValid)
         {
-            if (Answers(cache, inA, inB, PlacementOf(inA, inB), Rounding(inA, inB)))
+            const std::uint32_t band = cache.BandFor(Bound(cache, inA, inB, PlacementOf(inA, inB), Rounding(inA, inB)));
+            if (band != 0)
             {
-                AnswerFromList(cache, inA, inB, outContacts, ioStats);
+                AnswerFromList(cache, inA, inB, band, outContacts, ioStats);
                 return;
             }
             // The list no longer answers; if it never did, the bodies move too fast for the skin: descend
@@ -585,27 +593,38 @@ struct ProxyPairCacheAccess
         }
         // The descent from the roots with A's reach widened by the skin: every proxy pair within reach + skin
         // is kept, and those within the reach give contacts, tested as the descent would (B's sphere as it
-        // placed it; A's placed again without the skin).
+        // placed it; A's placed again without the skin). A kept pair's band: the first widening k·s/4 within
+        // which the same test finds it (A's radius a hair larger, so the band errs low: tested more often).
         DeformedBody wideA = inA;
         wideA.inflate += cache.mSkin;
         std::uint64_t contacts = 0;
         thread_local std::vector<TraversalFront::NodePair> found;
+        thread_local std::vector<std::uint8_t> bands;
         found.clear();
+        bands.clear();
         DescendPairs<false>(wideA, inB, cRoots, nullptr, ioStats,
                             [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const WorldSphere&,
                                 const WorldSphere& inWorldB)
                             {
                                 found.push_back({inNodeA, inNodeB});
                                 const WorldSphere worldA = PlaceTerminal(inA, a.ComputeSphereNow(inNodeA));
+                                std::uint32_t band = 1;
                                 if (TerminalsOverlap(worldA, inWorldB))
                                 {
                                     outContacts.push_back(SphereContact(worldA, inWorldB, inNodeA, inNodeB));
                                     ++contacts;
                                 }
+                                else
+                                    while (band < ProxyPairCache::cBands &&
+                                           !TerminalsOverlap({worldA.center, (worldA.radius + cache.BandSkin(band)) *
+                                                                                 (1.0 + 1e-12)},
+                                                             inWorldB))
+                                        ++band;
+                                bands.push_back(std::uint8_t(band));
                             });
         ioStats.contacts += contacts;
         a.CountUpdates(a.RestShape() ? 0 : found.size());
-        cache.Keep(found);
+        cache.Keep(found, bands);
         cache.mQA.assign(a.Q().begin(), a.Q().end());
         cache.mQB.assign(b.Q().begin(), b.Q().end());
         const PairPlacement placement = PlacementOf(inA, inB);
@@ -619,25 +638,74 @@ struct ProxyPairCacheAccess
     }
 };
 
-void ProxyPairCache::Keep(std::span<const TraversalFront::NodePair> inPairs)
+namespace
 {
-    mNodesA.clear();
-    mNodesB.clear();
-    for (const TraversalFront::NodePair& pair : inPairs)
+
+// The distinct nodes of one side of the kept pairs, ordered by the first band that needs them and then
+// ascending, with how many bands 1..k need (cumulative), and for each pair the index of its node.
+void OrderNodes(std::span<const TraversalFront::NodePair> inPairs, std::span<const std::uint8_t> inBands,
+                std::uint32_t TraversalFront::NodePair::*inSide, std::vector<std::uint32_t>& outNodes,
+                std::array<std::uint32_t, ProxyPairCache::cBands>& outUpTo, std::vector<std::uint32_t>& outIndex)
+{
+    // (node, first band) of each distinct node.
+    thread_local std::vector<std::pair<std::uint32_t, std::uint8_t>> firstBand;
+    firstBand.clear();
+    for (std::size_t i = 0; i < inPairs.size(); ++i)
+        firstBand.push_back({inPairs[i].*inSide, inBands[i]});
+    std::sort(firstBand.begin(), firstBand.end());
+    firstBand.erase(std::unique(firstBand.begin(), firstBand.end(),
+                                [](const auto& inL, const auto& inR) { return inL.first == inR.first; }),
+                    firstBand.end());
+    // Ordered by (band, node); `firstBand` stays ordered by node, to look the pairs' nodes up.
+    thread_local std::vector<std::pair<std::uint8_t, std::uint32_t>> ordered;
+    ordered.clear();
+    for (const auto& [node, band] : firstBand)
+        ordered.push_back({band, node});
+    std::sort(ordered.begin(), ordered.end());
+    outNodes.clear();
+    outUpTo.fill(0);
+    for (const auto& [band, node] : ordered)
     {
-        mNodesA.push_back(pair.nodeA);
-        mNodesB.push_back(pair.nodeB);
+        outNodes.push_back(node);
+        ++outUpTo[band - 1];
     }
-    for (std::vector<std::uint32_t>* nodes : {&mNodesA, &mNodesB})
+    for (std::uint32_t band = 1; band < ProxyPairCache::cBands; ++band)
+        outUpTo[band] += outUpTo[band - 1];
+    // Where each distinct node went.
+    thread_local std::vector<std::uint32_t> position;
+    position.resize(firstBand.size());
+    for (std::uint32_t i = 0; i < ordered.size(); ++i)
     {
-        std::sort(nodes->begin(), nodes->end());
-        nodes->erase(std::unique(nodes->begin(), nodes->end()), nodes->end());
+        const auto at = std::lower_bound(firstBand.begin(), firstBand.end(), ordered[i].second,
+                                         [](const auto& inEntry, std::uint32_t inNode) { return inEntry.first < inNode; });
+        position[std::size_t(at - firstBand.begin())] = i;
     }
-    const auto indexOf = [](const std::vector<std::uint32_t>& inNodes, std::uint32_t inNode)
-    { return std::uint32_t(std::lower_bound(inNodes.begin(), inNodes.end(), inNode) - inNodes.begin()); };
+    outIndex.resize(inPairs.size());
+    for (std::size_t i = 0; i < inPairs.size(); ++i)
+    {
+        const auto at = std::lower_bound(firstBand.begin(), firstBand.end(), inPairs[i].*inSide,
+                                         [](const auto& inEntry, std::uint32_t inNode) { return inEntry.first < inNode; });
+        outIndex[i] = position[std::size_t(at - firstBand.begin())];
+    }
+}
+
+} // namespace
+
+void ProxyPairCache::Keep(std::span<const TraversalFront::NodePair> inPairs, std::span<const std::uint8_t> inBands)
+{
+    thread_local std::vector<std::uint32_t> indexA, indexB;
+    OrderNodes(inPairs, inBands, &TraversalFront::NodePair::nodeA, mNodesA, mNodesAUpTo, indexA);
+    OrderNodes(inPairs, inBands, &TraversalFront::NodePair::nodeB, mNodesB, mNodesBUpTo, indexB);
+    // The pairs by band, in the descent's order within a band.
     mPairs.clear();
-    for (const TraversalFront::NodePair& pair : inPairs)
-        mPairs.push_back({indexOf(mNodesA, pair.nodeA), indexOf(mNodesB, pair.nodeB)});
+    mPairsUpTo.fill(0);
+    for (std::uint32_t band = 1; band <= cBands; ++band)
+    {
+        for (std::size_t i = 0; i < inPairs.size(); ++i)
+            if (inBands[i] == band)
+                mPairs.push_back({indexA[i], indexB[i]});
+        mPairsUpTo[band - 1] = std::uint32_t(mPairs.size());
+    }
 }
 
 void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <bdt/core/Math.h>
 #include <bdt/core/SkinListHistory.h>
 #include <bdt/core/TraversalFront.h>
@@ -32,8 +33,14 @@ class ProxyLevel;
 /// and its contacts are exactly those of the descent from the roots (the same bits; the order may differ).
 /// Otherwise it descends from the roots with the reach widened by s and keeps what it found.
 ///
-/// A settled pile reuses most pairs' lists: a pair then costs one sphere update per kept proxy and one test
-/// per kept pair instead of a descent from the roots. Bodies moving fast relative to each other descend
+/// Each kept pair also keeps the smallest quarter-skin band it was found in: the smallest k ≤ 4 such that the
+/// pair was within reach + k·s/4 (the same test with that widening). A bound within k·s/4 proves, by the same
+/// argument, that only pairs of bands ≤ k can be within reach now; the pairs are kept ordered by band and the
+/// proxies by the first band that needs them, so such a query tests a prefix of the pairs and updates a
+/// prefix of the proxies (bodies at rest have a bound near 0 and test only the first band).
+///
+/// A settled pile reuses most pairs' lists: a pair then costs one sphere update per proxy and one test per
+/// pair of the bands its bound needs, instead of a descent from the roots. Bodies moving fast relative to each other descend
 /// every step, a little wider than without the cache; after a list that was never reused, the pair descends
 /// without the skin (and keeps no list) for 1, 2, 4, 8 and then 16 steps as such lists follow in a row.
 ///
@@ -44,6 +51,9 @@ class ProxyLevel;
 class ProxyPairCache
 {
 public:
+    /// Skin bands a kept pair is sorted into (see the class comment).
+    static constexpr std::uint32_t cBands = 4;
+
     /// `inSkin`: the skin s, world units (≥ 0; 0 keeps no list).
     explicit ProxyPairCache(double inSkin = 0.0) : mSkin(inSkin) {}
 
@@ -103,13 +113,27 @@ public:
 private:
     friend struct ProxyPairCacheAccess;
 
-    /// Keeps `inPairs` (proxy node pairs) as the list: the distinct proxies of each side and the pairs as
-    /// indices into them.
-    void Keep(std::span<const TraversalFront::NodePair> inPairs);
+    /// The widening of band k (1..cBands) beyond the reach: k·s/cBands (s itself for the last band).
+    double BandSkin(std::uint32_t inBand) const { return mSkin * (double(inBand) / double(cBands)); }
+    /// The smallest band whose widening covers `inBound` (world units), or 0 if none does.
+    std::uint32_t BandFor(double inBound) const
+    {
+        for (std::uint32_t band = 1; band <= cBands; ++band)
+            if (inBound <= BandSkin(band))
+                return band;
+        return 0;
+    }
 
-    std::vector<KeptPair> mPairs;          ///< Proxy pairs within reach + skin when the list was made.
-    std::vector<std::uint32_t> mNodesA;    ///< Their distinct proxies of A, ascending.
-    std::vector<std::uint32_t> mNodesB;    ///< Their distinct proxies of B, ascending.
+    /// Keeps `inPairs` (proxy node pairs) as the list, pair i in band `inBands[i]` (1..cBands): the pairs
+    /// ordered by band (stably), the distinct proxies of each side ordered by the first band that needs them
+    /// (then ascending), and the pairs as indices into them.
+    void Keep(std::span<const TraversalFront::NodePair> inPairs, std::span<const std::uint8_t> inBands);
+
+    std::vector<KeptPair> mPairs;          ///< Proxy pairs within reach + skin when the list was made, by band.
+    std::vector<std::uint32_t> mNodesA;    ///< Their distinct proxies of A, by first band, then ascending.
+    std::vector<std::uint32_t> mNodesB;    ///< Their distinct proxies of B, by first band, then ascending.
+    /// Pairs, proxies of A and proxies of B that bands 1..k need: the first [k − 1] of each list.
+    std::array<std::uint32_t, cBands> mPairsUpTo{}, mNodesAUpTo{}, mNodesBUpTo{};
     std::vector<float> mQA, mQB;                  ///< Both bodies' q then.
     Mat3d mRotation = Mat3d::Identity();          ///< N₀ = s_B R_Aᵀ R_B then.
     Vec3d mTranslation = Vec3d::Zero();           ///< u₀ = R_Aᵀ(t_B − t_A) then.
