@@ -434,6 +434,21 @@ struct PairPlacement
     Vec3d translation;
 };
 
+// The first skin band (`ProxyPairCache::BandFor`) whose widening of the reach covers the gap between two
+// terminal spheres that do not overlap: taken low by a margin far above the gap's rounding (a band too low
+// only tests the pair more often; one too high could miss it).
+std::uint32_t BandOfGap(const WorldSphere& inA, const WorldSphere& inB, double inSkin)
+{
+    const double reach = inA.radius + inB.radius;
+    const double margin =
+        1e-6 * (reach + inSkin) + 1e-12 * (inA.center.cwiseAbs().maxCoeff() + inB.center.cwiseAbs().maxCoeff());
+    const double gap = (inA.center - inB.center).norm() - reach - margin;
+    const double bands = std::ceil(gap / inSkin * double(ProxyPairCache::cBands));
+    if (!(bands > 1.0)) // NaN too
+        return 1;
+    return bands >= double(ProxyPairCache::cBands) ? ProxyPairCache::cBands : std::uint32_t(bands);
+}
+
 PairPlacement PlacementOf(const DeformedBody& inA, const DeformedBody& inB)
 {
     const Mat3d toA = inA.pose.rotation.transpose();
@@ -593,8 +608,8 @@ struct ProxyPairCacheAccess
         }
         // The descent from the roots with A's reach widened by the skin: every proxy pair within reach + skin
         // is kept, and those within the reach give contacts, tested as the descent would (B's sphere as it
-        // placed it; A's placed again without the skin). A kept pair's band: the first widening k·s/4 within
-        // which the same test finds it (A's radius a hair larger, so the band errs low: tested more often).
+        // placed it; A's placed again without the skin). A kept pair's band: 1 if it is within the reach, else
+        // the first widening k·s/4 that covers its gap (`BandOfGap`).
         DeformedBody wideA = inA;
         wideA.inflate += cache.mSkin;
         std::uint64_t contacts = 0;
@@ -615,11 +630,7 @@ struct ProxyPairCacheAccess
                                     ++contacts;
                                 }
                                 else
-                                    while (band < ProxyPairCache::cBands &&
-                                           !TerminalsOverlap({worldA.center, (worldA.radius + cache.BandSkin(band)) *
-                                                                                 (1.0 + 1e-12)},
-                                                             inWorldB))
-                                        ++band;
+                                    band = BandOfGap(worldA, inWorldB, cache.Skin());
                                 bands.push_back(std::uint8_t(band));
                             });
         ioStats.contacts += contacts;
@@ -642,50 +653,47 @@ namespace
 {
 
 // The distinct nodes of one side of the kept pairs, ordered by the first band that needs them and then
-// ascending, with how many bands 1..k need (cumulative), and for each pair the index of its node.
+// ascending, with how many bands 1..k need (cumulative), and for each pair the index of its node. One sort of
+// (node, band) keys; the rest is linear but for a binary search a pair.
 void OrderNodes(std::span<const TraversalFront::NodePair> inPairs, std::span<const std::uint8_t> inBands,
                 std::uint32_t TraversalFront::NodePair::*inSide, std::vector<std::uint32_t>& outNodes,
                 std::array<std::uint32_t, ProxyPairCache::cBands>& outUpTo, std::vector<std::uint32_t>& outIndex)
 {
-    // (node, first band) of each distinct node.
-    thread_local std::vector<std::pair<std::uint32_t, std::uint8_t>> firstBand;
-    firstBand.clear();
+    constexpr std::uint32_t cBands = ProxyPairCache::cBands;
+    // Node in the high bits, band in the low byte: sorted, a node's first key holds its first band.
+    thread_local std::vector<std::uint64_t> keys;
+    keys.clear();
     for (std::size_t i = 0; i < inPairs.size(); ++i)
-        firstBand.push_back({inPairs[i].*inSide, inBands[i]});
-    std::sort(firstBand.begin(), firstBand.end());
-    firstBand.erase(std::unique(firstBand.begin(), firstBand.end(),
-                                [](const auto& inL, const auto& inR) { return inL.first == inR.first; }),
-                    firstBand.end());
-    // Ordered by (band, node); `firstBand` stays ordered by node, to look the pairs' nodes up.
-    thread_local std::vector<std::pair<std::uint8_t, std::uint32_t>> ordered;
-    ordered.clear();
-    for (const auto& [node, band] : firstBand)
-        ordered.push_back({band, node});
-    std::sort(ordered.begin(), ordered.end());
-    outNodes.clear();
+        keys.push_back(std::uint64_t(inPairs[i].*inSide) << 8 | inBands[i]);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end(),
+                           [](std::uint64_t inL, std::uint64_t inR) { return inL >> 8 == inR >> 8; }),
+               keys.end());
+    // Counted into bands, ascending within each: position[i] is where distinct node i (by node) goes.
     outUpTo.fill(0);
-    for (const auto& [band, node] : ordered)
+    for (const std::uint64_t key : keys)
+        ++outUpTo[(key & 0xff) - 1];
+    std::array<std::uint32_t, cBands> next{}; // where band k's next node goes: the count of bands 1..k−1
+    for (std::uint32_t band = 1; band < cBands; ++band)
     {
-        outNodes.push_back(node);
-        ++outUpTo[band - 1];
-    }
-    for (std::uint32_t band = 1; band < ProxyPairCache::cBands; ++band)
         outUpTo[band] += outUpTo[band - 1];
-    // Where each distinct node went.
+        next[band] = outUpTo[band - 1];
+    }
     thread_local std::vector<std::uint32_t> position;
-    position.resize(firstBand.size());
-    for (std::uint32_t i = 0; i < ordered.size(); ++i)
+    position.resize(keys.size());
+    outNodes.resize(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i)
     {
-        const auto at = std::lower_bound(firstBand.begin(), firstBand.end(), ordered[i].second,
-                                         [](const auto& inEntry, std::uint32_t inNode) { return inEntry.first < inNode; });
-        position[std::size_t(at - firstBand.begin())] = i;
+        const std::uint32_t at = next[(keys[i] & 0xff) - 1]++;
+        position[i] = at;
+        outNodes[at] = std::uint32_t(keys[i] >> 8);
     }
     outIndex.resize(inPairs.size());
     for (std::size_t i = 0; i < inPairs.size(); ++i)
     {
-        const auto at = std::lower_bound(firstBand.begin(), firstBand.end(), inPairs[i].*inSide,
-                                         [](const auto& inEntry, std::uint32_t inNode) { return inEntry.first < inNode; });
-        outIndex[i] = position[std::size_t(at - firstBand.begin())];
+        const std::uint64_t node = inPairs[i].*inSide;
+        const auto at = std::lower_bound(keys.begin(), keys.end(), node << 8);
+        outIndex[i] = position[std::size_t(at - keys.begin())];
     }
 }
 
@@ -697,15 +705,18 @@ void ProxyPairCache::Keep(std::span<const TraversalFront::NodePair> inPairs, std
     OrderNodes(inPairs, inBands, &TraversalFront::NodePair::nodeA, mNodesA, mNodesAUpTo, indexA);
     OrderNodes(inPairs, inBands, &TraversalFront::NodePair::nodeB, mNodesB, mNodesBUpTo, indexB);
     // The pairs by band, in the descent's order within a band.
-    mPairs.clear();
+    std::array<std::uint32_t, cBands> next{};
     mPairsUpTo.fill(0);
-    for (std::uint32_t band = 1; band <= cBands; ++band)
+    for (const std::uint8_t band : inBands)
+        ++mPairsUpTo[band - 1];
+    for (std::uint32_t band = 1; band < cBands; ++band)
     {
-        for (std::size_t i = 0; i < inPairs.size(); ++i)
-            if (inBands[i] == band)
-                mPairs.push_back({indexA[i], indexB[i]});
-        mPairsUpTo[band - 1] = std::uint32_t(mPairs.size());
+        mPairsUpTo[band] += mPairsUpTo[band - 1];
+        next[band] = mPairsUpTo[band - 1];
     }
+    mPairs.resize(inPairs.size());
+    for (std::size_t i = 0; i < inPairs.size(); ++i)
+        mPairs[next[inBands[i] - 1]++] = {indexA[i], indexB[i]};
 }
 
 void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
