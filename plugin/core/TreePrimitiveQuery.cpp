@@ -6,6 +6,7 @@
 #include <array>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace bdt
@@ -48,6 +49,11 @@ struct SphereAdapter
     {
         return detail::SpheresOverlap(inNode, {mSphere.center, mSphere.radius});
     }
+    // How far the node sphere is beyond touching, in the units of `Lipschitz` (≤ 0: overlapping).
+    double Gap(const WorldSphere& inNode) const
+    {
+        return (inNode.center - mSphere.center).norm() - inNode.radius - mSphere.radius;
+    }
     ProxyContact Contact(const WorldSphere& inNode) const
     {
         const Vec3d delta = inNode.center - mSphere.center;
@@ -79,6 +85,10 @@ struct PlaneAdapter
     {
         const double height = mPlane.normal.dot(inNode.center) - mPlane.offset;
         return height <= inNode.radius + detail::Slack(inNode.radius, inNode.center);
+    }
+    double Gap(const WorldSphere& inNode) const
+    {
+        return mPlane.normal.dot(inNode.center) - mPlane.offset - inNode.radius;
     }
     ProxyContact Contact(const WorldSphere& inNode) const
     {
@@ -120,6 +130,11 @@ struct BoxAdapter
         const Vec3d outside = (local.cwiseAbs() - mBox.halfExtents).cwiseMax(0.0);
         const double reach = inNode.radius + detail::Slack(inNode.radius, inNode.center);
         return outside.squaredNorm() <= reach * reach;
+    }
+    double Gap(const WorldSphere& inNode) const
+    {
+        const Vec3d local = mBox.pose.ApplyInverse(inNode.center);
+        return (local.cwiseAbs() - mBox.halfExtents).cwiseMax(0.0).norm() - inNode.radius;
     }
     ProxyContact Contact(const WorldSphere& inNode) const
     {
@@ -172,6 +187,11 @@ struct CapsuleAdapter
     {
         const Vec3d onAxis = ClosestPointOnSegment(inNode.center, mCapsule.a, mCapsule.b);
         return detail::SpheresOverlap(inNode, {onAxis, mCapsule.radius});
+    }
+    double Gap(const WorldSphere& inNode) const
+    {
+        const Vec3d onAxis = ClosestPointOnSegment(inNode.center, mCapsule.a, mCapsule.b);
+        return (inNode.center - onAxis).norm() - inNode.radius - mCapsule.radius;
     }
     ProxyContact Contact(const WorldSphere& inNode) const
     {
@@ -293,15 +313,16 @@ void CollideProxiesWith(const DeformedBody& inA, const Adapter& inPrimitive,
 /// Grants the queries access to a primitive pair cache's state.
 struct PrimitivePairCacheAccess
 {
-    // Whether the list answers this query: how far any proxy sphere can have come closer to the primitive
-    // since the list was made (`PrimitivePairCache`), within the skin.
-    static bool Answers(const PrimitivePairCache& inCache, const DeformedBody& inA, double inLipschitz)
+    // How far any proxy sphere can have come closer to the primitive since the list was made
+    // (`PrimitivePairCache`): the list answers if it is within the skin, and then only proxies of the bands
+    // it is within can be within reach (`SkinBandForBound`). Infinite when the frame's shift alone is too far.
+    static double Bound(const PrimitivePairCache& inCache, const DeformedBody& inA, double inLipschitz)
     {
         const TreeState& state = *inA.state;
         // The frame's shift alone, first: a body falling or sliding is out at once.
         const double shift = (inA.pose.translation - inCache.mTranslation).norm();
         if (!(shift * inLipschitz <= inCache.mSkin))
-            return false;
+            return std::numeric_limits<double>::infinity();
         const double rounding = inA.scale * detail::ProxyRounding(state);
         const Mat3d turn = inA.pose.rotation - inCache.mRotation;
         const Vec3d columns[3] = {turn.col(0), turn.col(1), turn.col(2)};
@@ -313,9 +334,8 @@ struct PrimitivePairCacheAccess
         const double slack =
             4.0 * (detail::cRelativeSlack * (inA.inflate + inCache.mSkin + extent) +
                    detail::cPositionSlack * (inA.pose.translation.cwiseAbs().maxCoeff() + extent));
-        const double bound = moved * inLipschitz * (1.0 + 1e-9) + (inA.inflate - inCache.mReach) + rounding +
-                             inCache.mRounding + slack;
-        return bound <= inCache.mSkin;
+        return moved * inLipschitz * (1.0 + 1e-9) + (inA.inflate - inCache.mReach) + rounding + inCache.mRounding +
+               slack;
     }
 
     template <class Adapter>
@@ -345,21 +365,28 @@ struct PrimitivePairCacheAccess
                                           inA.scale, Adapter::cKind,   inPrimitive.Parameters()};
         if (cache.mValid)
         {
-            if (cache.mKey == key && Answers(cache, inA, inPrimitive.Lipschitz()))
+            const std::uint32_t band =
+                cache.mKey == key ? SkinBandForBound(cache.mSkin, Bound(cache, inA, inPrimitive.Lipschitz())) : 0;
+            if (band != 0)
             {
-                // Each kept proxy tested as the descent tests a terminal node, in the descent's order.
-                std::uint64_t contacts = 0;
-                for (const std::uint32_t node : cache.mNodes)
+                // Each kept proxy of bands 1..band tested as the descent tests a terminal node, in the descent's
+                // order; the others cannot be within reach.
+                std::uint64_t contacts = 0, tested = 0;
+                for (std::size_t i = 0; i < cache.mNodes.size(); ++i)
                 {
+                    if (cache.mBands[i] > band)
+                        continue;
+                    ++tested;
+                    const std::uint32_t node = cache.mNodes[i];
                     const WorldSphere sphere = detail::PlaceSphere(inA, state.ComputeSphereNow(node));
                     if (!inPrimitive.Overlaps(sphere))
                         continue;
                     AppendContact(inPrimitive, node, sphere, outContacts);
                     ++contacts;
                 }
-                ioStats.overlapTests += cache.mNodes.size();
+                ioStats.overlapTests += tested;
                 ioStats.contacts += contacts;
-                state.CountUpdates(state.RestShape() ? 0 : cache.mNodes.size());
+                state.CountUpdates(state.RestShape() ? 0 : tested);
                 cache.mHistory.Reused();
                 return;
             }
@@ -374,10 +401,13 @@ struct PrimitivePairCacheAccess
             return;
         }
         // The descent with the reach widened by the skin: every proxy within reach + skin is kept, and those
-        // within the reach give contacts, tested as the descent without the skin would (the same sphere).
+        // within the reach give contacts, tested as the descent without the skin would (the same sphere). A
+        // kept proxy's band: 1 if it is within the reach, else the first widening that covers its gap, low by a
+        // margin far above the gap's rounding (`SkinBandOfGap`).
         DeformedBody wide = inA;
         wide.inflate += cache.mSkin;
         cache.mNodes.clear();
+        cache.mBands.clear();
         std::uint64_t contacts = 0;
         DescendPrimitive(wide, inPrimitive, false, ioStats,
                          [&](std::uint32_t inNode, const WorldSphere&, const UpdatedSphere& inSphere)
@@ -385,7 +415,14 @@ struct PrimitivePairCacheAccess
                              cache.mNodes.push_back(inNode);
                              const WorldSphere sphere = detail::PlaceSphere(inA, inSphere);
                              if (!inPrimitive.Overlaps(sphere))
+                             {
+                                 const double margin = 1e-6 * (sphere.radius + cache.mSkin) +
+                                                       1e-12 * sphere.center.cwiseAbs().maxCoeff();
+                                 cache.mBands.push_back(
+                                     std::uint8_t(SkinBandOfGap(cache.mSkin, inPrimitive.Gap(sphere), margin)));
                                  return;
+                             }
+                             cache.mBands.push_back(1);
                              AppendContact(inPrimitive, inNode, sphere, outContacts);
                              ++contacts;
                          });

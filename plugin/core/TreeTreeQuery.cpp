@@ -434,19 +434,14 @@ struct PairPlacement
     Vec3d translation;
 };
 
-// The first skin band (`ProxyPairCache::BandFor`) whose widening of the reach covers the gap between two
-// terminal spheres that do not overlap: taken low by a margin far above the gap's rounding (a band too low
-// only tests the pair more often; one too high could miss it).
+// The skin band of a kept pair whose terminal spheres do not overlap (`SkinBandOfGap`), with a margin far
+// above the gap's rounding.
 std::uint32_t BandOfGap(const WorldSphere& inA, const WorldSphere& inB, double inSkin)
 {
     const double reach = inA.radius + inB.radius;
     const double margin =
         1e-6 * (reach + inSkin) + 1e-12 * (inA.center.cwiseAbs().maxCoeff() + inB.center.cwiseAbs().maxCoeff());
-    const double gap = (inA.center - inB.center).norm() - reach - margin;
-    const double bands = std::ceil(gap / inSkin * double(ProxyPairCache::cBands));
-    if (!(bands > 1.0)) // NaN too
-        return 1;
-    return bands >= double(ProxyPairCache::cBands) ? ProxyPairCache::cBands : std::uint32_t(bands);
+    return SkinBandOfGap(inSkin, (inA.center - inB.center).norm() - reach, margin);
 }
 
 PairPlacement PlacementOf(const DeformedBody& inA, const DeformedBody& inB)
@@ -492,7 +487,7 @@ struct ProxyPairCacheAccess
     // on each other are limited by their turn times the size of their contact zone, not of the bodies.
     //
     // Returns that bound (world units): the list answers if it is within the skin, and then only pairs of the
-    // bands it is within can be within reach (`ProxyPairCache::BandFor`).
+    // bands it is within can be within reach (`SkinBandForBound`).
     static double Bound(const ProxyPairCache& inCache, const DeformedBody& inA, const DeformedBody& inB,
                         const PairPlacement& inPlacement, double inRounding)
     {
@@ -590,7 +585,8 @@ struct ProxyPairCacheAccess
             cache.Clear();
         if (cache.mValid)
         {
-            const std::uint32_t band = cache.BandFor(Bound(cache, inA, inB, PlacementOf(inA, inB), Rounding(inA, inB)));
+            const std::uint32_t band =
+                SkinBandForBound(cache.mSkin, Bound(cache, inA, inB, PlacementOf(inA, inB), Rounding(inA, inB)));
             if (band != 0)
             {
                 AnswerFromList(cache, inA, inB, band, outContacts, ioStats);
@@ -657,9 +653,8 @@ namespace
 // (node, band) keys; the rest is linear but for a binary search a pair.
 void OrderNodes(std::span<const TraversalFront::NodePair> inPairs, std::span<const std::uint8_t> inBands,
                 std::uint32_t TraversalFront::NodePair::*inSide, std::vector<std::uint32_t>& outNodes,
-                std::array<std::uint32_t, ProxyPairCache::cBands>& outUpTo, std::vector<std::uint32_t>& outIndex)
+                std::array<std::uint32_t, cSkinBands>& outUpTo, std::vector<std::uint32_t>& outIndex)
 {
-    constexpr std::uint32_t cBands = ProxyPairCache::cBands;
     // Node in the high bits, band in the low byte: sorted, a node's first key holds its first band.
     thread_local std::vector<std::uint64_t> keys;
     keys.clear();
@@ -673,8 +668,8 @@ void OrderNodes(std::span<const TraversalFront::NodePair> inPairs, std::span<con
     outUpTo.fill(0);
     for (const std::uint64_t key : keys)
         ++outUpTo[(key & 0xff) - 1];
-    std::array<std::uint32_t, cBands> next{}; // where band k's next node goes: the count of bands 1..k−1
-    for (std::uint32_t band = 1; band < cBands; ++band)
+    std::array<std::uint32_t, cSkinBands> next{}; // where band k's next node goes: the count of bands 1..k−1
+    for (std::uint32_t band = 1; band < cSkinBands; ++band)
     {
         outUpTo[band] += outUpTo[band - 1];
         next[band] = outUpTo[band - 1];
@@ -705,11 +700,11 @@ void ProxyPairCache::Keep(std::span<const TraversalFront::NodePair> inPairs, std
     OrderNodes(inPairs, inBands, &TraversalFront::NodePair::nodeA, mNodesA, mNodesAUpTo, indexA);
     OrderNodes(inPairs, inBands, &TraversalFront::NodePair::nodeB, mNodesB, mNodesBUpTo, indexB);
     // The pairs by band, in the descent's order within a band.
-    std::array<std::uint32_t, cBands> next{};
+    std::array<std::uint32_t, cSkinBands> next{};
     mPairsUpTo.fill(0);
     for (const std::uint8_t band : inBands)
         ++mPairsUpTo[band - 1];
-    for (std::uint32_t band = 1; band < cBands; ++band)
+    for (std::uint32_t band = 1; band < cSkinBands; ++band)
     {
         mPairsUpTo[band] += mPairsUpTo[band - 1];
         next[band] = mPairsUpTo[band - 1];

@@ -329,6 +329,68 @@ TEST(PrimitivePairCache, RestingBodyAnswersFromTheList)
     EXPECT_LT(2 * cacheUpdates, descentUpdates);
 }
 
+// The list's bands: a box tilted on the ground so that its bottom face's proxies lie at several heights within
+// the skin. Unmoved, the list tests only the proxies found within reach + s/4 (the descent widened by s/4 is
+// the oracle) and updates only them; lowered by 0.6 s, it tests those within reach + 3s/4; both fewer than
+// it keeps, with the descent's contacts in the descent's order.
+TEST(PrimitivePairCache, ASmallBoundTestsOnlyTheNearBands)
+{
+    QueryBody body(ShapeTree("box", 2000, 6), 10);
+    const double size = body.Size();
+    const Plane ground{Vec3d::UnitY(), 0.0};
+    const double skin = 0.02 * size;
+    // Tilted by 0.04 rad: the bottom face rises across it; its lowest corner 0.1 s into the ground.
+    body.pose.rotation = Eigen::AngleAxisd(0.04, Vec3d::UnitZ()).toRotationMatrix();
+    double lowest = 1e300;
+    for (const Vec3f& p : body.tree->GetModel().Positions())
+        lowest = std::min(lowest, (body.pose.rotation * p.cast<double>()).y());
+    body.pose.translation = Vec3d(0.0, -lowest - 0.1 * skin, 0.0);
+    std::mt19937 random(3);
+    ASSERT_TRUE(body.state->SetQ(RandomQ(body.tree->ModeCount(), 1e-5 * size, random)));
+    PrimitivePairCache cache(skin);
+    const auto proxiesWithin = [&](double inWidening)
+    {
+        DeformedBody wide = body.Body();
+        wide.inflate += inWidening;
+        std::vector<ProxyContact> contacts;
+        QueryStats stats;
+        CollideProxies(wide, ground, contacts, stats);
+        return contacts.size();
+    };
+    const auto query = [&](const char* inWhat)
+    {
+        std::vector<ProxyContact> fromDescent, fromCache;
+        QueryStats descentStats, cacheStats;
+        CollideProxies(body.Body(), ground, fromDescent, descentStats);
+        body.state->ResetCounters();
+        CollideProxies(body.Body(), ground, cache, fromCache, cacheStats);
+        ExpectIdentical(fromDescent, fromCache, 0, inWhat);
+        EXPECT_FALSE(fromDescent.empty()) << inWhat;
+        return std::pair(cacheStats.overlapTests, body.state->SpheresUpdated());
+    };
+    query("the descent that makes the list");
+    ASSERT_EQ(cache.Descents(), 1u);
+    EXPECT_EQ(cache.Size(), proxiesWithin(skin));
+
+    const auto [restTests, restUpdates] = query("unmoved");
+    EXPECT_EQ(cache.Reuses(), 1u);
+    const std::size_t quarter = proxiesWithin(0.25 * skin);
+    EXPECT_GE(restTests, quarter);
+    EXPECT_LT(restTests, proxiesWithin(0.5 * skin)) << "only the first band";
+    EXPECT_EQ(restUpdates, restTests) << "only the tested proxies are updated";
+
+    const std::size_t threeQuarters = proxiesWithin(0.75 * skin);
+    body.pose.translation.y() -= 0.6 * skin;
+    const auto [movedTests, movedUpdates] = query("lowered");
+    EXPECT_EQ(cache.Reuses(), 2u);
+    EXPECT_GE(movedTests, threeQuarters);
+    EXPECT_GT(movedTests, restTests);
+    EXPECT_LT(movedTests, cache.Size());
+    std::cout << "[ info ] kept " << cache.Size() << " proxies; unmoved: " << restTests << " tested (" << quarter
+              << " within s/4), lowered 0.6 s: " << movedTests << " tested (" << threeQuarters
+              << " within 3s/4)\n";
+}
+
 // A list answers only for the primitive, state and scale it was made for: a plane moved by a hair, another
 // body's state, another scale each start again (a descent), with the right contacts.
 TEST(PrimitivePairCache, AListForAnotherPrimitiveStateOrScaleIsNotUsed)

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <bdt/core/Math.h>
+#include <bdt/core/SkinBands.h>
 #include <bdt/core/SkinListHistory.h>
 #include <cstddef>
 #include <cstdint>
@@ -30,12 +31,16 @@ class ProxyLevel;
 /// found. The primitive must be the same, bit for bit (the key holds its parameters), as must the body's
 /// tree state, proxy level, bound and scale: anything else starts again.
 ///
+/// Each kept proxy is also filed under a skin band (`SkinBands.h`: the first quarter of the skin that covered
+/// its gap); a bound within k quarters proves that only proxies of bands ≤ k can be within reach now, so such a
+/// query updates and tests only those (bodies at rest: the first band), in the descent's order still.
+///
 /// A body that moves faster than the skin allows would pay the wider descent every step for nothing: after
 /// a list that was never reused it descends without the skin (keeping no list) for 1, 2, 4, 8 and then 16
 /// queries as such lists follow in a row (`SkinListHistory`, shared with `ProxyPairCache`).
 ///
 /// One per pair of a body and a primitive, owned by whoever owns the pair (a Bullet collision algorithm).
-/// Not used with §3.5 temporal coherence (its spheres are computed at a reference q). 4 bytes a kept proxy
+/// Not used with §3.5 temporal coherence (its spheres are computed at a reference q). 5 bytes a kept proxy
 /// plus 4 bytes a mode.
 class PrimitivePairCache
 {
@@ -47,6 +52,7 @@ public:
     void Clear()
     {
         mNodes.clear();
+        mBands.clear();
         mValid = false;
     }
     /// The skin s, world units.
@@ -68,7 +74,7 @@ public:
     /// Bytes held.
     std::size_t MemoryBytes() const
     {
-        return mNodes.capacity() * sizeof(std::uint32_t) + mQ.capacity() * sizeof(float);
+        return mNodes.capacity() * sizeof(std::uint32_t) + mBands.capacity() + mQ.capacity() * sizeof(float);
     }
 
     /// What a list is made for (used by the queries): the body's state, proxies, bound and scale, and the
@@ -88,6 +94,7 @@ private:
     friend struct PrimitivePairCacheAccess;
 
     std::vector<std::uint32_t> mNodes; ///< Proxies within reach + skin when the list was made, descent order.
+    std::vector<std::uint8_t> mBands;  ///< Their skin bands (1..cSkinBands).
     std::vector<float> mQ;             ///< The body's q then.
     Mat3d mRotation = Mat3d::Identity(); ///< R₀, the body's rotation then.
     Vec3d mTranslation = Vec3d::Zero();  ///< t₀, world units.

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <bdt/core/Math.h>
+#include <bdt/core/SkinBands.h>
 #include <bdt/core/SkinListHistory.h>
 #include <bdt/core/TraversalFront.h>
 
@@ -33,11 +34,10 @@ class ProxyLevel;
 /// and its contacts are exactly those of the descent from the roots (the same bits; the order may differ).
 /// Otherwise it descends from the roots with the reach widened by s and keeps what it found.
 ///
-/// Each kept pair also keeps the smallest quarter-skin band it was found in: the smallest k ≤ 4 such that the
-/// pair was within reach + k·s/4 (the same test with that widening). A bound within k·s/4 proves, by the same
-/// argument, that only pairs of bands ≤ k can be within reach now; the pairs are kept ordered by band and the
-/// proxies by the first band that needs them, so such a query tests a prefix of the pairs and updates a
-/// prefix of the proxies (bodies at rest have a bound near 0 and test only the first band).
+/// Each kept pair is also filed under a skin band (`SkinBands.h`: the first quarter of the skin that covered
+/// its gap); a bound within k quarters proves that only pairs of bands ≤ k can be within reach now. The pairs
+/// are kept ordered by band and the proxies by the first band that needs them, so such a query tests a prefix
+/// of the pairs and updates a prefix of the proxies (bodies at rest have a bound near 0: the first band).
 ///
 /// A settled pile reuses most pairs' lists: a pair then costs one sphere update per proxy and one test per
 /// pair of the bands its bound needs, instead of a descent from the roots. Bodies moving fast relative to each other descend
@@ -51,9 +51,6 @@ class ProxyLevel;
 class ProxyPairCache
 {
 public:
-    /// Skin bands a kept pair is sorted into (see the class comment).
-    static constexpr std::uint32_t cBands = 4;
-
     /// `inSkin`: the skin s, world units (≥ 0; 0 keeps no list).
     explicit ProxyPairCache(double inSkin = 0.0) : mSkin(inSkin) {}
 
@@ -113,18 +110,7 @@ public:
 private:
     friend struct ProxyPairCacheAccess;
 
-    /// The widening of band k (1..cBands) beyond the reach: k·s/cBands (s itself for the last band).
-    double BandSkin(std::uint32_t inBand) const { return mSkin * (double(inBand) / double(cBands)); }
-    /// The smallest band whose widening covers `inBound` (world units), or 0 if none does.
-    std::uint32_t BandFor(double inBound) const
-    {
-        for (std::uint32_t band = 1; band <= cBands; ++band)
-            if (inBound <= BandSkin(band))
-                return band;
-        return 0;
-    }
-
-    /// Keeps `inPairs` (proxy node pairs) as the list, pair i in band `inBands[i]` (1..cBands): the pairs
+    /// Keeps `inPairs` (proxy node pairs) as the list, pair i in band `inBands[i]` (1..cSkinBands): the pairs
     /// ordered by band (stably), the distinct proxies of each side ordered by the first band that needs them
     /// (then ascending), and the pairs as indices into them.
     void Keep(std::span<const TraversalFront::NodePair> inPairs, std::span<const std::uint8_t> inBands);
@@ -133,7 +119,7 @@ private:
     std::vector<std::uint32_t> mNodesA;    ///< Their distinct proxies of A, by first band, then ascending.
     std::vector<std::uint32_t> mNodesB;    ///< Their distinct proxies of B, by first band, then ascending.
     /// Pairs, proxies of A and proxies of B that bands 1..k need: the first [k − 1] of each list.
-    std::array<std::uint32_t, cBands> mPairsUpTo{}, mNodesAUpTo{}, mNodesBUpTo{};
+    std::array<std::uint32_t, cSkinBands> mPairsUpTo{}, mNodesAUpTo{}, mNodesBUpTo{};
     std::vector<float> mQA, mQB;                  ///< Both bodies' q then.
     Mat3d mRotation = Mat3d::Identity();          ///< N₀ = s_B R_Aᵀ R_B then.
     Vec3d mTranslation = Vec3d::Zero();           ///< u₀ = R_Aᵀ(t_B − t_A) then.
