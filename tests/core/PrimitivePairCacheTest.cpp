@@ -4,6 +4,7 @@
 // answers from the list; a list made for another primitive, state or scale is not used; a body moving
 // faster than the skin descends without it.
 #include "support/QueryOracles.h"
+#include "support/SkinBandChecks.h"
 #include "support/TestModels.h"
 
 #include <Eigen/Geometry>
@@ -348,15 +349,7 @@ TEST(PrimitivePairCache, ASmallBoundTestsOnlyTheNearBands)
     std::mt19937 random(3);
     ASSERT_TRUE(body.state->SetQ(RandomQ(body.tree->ModeCount(), 1e-5 * size, random)));
     PrimitivePairCache cache(skin);
-    const auto proxiesWithin = [&](double inWidening)
-    {
-        DeformedBody wide = body.Body();
-        wide.inflate += inWidening;
-        std::vector<ProxyContact> contacts;
-        QueryStats stats;
-        CollideProxies(wide, ground, contacts, stats);
-        return contacts.size();
-    };
+    const auto proxiesWithin = [&](double inWidening) { return FoundWithin(body.Body(), ground, inWidening); };
     const auto query = [&](const char* inWhat)
     {
         std::vector<ProxyContact> fromDescent, fromCache;
@@ -366,29 +359,11 @@ TEST(PrimitivePairCache, ASmallBoundTestsOnlyTheNearBands)
         CollideProxies(body.Body(), ground, cache, fromCache, cacheStats);
         ExpectIdentical(fromDescent, fromCache, 0, inWhat);
         EXPECT_FALSE(fromDescent.empty()) << inWhat;
-        return std::pair(cacheStats.overlapTests, body.state->SpheresUpdated());
+        return ListQueryWork{cacheStats.overlapTests, body.state->SpheresUpdated()};
     };
-    query("the descent that makes the list");
-    ASSERT_EQ(cache.Descents(), 1u);
-    EXPECT_EQ(cache.Size(), proxiesWithin(skin));
-
-    const auto [restTests, restUpdates] = query("unmoved");
-    EXPECT_EQ(cache.Reuses(), 1u);
-    const std::size_t quarter = proxiesWithin(0.25 * skin);
-    EXPECT_GE(restTests, quarter);
-    EXPECT_LT(restTests, proxiesWithin(0.5 * skin)) << "only the first band";
-    EXPECT_EQ(restUpdates, restTests) << "only the tested proxies are updated";
-
-    const std::size_t threeQuarters = proxiesWithin(0.75 * skin);
-    body.pose.translation.y() -= 0.6 * skin;
-    const auto [movedTests, movedUpdates] = query("lowered");
-    EXPECT_EQ(cache.Reuses(), 2u);
-    EXPECT_GE(movedTests, threeQuarters);
-    EXPECT_GT(movedTests, restTests);
-    EXPECT_LT(movedTests, cache.Size());
-    std::cout << "[ info ] kept " << cache.Size() << " proxies; unmoved: " << restTests << " tested (" << quarter
-              << " within s/4), lowered 0.6 s: " << movedTests << " tested (" << threeQuarters
-              << " within 3s/4)\n";
+    const ListQueryWork unmoved = ExpectBandsLimitTheQueries(cache, skin, query, proxiesWithin,
+                                                             [&] { body.pose.translation.y() -= 0.6 * skin; });
+    EXPECT_EQ(unmoved.updates, unmoved.tests) << "only the tested proxies are updated";
 }
 
 // A list answers only for the primitive, state and scale it was made for: a plane moved by a hair, another

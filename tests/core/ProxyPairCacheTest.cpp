@@ -3,6 +3,7 @@
 // resting bodies answer from the list; a list made for other bodies or settings is not used.
 #include "support/ProxyContactComparison.h"
 #include "support/QueryOracles.h"
+#include "support/SkinBandChecks.h"
 #include "support/TestModels.h"
 
 #include <bdt/core/ProxyPairCache.h>
@@ -155,17 +156,30 @@ TEST(ProxyPairCache, SameContactsAsFromTheRootsWhileRockingInPlace)
     EXPECT_GT(reusedSteps, stepsInContact / 3);
 }
 
+// Two boxes of 2000 triangles, B stacked on A turned by 0.3 rad, resting over a face; `height` is A's.
+struct StackedBoxes
+{
+    QueryBody a{ShapeTree("box", 2000, 6), 10};
+    QueryBody b{ShapeTree("box", 2000, 6), 10};
+    double height = 0.0;
+    StackedBoxes()
+    {
+        const auto bounds = a.tree->GetModel().RestBounds();
+        height = double(bounds.max().y() - bounds.min().y());
+        b.pose.rotation = Eigen::AngleAxisd(0.3, Vec3d::UnitY()).toRotationMatrix();
+        b.pose.translation = Vec3d(0.2 * height, 0.99 * height, -0.1 * height);
+    }
+};
+
 // Two boxes resting on each other, vibrating a little: after the first step every query is answered from
 // the list, with a fraction of the descent's sphere tests.
 TEST(ProxyPairCache, RestingBodiesAnswerFromTheList)
 {
     std::mt19937 random(5);
-    QueryBody a(ShapeTree("box", 2000, 6), 10);
-    QueryBody b(ShapeTree("box", 2000, 6), 10);
-    const auto bounds = a.tree->GetModel().RestBounds();
-    const double height = double(bounds.max().y() - bounds.min().y());
-    b.pose.rotation = Eigen::AngleAxisd(0.3, Vec3d::UnitY()).toRotationMatrix();
-    b.pose.translation = Vec3d(0.2 * height, 0.99 * height, -0.1 * height);
+    StackedBoxes boxes;
+    QueryBody& a = boxes.a;
+    QueryBody& b = boxes.b;
+    const double height = boxes.height;
     ProxyPairCache cache(0.01 * height);
     std::uint64_t rootTests = 0, cacheTests = 0;
     constexpr int cSteps = 60;
@@ -197,24 +211,13 @@ TEST(ProxyPairCache, RestingBodiesAnswerFromTheList)
 // still fewer than the list keeps; the contacts stay those of the descent from the roots.
 TEST(ProxyPairCache, ASmallBoundTestsOnlyTheNearBands)
 {
-    QueryBody a(ShapeTree("box", 2000, 6), 10);
-    QueryBody b(ShapeTree("box", 2000, 6), 10);
-    const auto bounds = a.tree->GetModel().RestBounds();
-    const double height = double(bounds.max().y() - bounds.min().y());
-    b.pose.rotation = Eigen::AngleAxisd(0.3, Vec3d::UnitY()).toRotationMatrix();
-    b.pose.translation = Vec3d(0.2 * height, 0.99 * height, -0.1 * height);
-    const double skin = 0.02 * height;
+    StackedBoxes boxes;
+    QueryBody& a = boxes.a;
+    QueryBody& b = boxes.b;
+    const double skin = 0.02 * boxes.height;
     ProxyPairCache cache(skin);
     // Pairs within reach + w: the descent from the roots with A's reach widened by w.
-    const auto pairsWithin = [&](double inWidening)
-    {
-        DeformedBody wide = a.Body();
-        wide.inflate += inWidening;
-        std::vector<ProxyContact> pairs;
-        QueryStats stats;
-        CollideProxies(wide, b.Body(), pairs, stats);
-        return pairs.size();
-    };
+    const auto pairsWithin = [&](double inWidening) { return FoundWithin(a.Body(), b.Body(), inWidening); };
     const auto query = [&](const char* inWhat)
     {
         std::vector<ProxyContact> fromRoots, fromCache;
@@ -224,34 +227,14 @@ TEST(ProxyPairCache, ASmallBoundTestsOnlyTheNearBands)
         CollideProxies(a.Body(), b.Body(), cache, fromCache, cacheStats);
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), 0, inWhat);
         EXPECT_GT(fromRoots.size(), 10u) << inWhat;
-        return std::pair(cacheStats.overlapTests,
-                         a.state->SpheresUpdated() + b.state->SpheresUpdated() - updatesBefore);
+        return ListQueryWork{cacheStats.overlapTests,
+                             a.state->SpheresUpdated() + b.state->SpheresUpdated() - updatesBefore};
     };
     std::mt19937 random(7);
     ASSERT_TRUE(a.state->SetQ(RandomQ(a.tree->ModeCount(), 1e-4 * a.Size(), random)));
     ASSERT_TRUE(b.state->SetQ(RandomQ(b.tree->ModeCount(), 1e-4 * b.Size(), random)));
-    query("the descent that makes the list");
-    ASSERT_EQ(cache.Descents(), 1u);
-    EXPECT_EQ(cache.Size(), pairsWithin(skin));
-
-    const auto [restTests, restUpdates] = query("unmoved");
-    EXPECT_EQ(cache.Reuses(), 1u);
-    const std::size_t quarter = pairsWithin(0.25 * skin);
-    EXPECT_GE(restTests, quarter);
-    EXPECT_LT(restTests, pairsWithin(0.5 * skin)) << "only the first band";
-    EXPECT_LT(restUpdates, cache.Size()) << "only the first band's proxies";
-
-    // 0.6 s closer along the boxes' stacking axis (world y): a bound past half the skin, within 3/4, so the
-    // pairs then within reach + 3s/4 are tested.
-    const std::size_t threeQuarters = pairsWithin(0.75 * skin);
-    b.pose.translation.y() -= 0.6 * skin;
-    const auto [movedTests, movedUpdates] = query("moved closer");
-    EXPECT_EQ(cache.Reuses(), 2u);
-    EXPECT_GE(movedTests, threeQuarters);
-    EXPECT_GT(movedTests, restTests);
-    EXPECT_LT(movedTests, cache.Size());
-    std::cout << "[ info ] kept " << cache.Size() << " pairs; unmoved: " << restTests << " tested (" << quarter
-              << " within s/4), moved 0.6 s: " << movedTests << " tested\n";
+    // Closer along the boxes' stacking axis (world y).
+    ExpectBandsLimitTheQueries(cache, skin, query, pairsWithin, [&] { b.pose.translation.y() -= 0.6 * skin; });
 }
 
 // A list is not used for other bodies, another bound or another scale, nor with §3.5 temporal coherence;
