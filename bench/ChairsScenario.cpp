@@ -116,7 +116,7 @@ struct Run
     std::unique_ptr<SampleWorld> world;
     std::vector<btRigidBody*> chairs;
     double memoryBytes = 0.0; // resident growth when the scene was built
-    std::vector<double> stepMs, collisionMs, solverMs, contacts, spheres, tests, awake;
+    std::vector<double> stepMs, collisionMs, solverMs, preTickMs, postSolveMs, contacts, spheres, tests, awake;
     std::uint64_t finalClamped = 0;
     double lowestHeight = 0.0;
 
@@ -128,6 +128,8 @@ struct Run
         const StepStats& stats = world->Deformables().Stats();
         collisionMs.push_back(stats.collisionMs);
         solverMs.push_back(stats.solverMs);
+        preTickMs.push_back(stats.preTickMs);
+        postSolveMs.push_back(stats.postSolveMs);
         // Every manifold's points, whatever the shapes (the stats count only those touching deformables).
         btDispatcher& dispatcher = *world->Dynamics().getDispatcher();
         std::size_t points = 0;
@@ -150,6 +152,8 @@ struct Run
                 {"collision_ms_median", Median(collisionMs)},
                 {"collision_ms_p95", Percentile(collisionMs, 95.0)},
                 {"solver_ms_median", Median(solverMs)},
+                {"pre_tick_ms_median", Median(preTickMs)},
+                {"post_solve_ms_median", Median(postSolveMs)},
                 {"contacts_per_step_median", Median(contacts)},
                 {"spheres_updated_per_step_median", Median(spheres)},
                 {"overlap_tests_per_step_median", Median(tests)},
@@ -161,6 +165,8 @@ struct Run
                  {{"step_ms", stepMs},
                   {"collision_ms", collisionMs},
                   {"solver_ms", solverMs},
+                  {"pre_tick_ms", preTickMs},
+                  {"post_solve_ms", postSolveMs},
                   {"contacts", contacts},
                   {"overlap_tests", tests},
                   {"awake_bodies", awake}}}};
@@ -293,12 +299,11 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
         run.lowestHeight = lowest;
         run.finalClamped = run.world->Deformables().Stats().clamped;
         scenes.push_back(run.Report());
-        std::printf("%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, solver %.2f ms, %.0f contacts, "
-                    "%.0f spheres "
-                    "updated, %.0f tests, %.1f MB\n",
+        std::printf("%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, solver %.2f ms, pre-tick %.3f ms, "
+                    "post-solve %.3f ms, %.0f contacts, %.0f spheres updated, %.0f tests, %.1f MB\n",
                     run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
-                    Median(run.solverMs), Median(run.contacts), Median(run.spheres), Median(run.tests),
-                    run.memoryBytes / 1e6);
+                    Median(run.solverMs), Median(run.preTickMs), Median(run.postSolveMs), Median(run.contacts),
+                    Median(run.spheres), Median(run.tests), run.memoryBytes / 1e6);
     }
     report["scenes"] = scenes;
     // Each scene over each later one: deformable / rigid, deformable / bullet, rigid / bullet, front on /
