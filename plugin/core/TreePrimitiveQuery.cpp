@@ -9,6 +9,15 @@
 #include <limits>
 #include <vector>
 
+// One machine code per function: never inlined, and for GCC never cloned for some of its callers either.
+#if defined(__clang__)
+#define BDT_NOINLINE __attribute__((noinline))
+#elif defined(__GNUC__)
+#define BDT_NOINLINE __attribute__((noinline, noclone))
+#else
+#define BDT_NOINLINE
+#endif
+
 namespace bdt
 {
 
@@ -232,13 +241,34 @@ struct AabbOverlap
     }
 };
 
+// A terminal node against a primitive: every path to a pair's contacts (the descent, the static-primitive pair
+// cache's list answers and the making of that list) places and tests its terminal spheres, and measures their
+// contacts, with this one machine code per primitive, never inlined, so that they give the same bits whatever
+// multiply-adds the compiler would fuse at an inlined site (`PlaceTerminal` does the same for tree-vs-tree
+// pairs). Writes the sphere placed in world to `outSphere`; true if it overlaps the primitive.
+template <class Adapter>
+BDT_NOINLINE bool PlaceAndTestTerminal(const DeformedBody& inBody, const Adapter& inPrimitive,
+                                       const UpdatedSphere& inSphere, WorldSphere& outSphere)
+{
+    outSphere = detail::PlaceSphere(inBody, inSphere);
+    return inPrimitive.Overlaps(outSphere);
+}
+
+// The contact of a terminal sphere that `PlaceAndTestTerminal` placed and found overlapping (see there).
+template <class Adapter>
+BDT_NOINLINE ProxyContact TerminalContact(const Adapter& inPrimitive, const WorldSphere& inSphere)
+{
+    return inPrimitive.Contact(inSphere);
+}
+
 // Descends the body's tree against a primitive breadth first (as the tree-vs-tree descent does, and for the
 // same reason: a level is one loop of tests whose outcomes only decide what the next level holds, with no
 // branch for them to mispredict); a node's children are computed only after its sphere overlapped, both at
 // once from the shared rows and q (`ComputeSiblingSpheres`, the bits `Sphere` would give) rather than through
 // the body's cache: a pile's narrowphase meets each body's cache cold, and its stamps would be written for
 // nothing. Calls inOnTerminal(node, sphere) for each overlapping terminal node, level by level and in order
-// within a level, with its updated sphere (rest frame) as a third argument.
+// within a level, with its updated sphere (rest frame) as a third argument; terminal nodes are placed and
+// tested by `PlaceAndTestTerminal` only.
 template <class Adapter, class OnTerminal>
 void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool inToLeaves,
                       QueryStats& ioStats, OnTerminal&& inOnTerminal)
@@ -253,19 +283,22 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
     thread_local std::vector<Entry> level, made;
     std::uint64_t tests = 0, updates = 0;
     // Tests a node; keeps it at ioKept[ioCount] if it overlaps and is not terminal, reports it if it overlaps
-    // and is.
+    // and is. (Whether a node is terminal goes with its level: the branch is taken alike along a level.)
     const auto consider = [&](std::uint32_t inNode, const UpdatedSphere& inSphere, Entry* ioKept,
                               std::size_t& ioCount)
     {
+        if (detail::IsTerminal(state, inNode, inToLeaves))
+        {
+            WorldSphere sphere;
+            if (PlaceAndTestTerminal(inA, inPrimitive, inSphere, sphere))
+                inOnTerminal(inNode, sphere, inSphere);
+            return;
+        }
         const WorldSphere sphere = detail::PlaceSphere(inA, inSphere);
-        const bool hit = inPrimitive.Overlaps(sphere);
-        const bool terminal = detail::IsTerminal(state, inNode, inToLeaves);
         Entry& slot = ioKept[ioCount];
         slot.node = inNode;
         slot.sphere = inSphere;
-        ioCount += std::size_t(hit & !terminal);
-        if (hit & terminal) [[unlikely]]
-            inOnTerminal(inNode, sphere, inSphere);
+        ioCount += std::size_t(inPrimitive.Overlaps(sphere));
     };
     if (level.empty())
         level.resize(1);
@@ -300,7 +333,7 @@ void CollideProxiesWith(const DeformedBody& inA, const Adapter& inPrimitive,
     DescendPrimitive(inA, inPrimitive, false, ioStats,
                      [&](std::uint32_t inNode, const WorldSphere& inSphere, const UpdatedSphere&)
                      {
-                         ProxyContact contact = inPrimitive.Contact(inSphere);
+                         ProxyContact contact = TerminalContact(inPrimitive, inSphere);
                          contact.nodeA = inNode;
                          contact.nodeB = cNoIndex;
                          outContacts.push_back(contact);
@@ -342,7 +375,7 @@ struct PrimitivePairCacheAccess
     static void AppendContact(const Adapter& inPrimitive, std::uint32_t inNode, const WorldSphere& inSphere,
                               std::vector<ProxyContact>& outContacts)
     {
-        ProxyContact contact = inPrimitive.Contact(inSphere);
+        ProxyContact contact = TerminalContact(inPrimitive, inSphere);
         contact.nodeA = inNode;
         contact.nodeB = cNoIndex;
         outContacts.push_back(contact);
@@ -378,8 +411,8 @@ struct PrimitivePairCacheAccess
                         continue;
                     ++tested;
                     const std::uint32_t node = cache.mNodes[i];
-                    const WorldSphere sphere = detail::PlaceSphere(inA, state.ComputeSphereNow(node));
-                    if (!inPrimitive.Overlaps(sphere))
+                    WorldSphere sphere;
+                    if (!PlaceAndTestTerminal(inA, inPrimitive, state.ComputeSphereNow(node), sphere))
                         continue;
                     AppendContact(inPrimitive, node, sphere, outContacts);
                     ++contacts;
@@ -413,8 +446,8 @@ struct PrimitivePairCacheAccess
                          [&](std::uint32_t inNode, const WorldSphere&, const UpdatedSphere& inSphere)
                          {
                              cache.mNodes.push_back(inNode);
-                             const WorldSphere sphere = detail::PlaceSphere(inA, inSphere);
-                             if (!inPrimitive.Overlaps(sphere))
+                             WorldSphere sphere;
+                             if (!PlaceAndTestTerminal(inA, inPrimitive, inSphere, sphere))
                              {
                                  const double margin = 1e-6 * (sphere.radius + cache.mSkin) +
                                                        1e-12 * sphere.center.cwiseAbs().maxCoeff();
