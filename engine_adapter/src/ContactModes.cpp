@@ -58,6 +58,28 @@ bool Slides(const btManifoldPoint& inPoint, const btCollisionObject& inObject0,
     return slip.length() > inInfo.m_restitutionVelocityThreshold;
 }
 
+void ConstrainPointModes(const btManifoldPoint& inPoint, DeformableShape* const (&inShapes)[2],
+                         const std::span<const double> (&inCouplings)[2], const btContactSolverInfo& inInfo)
+{
+    if (!(inPoint.m_appliedImpulse > 0) || (inCouplings[0].empty() && inCouplings[1].empty()))
+        return;
+    double approach = 0.0; // side 0's modal surface velocity relative to side 1's, along the normal
+    double mobility = 0.0;
+    for (int side = 0; side < 2; ++side)
+    {
+        if (inCouplings[side].empty())
+            continue;
+        approach += (side == 0 ? 1.0 : -1.0) * inShapes[side]->ModalVelocityAlong(inCouplings[side]);
+        mobility += inShapes[side]->ModalMobilityAlong(inCouplings[side]);
+    }
+    const double impulse = ContactImpulse(inPoint, inInfo, approach, mobility);
+    if (!std::isfinite(impulse) || impulse == 0.0)
+        return;
+    for (int side = 0; side < 2; ++side)
+        if (!inCouplings[side].empty())
+            inShapes[side]->ApplyModalImpulse(inCouplings[side], side == 0 ? impulse : -impulse);
+}
+
 void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableShape* const (&inShapes)[2],
                             const Mat3d (&inRestToWorld)[2], const btContactSolverInfo& inInfo)
 {
@@ -76,26 +98,13 @@ void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableSh
             continue;
         const Vec3d normal = ToVec3d(point.m_normalWorldOnB);
         const int nodes[2] = {point.m_index0, point.m_index1};
-        bool active[2] = {false, false};
-        double approach = 0.0; // side 0's modal surface velocity relative to side 1's, along the normal
-        double mobility = 0.0;
+        std::span<const double> couplings[2];
         for (int side = 0; side < 2; ++side)
-        {
-            if (inShapes[side] == nullptr || nodes[side] < 0)
-                continue;
-            if (!inShapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, inRestToWorld[side],
-                                               coupling[side]))
-                continue;
-            active[side] = true;
-            approach += (side == 0 ? 1.0 : -1.0) * inShapes[side]->ModalVelocityAlong(coupling[side]);
-            mobility += inShapes[side]->ModalMobilityAlong(coupling[side]);
-        }
-        const double impulse = ContactImpulse(point, inInfo, approach, mobility);
-        if (!std::isfinite(impulse) || impulse == 0.0)
-            continue;
-        for (int side = 0; side < 2; ++side)
-            if (active[side])
-                inShapes[side]->ApplyModalImpulse(coupling[side], side == 0 ? impulse : -impulse);
+            if (inShapes[side] != nullptr && nodes[side] >= 0 &&
+                inShapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, inRestToWorld[side],
+                                              coupling[side]))
+                couplings[side] = coupling[side];
+        ConstrainPointModes(point, inShapes, couplings, inInfo);
     }
 }
 

@@ -6,6 +6,8 @@
 
 #include <bdt/core/Math.h>
 
+#include <span>
+
 class btCollisionObject;
 class btManifoldPoint;
 class btPersistentManifold;
@@ -42,5 +44,13 @@ bool Slides(const btManifoldPoint& inPoint, const btCollisionObject& inObject0,
 /// `RestToWorld`. About 8M flops a side per point, along the normal only (`DeformableShape::ProxyCoupling`).
 void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableShape* const (&inShapes)[2],
                             const Mat3d (&inRestToWorld)[2], const btContactSolverInfo& inInfo);
+
+/// `ConstrainManifoldModes` at one point, with each side's coupling along the point's normal made by the
+/// caller (`DeformableShape::ProxyCoupling` at the side's proxy, `RestToWorld` rotation and the point's
+/// `m_normalWorldOnB`): `inCouplings[side]` empty where that side takes no part (not deformable, not
+/// predicting, no proxy, or a node outside its tree). For a walk that also needs the couplings for the
+/// points' impulses (`DeformableShape::AddCouplingImpulse`). About 4M flops a side.
+void ConstrainPointModes(const btManifoldPoint& inPoint, DeformableShape* const (&inShapes)[2],
+                         const std::span<const double> (&inCouplings)[2], const btContactSolverInfo& inInfo);
 
 } // namespace bdt::detail

@@ -19,6 +19,7 @@
 #include <bdt/core/Prefetch.h>
 #include <chrono>
 #include <cmath>
+#include <span>
 #include <thread>
 #include <utility>
 
@@ -380,9 +381,12 @@ void World::ReadImpulses()
     // slides (`detail::Slides`; a sticking contact's friction is statically indeterminate for the rigid solve
     // and would load the modes with whatever self-balanced share the solver's iterations left, step after
     // step). The narrowphase stores the proxy of body0 in m_index0 and, when body1 is deformable too, its
-    // proxy in m_index1. Then, with `modalContactConstraint`, the manifold's contact constraint on the modes
-    // (`detail::ConstrainManifoldModes`). The impulses go to the pending impulse, and the constraint reads and
-    // changes q̇ only: the two are independent, each walking the manifolds in the dispatcher's order. With a
+    // proxy in m_index1. Then, with `modalContactConstraint`, each point's contact constraint on the modes
+    // (`detail::ConstrainPointModes`). Both work along the point's normal through one coupling a side
+    // (`DeformableShape::ProxyCoupling`): the normal impulse adds λ times it (`AddCouplingImpulse`), a sliding
+    // point's friction is projected on its own; points without impulse are skipped. The impulses go to the
+    // pending impulse, and the constraint reads and changes q̇ only: the two are independent, each walking
+    // the manifolds in the dispatcher's order. With a
     // `ParallelDispatcher` of two threads or more they walk at once, one on a helper thread (their results
     // are those of one walk doing both, bit for bit); otherwise one walk does both, touching each manifold once.
     const bool constrain = !mRigid && mSettings.modalContactConstraint;
@@ -454,36 +458,71 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
             shape0 != nullptr ? shape0->RestToWorld(object0->getWorldTransform()) : Mat3d::Identity();
         const Mat3d rotation1 =
             shape1 != nullptr ? shape1->RestToWorld(object1->getWorldTransform()) : Mat3d::Identity();
-        for (int p = 0; impulses && p < points; ++p)
+        // Modes not stepped this step (static, asleep) take no part in the constraint.
+        DeformableShape* const shapes[2] = {shape0, shape1};
+        const bool predicting[2] = {constrain && shape0 != nullptr && shape0->Predicting(),
+                                    constrain && shape1 != nullptr && shape1->Predicting()};
+        const Mat3d* const rotations[2] = {&rotation0, &rotation1};
+        for (int p = 0; p < points; ++p)
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);
+            const bool slides = impulses && detail::Slides(point, *object0, *object1, info);
             btVector3 impulse = point.m_normalWorldOnB * point.m_appliedImpulse;
-            if (detail::Slides(point, *object0, *object1, info))
+            if (slides)
                 impulse += point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
                            point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
-            const bool defer = outDeferred != nullptr && !IsFinite(impulse);
-            if (shape0 != nullptr && point.m_index0 >= 0)
+            // A point the solver left without impulse (a speculative contact that did not close) loads nothing
+            // and is not constrained.
+            if (impulse == btVector3(0, 0, 0))
+                continue;
+            const bool finite = IsFinite(impulse);
+            const int nodes[2] = {point.m_index0, point.m_index1};
+            // Each side's coupling along the normal, made once for both parts: the normal impulse's generalised
+            // impulse is λ times it, and the constraint works along it. (A split read-back's two walks make the
+            // same couplings: their results are those of one walk, bit for bit.)
+            thread_local std::vector<double> coupling[2];
+            std::span<const double> couplings[2];
+            const Vec3d normal = ToVec3d(point.m_normalWorldOnB);
+            for (int side = 0; side < 2; ++side)
             {
-                if (defer)
-                    outDeferred->push_back({shape0, std::uint32_t(point.m_index0), impulse});
-                else
-                    shape0->AddContactImpulse(std::uint32_t(point.m_index0), impulse, rotation0);
+                const bool needed = (impulses && finite) || (predicting[side] && point.m_appliedImpulse > 0);
+                if (shapes[side] == nullptr || nodes[side] < 0 || !needed)
+                    continue;
+                coupling[side].resize(shapes[side]->Dynamics().ModeCount());
+                if (shapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, *rotations[side], coupling[side]))
+                    couplings[side] = coupling[side];
             }
-            if (shape1 != nullptr && point.m_index1 >= 0)
+            for (int side = 0; impulses && side < 2; ++side)
             {
-                if (defer)
-                    outDeferred->push_back({shape1, std::uint32_t(point.m_index1), -impulse});
-                else
-                    shape1->AddContactImpulse(std::uint32_t(point.m_index1), -impulse, rotation1);
+                if (shapes[side] == nullptr || nodes[side] < 0)
+                    continue;
+                const btScalar sign = side == 0 ? btScalar(1) : btScalar(-1);
+                const std::uint32_t node = std::uint32_t(nodes[side]);
+                if (!finite)
+                {
+                    // Counted by the body's guard, now or (a split read-back) after the join.
+                    if (outDeferred != nullptr)
+                        outDeferred->push_back({shapes[side], node, sign * impulse});
+                    else
+                        shapes[side]->AddContactImpulse(node, sign * impulse, *rotations[side]);
+                    continue;
+                }
+                if (couplings[side].empty())
+                    continue; // a node outside the body's tree takes nothing
+                shapes[side]->AddCouplingImpulse(couplings[side], double(sign * point.m_appliedImpulse));
+                if (slides)
+                    shapes[side]->AddContactImpulse(
+                        node,
+                        sign * (point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
+                                point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2),
+                        *rotations[side]);
             }
-        }
-        if (constrain)
-        {
-            // Modes not stepped this step (static, asleep) hold nothing.
-            DeformableShape* const predicting[2] = {shape0 != nullptr && shape0->Predicting() ? shape0 : nullptr,
-                                                    shape1 != nullptr && shape1->Predicting() ? shape1 : nullptr};
-            const Mat3d rotations[2] = {rotation0, rotation1};
-            detail::ConstrainManifoldModes(*manifold, predicting, rotations, info);
+            if (constrain)
+            {
+                const std::span<const double> constrained[2] = {predicting[0] ? couplings[0] : std::span<const double>(),
+                                                                predicting[1] ? couplings[1] : std::span<const double>()};
+                detail::ConstrainPointModes(point, shapes, constrained, info);
+            }
         }
     }
     if (impulses)

@@ -523,6 +523,20 @@ void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& i
     }
 }
 
+void DeformableShape::AddCouplingImpulse(std::span<const double> inCoupling, double inImpulse)
+{
+    if (!std::isfinite(inImpulse))
+    {
+        // Counted as `AddContactImpulse` counts a non-finite impulse; the accumulated impulses are kept.
+        const std::vector<double> rejected(mState.ModeCount(), std::numeric_limits<double>::quiet_NaN());
+        mDynamics.ApplyImpulse(rejected);
+        return;
+    }
+    const std::size_t modes = std::min(inCoupling.size(), mPendingImpulse.size());
+    for (std::size_t j = 0; j < modes; ++j)
+        mPendingImpulse[j] += inImpulse * inCoupling[j];
+}
+
 void DeformableShape::FlushImpulses()
 {
     mDynamics.ApplyImpulse(mPendingImpulse);

@@ -832,6 +832,52 @@ TEST(DeformableShape, ContactImpulsesGiveTheBruteForceVelocityJump)
     EXPECT_EQ(velocity(), after);
 }
 
+TEST(DeformableShape, CouplingImpulsesAddWhatTheContactImpulseAlongTheirDirectionAdds)
+{
+    std::mt19937 random(23);
+    DeformableShapeSettings settings;
+    settings.mass = 2.0;
+    settings.proxyLevel = 4;
+    const auto asset = TurnedShapeAsset("chair", 1500, 6);
+    DeformableShape projected(asset, settings), coupled(asset, settings);
+    for (DeformableShape* shape : {&projected, &coupled})
+        shape->setLocalScaling(btVector3(1, 1, 1) * btScalar(1.3));
+    const btTransform transform(RandomQuaternion(random), btVector3(-1, 2, 0.5));
+    const Mat3d restToWorld = coupled.RestToWorld(transform);
+    const std::vector<std::uint32_t> nodes = ProxyNodes(coupled.State().Proxies());
+    const std::uint32_t modes = coupled.State().ModeCount();
+    std::vector<double> coupling(modes);
+    for (int trial = 0; trial < 20; ++trial)
+    {
+        const std::uint32_t node = nodes[random() % nodes.size()];
+        const Vec3d direction = RandomDirection(random);
+        const double impulse = Uniform(random, -3.0, 3.0);
+        projected.AddContactImpulse(node, ToBtVector(Vec3d(impulse * direction)), restToWorld);
+        ASSERT_TRUE(coupled.ProxyCoupling(node, direction, restToWorld, coupling));
+        coupled.AddCouplingImpulse(coupling, impulse);
+    }
+    double largest = 0.0;
+    for (std::uint32_t j = 0; j < modes; ++j)
+        largest = std::max(largest, std::abs(projected.PendingImpulse()[j]));
+    ASSERT_GT(largest, 0.0);
+    for (std::uint32_t j = 0; j < modes; ++j)
+        EXPECT_NEAR(coupled.PendingImpulse()[j], projected.PendingImpulse()[j], 1e-6 * largest) << "mode " << j;
+
+    // A non-finite impulse is counted and spoils nothing; a shorter coupling leaves the other modes alone.
+    const std::vector<double> before(coupled.PendingImpulse().begin(), coupled.PendingImpulse().end());
+    const std::uint64_t rejected = coupled.Dynamics().GuardStats().rejectedImpulses;
+    coupled.AddCouplingImpulse(coupling, std::numeric_limits<double>::quiet_NaN());
+    coupled.AddCouplingImpulse(coupling, std::numeric_limits<double>::infinity());
+    EXPECT_EQ(coupled.Dynamics().GuardStats().rejectedImpulses, rejected + 2);
+    EXPECT_EQ(std::vector<double>(coupled.PendingImpulse().begin(), coupled.PendingImpulse().end()), before);
+    const std::vector<double> firstTwo = {1.0, -2.0};
+    coupled.AddCouplingImpulse(firstTwo, 0.5);
+    EXPECT_EQ(coupled.PendingImpulse()[0], before[0] + 0.5);
+    EXPECT_EQ(coupled.PendingImpulse()[1], before[1] - 1.0);
+    for (std::uint32_t j = 2; j < modes; ++j)
+        EXPECT_EQ(coupled.PendingImpulse()[j], before[j]) << "mode " << j;
+}
+
 TEST(DeformableShape, SetQRejectsBadValuesAndKeepsTheStateAndDynamicsTogether)
 {
     std::mt19937 random(20);

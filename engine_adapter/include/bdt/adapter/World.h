@@ -172,7 +172,7 @@ private:
     enum class EWalk : std::uint8_t
     {
         Impulses,    ///< The impulses into the bodies' pending generalised impulses, and the counts.
-        Constraints, ///< The modal contact constraint (`detail::ConstrainManifoldModes`).
+        Constraints, ///< The modal contact constraint (`detail::ConstrainPointModes`).
         Both,
     };
     /// A point's impulse on a body's proxy, given to the body later (`WalkManifolds`).

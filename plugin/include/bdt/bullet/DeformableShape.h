@@ -264,6 +264,12 @@ public:
     double ModalVelocityAlong(std::span<const double> inCoupling) const;
     /// Σ_j u_j²/μ_j (m/s per N·s) for a coupling u of `ProxyCoupling` (modes without mass add nothing).
     double ModalMobilityAlong(std::span<const double> inCoupling) const;
+    /// Adds to the pending generalised impulse (`AddContactImpulse`) that of the world impulse `inImpulse`
+    /// (N·s) along the direction a coupling of `ProxyCoupling` was made for, at its proxy: g_j += p·u_j, what
+    /// `AddContactImpulse` adds for the impulse p·d (to rounding) without projecting it again. A non-finite
+    /// impulse is ignored and counted as `AddContactImpulse` counts it; a coupling shorter than M leaves the
+    /// other modes alone. M flops.
+    void AddCouplingImpulse(std::span<const double> inCoupling, double inImpulse);
     /// Applies the impulse `inImpulse` (N·s) along the coupling's direction at its proxy to the modes at once:
     /// q̇_j jumps by p·u_j/μ_j (`ModalDynamics::ApplyImpulseAlong`: a non-finite one is counted and ignored;
     /// a coupling shorter than M leaves the other modes alone).
