@@ -116,7 +116,8 @@ struct Run
     std::unique_ptr<SampleWorld> world;
     std::vector<btRigidBody*> chairs;
     double memoryBytes = 0.0; // resident growth when the scene was built
-    std::vector<double> stepMs, collisionMs, solverMs, preTickMs, postSolveMs, contacts, spheres, tests, awake;
+    std::vector<double> stepMs, collisionMs, solverMs, preTickMs, postSolveMs, contacts, spheres, tests,
+        awake;
     std::uint64_t finalClamped = 0;
     double lowestHeight = 0.0;
 
@@ -299,11 +300,12 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
         run.lowestHeight = lowest;
         run.finalClamped = run.world->Deformables().Stats().clamped;
         scenes.push_back(run.Report());
-        std::printf("%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, solver %.2f ms, pre-tick %.3f ms, "
-                    "post-solve %.3f ms, %.0f contacts, %.0f spheres updated, %.0f tests, %.1f MB\n",
-                    run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
-                    Median(run.solverMs), Median(run.preTickMs), Median(run.postSolveMs), Median(run.contacts),
-                    Median(run.spheres), Median(run.tests), run.memoryBytes / 1e6);
+        std::printf(
+            "%-10s step %.2f ms median (p95 %.2f), collision %.2f ms, solver %.2f ms, pre-tick %.3f ms, "
+            "post-solve %.3f ms, %.0f contacts, %.0f spheres updated, %.0f tests, %.1f MB\n",
+            run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
+            Median(run.solverMs), Median(run.preTickMs), Median(run.postSolveMs), Median(run.contacts),
+            Median(run.spheres), Median(run.tests), run.memoryBytes / 1e6);
     }
     report["scenes"] = scenes;
     // Each scene over each later one: deformable / rigid, deformable / bullet, rigid / bullet, front on /

@@ -5,7 +5,6 @@
 // surface velocity.
 
 #include <bdt/core/Math.h>
-
 #include <span>
 
 class btCollisionObject;

@@ -383,12 +383,12 @@ void World::ReadImpulses()
     // step). The narrowphase stores the proxy of body0 in m_index0 and, when body1 is deformable too, its
     // proxy in m_index1. Then, with `modalContactConstraint`, each point's contact constraint on the modes
     // (`detail::ConstrainPointModes`). Both work along the point's normal through one coupling a side
-    // (`DeformableShape::ProxyCoupling`): the normal impulse adds λ times it (`AddCouplingImpulse`), a sliding
-    // point's friction is projected on its own; points without impulse are skipped. The impulses go to the
-    // pending impulse, and the constraint reads and changes q̇ only: the two are independent, each walking
-    // the manifolds in the dispatcher's order. With a
-    // `ParallelDispatcher` of two threads or more they walk at once, one on a helper thread (their results
-    // are those of one walk doing both, bit for bit); otherwise one walk does both, touching each manifold once.
+    // (`DeformableShape::ProxyCoupling`): the normal impulse adds λ times it (`AddCouplingImpulse`), a
+    // sliding point's friction is projected on its own; points without impulse are skipped. The impulses go
+    // to the pending impulse, and the constraint reads and changes q̇ only: the two are independent, each
+    // walking the manifolds in the dispatcher's order. With a `ParallelDispatcher` of two threads or more
+    // they walk at once, one on a helper thread (their results are those of one walk doing both, bit for
+    // bit); otherwise one walk does both, touching each manifold once.
     const bool constrain = !mRigid && mSettings.modalContactConstraint;
     if (!constrain || mWorld.getDispatcher()->getNumManifolds() < mSettings.parallelReadBackManifolds ||
         !HasHelperThreads())
@@ -427,6 +427,7 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
     btDispatcher& dispatcher = *mWorld.getDispatcher();
     std::uint64_t contacts = 0, manifolds = 0;
     const int count = dispatcher.getNumManifolds();
+    thread_local std::vector<double> coupling[2]; // a point's couplings, one a side
     // A pile's manifolds, bodies and shapes are scattered over tens of megabytes, and each is a chain of
     // loads (manifold → body → shape): fetched ahead in three stages, the walk waits on one miss at a time
     // instead of three in a row.
@@ -471,16 +472,15 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
             if (slides)
                 impulse += point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
                            point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
-            // A point the solver left without impulse (a speculative contact that did not close) loads nothing
-            // and is not constrained.
+            // A point the solver left without impulse (a speculative contact that did not close) loads
+            // nothing and is not constrained.
             if (impulse == btVector3(0, 0, 0))
                 continue;
             const bool finite = IsFinite(impulse);
             const int nodes[2] = {point.m_index0, point.m_index1};
-            // Each side's coupling along the normal, made once for both parts: the normal impulse's generalised
-            // impulse is λ times it, and the constraint works along it. (A split read-back's two walks make the
-            // same couplings: their results are those of one walk, bit for bit.)
-            thread_local std::vector<double> coupling[2];
+            // Each side's coupling along the normal, made once for both parts: the normal impulse's
+            // generalised impulse is λ times it, and the constraint works along it. (A split read-back's two
+            // walks make the same couplings: their results are those of one walk, bit for bit.)
             std::span<const double> couplings[2];
             const Vec3d normal = ToVec3d(point.m_normalWorldOnB);
             for (int side = 0; side < 2; ++side)
@@ -489,7 +489,8 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
                 if (shapes[side] == nullptr || nodes[side] < 0 || !needed)
                     continue;
                 coupling[side].resize(shapes[side]->Dynamics().ModeCount());
-                if (shapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, *rotations[side], coupling[side]))
+                if (shapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, *rotations[side],
+                                                coupling[side]))
                     couplings[side] = coupling[side];
             }
             for (int side = 0; impulses && side < 2; ++side)
@@ -519,8 +520,9 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
             }
             if (constrain)
             {
-                const std::span<const double> constrained[2] = {predicting[0] ? couplings[0] : std::span<const double>(),
-                                                                predicting[1] ? couplings[1] : std::span<const double>()};
+                const std::span<const double> constrained[2] = {
+                    predicting[0] ? couplings[0] : std::span<const double>(),
+                    predicting[1] ? couplings[1] : std::span<const double>()};
                 detail::ConstrainPointModes(point, shapes, constrained, info);
             }
         }

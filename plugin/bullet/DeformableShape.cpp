@@ -502,10 +502,7 @@ void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& i
     const std::uint32_t modes = mState.ModeCount();
     if (!IsFinite(inImpulse))
     {
-        // Ignored, and counted where the dynamics count rejected impulses (a non-finite generalised impulse
-        // changes nothing there), without spoiling the impulses already accumulated this step.
-        const std::vector<double> rejected(modes, std::numeric_limits<double>::quiet_NaN());
-        mDynamics.ApplyImpulse(rejected);
+        CountRejectedImpulse();
         return;
     }
     if (inNode >= mState.Tree().NodeCount())
@@ -527,14 +524,20 @@ void DeformableShape::AddCouplingImpulse(std::span<const double> inCoupling, dou
 {
     if (!std::isfinite(inImpulse))
     {
-        // Counted as `AddContactImpulse` counts a non-finite impulse; the accumulated impulses are kept.
-        const std::vector<double> rejected(mState.ModeCount(), std::numeric_limits<double>::quiet_NaN());
-        mDynamics.ApplyImpulse(rejected);
+        CountRejectedImpulse();
         return;
     }
     const std::size_t modes = std::min(inCoupling.size(), mPendingImpulse.size());
     for (std::size_t j = 0; j < modes; ++j)
         mPendingImpulse[j] += inImpulse * inCoupling[j];
+}
+
+void DeformableShape::CountRejectedImpulse()
+{
+    // Counted where the dynamics count rejected impulses (a non-finite generalised impulse changes nothing
+    // there), without spoiling the impulses already accumulated this step.
+    const std::vector<double> rejected(mState.ModeCount(), std::numeric_limits<double>::quiet_NaN());
+    mDynamics.ApplyImpulse(rejected);
 }
 
 void DeformableShape::FlushImpulses()

@@ -241,11 +241,11 @@ struct AabbOverlap
     }
 };
 
-// A terminal node against a primitive: every path to a pair's contacts (the descent, the static-primitive pair
-// cache's list answers and the making of that list) places and tests its terminal spheres, and measures their
-// contacts, with this one machine code per primitive, never inlined, so that they give the same bits whatever
-// multiply-adds the compiler would fuse at an inlined site (`PlaceTerminal` does the same for tree-vs-tree
-// pairs). Writes the sphere placed in world to `outSphere`; true if it overlaps the primitive.
+// A terminal node against a primitive: every path to a pair's contacts (the descent, the static-primitive
+// pair cache's list answers and the making of that list) places and tests its terminal spheres, and measures
+// their contacts, with this one machine code per primitive, never inlined, so that they give the same bits
+// whatever multiply-adds the compiler would fuse at an inlined site (`PlaceTerminal` does the same for
+// tree-vs-tree pairs). Writes the sphere placed in world to `outSphere`; true if it overlaps the primitive.
 template <class Adapter>
 BDT_NOINLINE bool PlaceAndTestTerminal(const DeformedBody& inBody, const Adapter& inPrimitive,
                                        const UpdatedSphere& inSphere, WorldSphere& outSphere)
@@ -284,8 +284,8 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
     std::uint64_t tests = 0, updates = 0;
     // Tests a node; keeps it at ioKept[ioCount] if it overlaps and is not terminal, reports it if it overlaps
     // and is. (Whether a node is terminal goes with its level: the branch is taken alike along a level.)
-    const auto consider = [&](std::uint32_t inNode, const UpdatedSphere& inSphere, Entry* ioKept,
-                              std::size_t& ioCount)
+    const auto consider =
+        [&](std::uint32_t inNode, const UpdatedSphere& inSphere, Entry* ioKept, std::size_t& ioCount)
     {
         if (detail::IsTerminal(state, inNode, inToLeaves))
         {

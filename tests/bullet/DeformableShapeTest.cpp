@@ -861,7 +861,8 @@ TEST(DeformableShape, CouplingImpulsesAddWhatTheContactImpulseAlongTheirDirectio
         largest = std::max(largest, std::abs(projected.PendingImpulse()[j]));
     ASSERT_GT(largest, 0.0);
     for (std::uint32_t j = 0; j < modes; ++j)
-        EXPECT_NEAR(coupled.PendingImpulse()[j], projected.PendingImpulse()[j], 1e-6 * largest) << "mode " << j;
+        EXPECT_NEAR(coupled.PendingImpulse()[j], projected.PendingImpulse()[j], 1e-6 * largest)
+            << "mode " << j;
 
     // A non-finite impulse is counted and spoils nothing; a shorter coupling leaves the other modes alone.
     const std::vector<double> before(coupled.PendingImpulse().begin(), coupled.PendingImpulse().end());

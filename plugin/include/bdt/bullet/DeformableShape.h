@@ -303,6 +303,7 @@ private:
     };
 
     void ApplySettings(const DeformableShapeSettings& inSettings);
+    void CountRejectedImpulse(); // a non-finite contact impulse: ignored, counted by the dynamics' guard
     double Scale() const; // the uniform local scaling s
     // The memo for `inBasis`, refitted unless the basis is the last one, element for element (bit-identical
     // results either way: the fit is a function of the basis alone).
