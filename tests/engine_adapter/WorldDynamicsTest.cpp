@@ -145,7 +145,13 @@ TEST(WorldDynamics, TwoBodiesCollideSeparateConserveMomentumAndRing)
     EXPECT_LT(energy.back(), 0.5 * peakEnergy);
 }
 
-// A pile of 20 vibrating bodies for 1000 steps: nothing non-finite, nothing below the ground.
+// A pile of 20 vibrating bodies for 1000 steps: nothing non-finite, nothing through the ground. While the
+// chairs land (the last layer by step 105 in every build measured) a leg that hits the ground dips below it for
+// a step or two: the impact rings the modes, which carry the leg's vertices past its proxy sphere's rest
+// radius, the surface the contact pushes (`GenerateContacts`), down to 2.6 cm in the native, portable and
+// sanitized builds alike (which steps it happens at depends on the build's rounding). So every 4th step no
+// vertex may be deeper than 4 cm (a body through the ground is its own size below), and once the pile has
+// landed (step 150 on), every 100th step, every vertex is within 5 mm of the ground or above.
 TEST(WorldDynamics, PileOfTwentyStaysFiniteAndAboveGround)
 {
     SampleWorld world;
@@ -157,9 +163,13 @@ TEST(WorldDynamics, PileOfTwentyStaysFiniteAndAboveGround)
     pile.body.mass = 4.0;
     pile.body.proxyLevel = 8;
     const std::vector<btRigidBody*> bodies = AddPile(world, test::ShapeAsset("chair", 3000, 10), pile);
+    constexpr int cLanded = 150;
     for (int step = 0; step < 1000; ++step)
     {
         world.Step(1, cStep);
+        if (step % 4 == 3)
+            for (btRigidBody* body : bodies)
+                ASSERT_GE(test::LowestVertexHeight(*body), -0.04) << "step " << step;
         if (step % 100 != 99)
             continue;
         for (btRigidBody* body : bodies)
@@ -169,7 +179,8 @@ TEST(WorldDynamics, PileOfTwentyStaysFiniteAndAboveGround)
             ASSERT_TRUE(std::isfinite(double(body->getLinearVelocity().length2())));
             for (double q : World::Shape(body)->Dynamics().QDouble())
                 ASSERT_TRUE(std::isfinite(q));
-            EXPECT_GE(test::LowestVertexHeight(*body), -0.005) << "step " << step;
+            if (step >= cLanded)
+                EXPECT_GE(test::LowestVertexHeight(*body), -0.005) << "step " << step;
         }
     }
     EXPECT_EQ(world.Deformables().Stats().transformResets, 0u);
