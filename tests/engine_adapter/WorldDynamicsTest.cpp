@@ -146,8 +146,8 @@ TEST(WorldDynamics, TwoBodiesCollideSeparateConserveMomentumAndRing)
 }
 
 // A pile of 20 vibrating bodies for 1000 steps: nothing non-finite, nothing through the ground. While the
-// chairs land (the last layer by step 105 in every build measured) a leg that hits the ground dips below it for
-// a step or two: the impact rings the modes, which carry the leg's vertices past its proxy sphere's rest
+// chairs land (the last layer by step 105 in every build measured) a leg that hits the ground dips below it
+// for a step or two: the impact rings the modes, which carry the leg's vertices past its proxy sphere's rest
 // radius, the surface the contact pushes (`GenerateContacts`), down to 2.6 cm in the native, portable and
 // sanitized builds alike (which steps it happens at depends on the build's rounding). So every 4th step no
 // vertex may be deeper than 4 cm (a body through the ground is its own size below), and once the pile has
