@@ -168,8 +168,10 @@ TEST(WorldDynamics, PileOfTwentyStaysFiniteAndAboveGround)
     {
         world.Step(1, cStep);
         if (step % 4 == 3)
+        {
             for (btRigidBody* body : bodies)
                 ASSERT_GE(test::LowestVertexHeight(*body), -0.04) << "step " << step;
+        }
         if (step % 100 != 99)
             continue;
         for (btRigidBody* body : bodies)
@@ -180,7 +182,9 @@ TEST(WorldDynamics, PileOfTwentyStaysFiniteAndAboveGround)
             for (double q : World::Shape(body)->Dynamics().QDouble())
                 ASSERT_TRUE(std::isfinite(q));
             if (step >= cLanded)
+            {
                 EXPECT_GE(test::LowestVertexHeight(*body), -0.005) << "step " << step;
+            }
         }
     }
     EXPECT_EQ(world.Deformables().Stats().transformResets, 0u);
