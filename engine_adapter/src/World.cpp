@@ -468,10 +468,13 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
         {
             const btManifoldPoint& point = manifold->getContactPoint(p);
             const bool slides = impulses && detail::Slides(point, *object0, *object1, info);
+            const btVector3 friction = slides
+                                           ? point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
+                                                 point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2
+                                           : btVector3(0, 0, 0);
             btVector3 impulse = point.m_normalWorldOnB * point.m_appliedImpulse;
             if (slides)
-                impulse += point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
-                           point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2;
+                impulse += friction;
             // A point the solver left without impulse (a speculative contact that did not close) loads
             // nothing and is not constrained.
             if (impulse == btVector3(0, 0, 0))
@@ -512,11 +515,7 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
                     continue; // a node outside the body's tree takes nothing
                 shapes[side]->AddCouplingImpulse(couplings[side], double(sign * point.m_appliedImpulse));
                 if (slides)
-                    shapes[side]->AddContactImpulse(
-                        node,
-                        sign * (point.m_lateralFrictionDir1 * point.m_appliedImpulseLateral1 +
-                                point.m_lateralFrictionDir2 * point.m_appliedImpulseLateral2),
-                        *rotations[side]);
+                    shapes[side]->AddContactImpulse(node, sign * friction, *rotations[side]);
             }
             if (constrain)
             {
