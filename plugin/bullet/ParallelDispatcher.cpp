@@ -44,15 +44,19 @@ struct ParallelDispatcher::Batch final : PreparedPairSchedule
     }
 
     /// Readies the schedule for a dispatch of at most `inPairs` prepared pairs: no slot published or taken.
-    /// The pairs' storage is reserved, so that preparing more never moves a pair a thread is planning.
+    /// The pairs' storage is reserved, so that preparing more never moves a pair a thread is planning. It
+    /// grows geometrically: reserved exactly, a pile whose pair count creeps up step after step moved every
+    /// prepared pair (and its plan's buffers) on most steps, 2.5 ms a step at 3601 chairs.
     void Begin(std::size_t inPairs)
     {
         count = 0;
-        pairs.reserve(inPairs);
+        if (pairs.capacity() < inPairs)
+            pairs.reserve(std::max(inPairs, pairs.capacity() + pairs.capacity() / 2));
         if (plannedCapacity < inPairs)
         {
-            planned = std::make_unique<std::atomic<std::uint8_t>[]>(inPairs);
-            plannedCapacity = inPairs;
+            const std::size_t capacity = std::max(inPairs, plannedCapacity + plannedCapacity / 2);
+            planned = std::make_unique<std::atomic<std::uint8_t>[]>(capacity);
+            plannedCapacity = capacity;
         }
         published.store(0, std::memory_order_relaxed);
         taken.store(0, std::memory_order_relaxed);
