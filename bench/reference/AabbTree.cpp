@@ -1,0 +1,104 @@
+#include "AabbTree.h"
+
+#include <bdt/core/Error.h>
+#include <bdt/core/TriangleGeometry.h>
+
+#include <limits>
+#include <string>
+
+namespace bdt::bench
+{
+
+AabbTree::AabbTree(std::shared_ptr<const BDTree> inTree) : mTree(std::move(inTree))
+{
+    if (!mTree)
+        throw Error("AABB tree needs a tree");
+    // The queries walk with a fixed stack of 64 entries: one per level and one more.
+    if (mTree->LevelCount() > 62)
+        throw Error("AABB tree: the tree has " + std::to_string(mTree->LevelCount()) + " levels, at most 62 are supported");
+    mBoxes.assign(6 * std::size_t(mTree->NodeCount()), 0.0f);
+}
+
+void AabbTree::Refit(std::span<const Vec3f> inVertices)
+{
+    const std::span<const BDTreeNode> nodes = mTree->Nodes();
+    const std::span<const Triangle> triangles = mTree->GetModel().Triangles();
+    // Breadth-first storage: a reverse sweep is bottom-up.
+    for (std::size_t i = nodes.size(); i-- > 0;)
+    {
+        const BDTreeNode& node = nodes[i];
+        Vec3f lo, hi;
+        if (node.IsLeaf())
+        {
+            lo = Vec3f::Constant(std::numeric_limits<float>::infinity());
+            hi = -lo;
+            for (std::uint32_t k = node.firstTriangle; k < node.firstTriangle + node.triangleCount; ++k)
+                for (const std::uint32_t v : triangles[k])
+                {
+                    lo = lo.cwiseMin(inVertices[v]);
+                    hi = hi.cwiseMax(inVertices[v]);
+                }
+        }
+        else
+        {
+            const float* a = mBoxes.data() + 6 * std::size_t(node.firstChild);
+            lo = Vec3f(a[0], a[1], a[2]).cwiseMin(Vec3f(a[6], a[7], a[8]));
+            hi = Vec3f(a[3], a[4], a[5]).cwiseMax(Vec3f(a[9], a[10], a[11]));
+        }
+        float* out = mBoxes.data() + 6 * i;
+        for (int axis = 0; axis < 3; ++axis)
+        {
+            out[axis] = lo[axis];
+            out[3 + axis] = hi[axis];
+        }
+    }
+}
+
+void AabbTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices, std::vector<std::uint32_t>& outTriangles,
+                     QueryStats& ioStats) const
+{
+    const std::span<const BDTreeNode> nodes = mTree->Nodes();
+    const std::span<const Triangle> triangles = mTree->GetModel().Triangles();
+    // The box corners are the vertices' own floats (min and max are exact): only the distance needs slack.
+    const Vec3d ball = inBall.center;
+    const double reach = inBall.radius * (1.0 + 1e-12);
+    std::uint32_t stack[64];
+    std::uint32_t depth = 0;
+    stack[depth++] = 0;
+    while (depth > 0)
+    {
+        const std::uint32_t index = stack[--depth];
+        const float* box = mBoxes.data() + 6 * std::size_t(index);
+        ++ioStats.overlapTests;
+        double squared = 0.0;
+        for (int axis = 0; axis < 3; ++axis)
+        {
+            const double below = double(box[axis]) - ball[axis], above = ball[axis] - double(box[3 + axis]);
+            const double gap = below > 0.0 ? below : (above > 0.0 ? above : 0.0);
+            squared += gap * gap;
+        }
+        if (squared > reach * reach)
+            continue;
+        const BDTreeNode& node = nodes[index];
+        if (!node.IsLeaf())
+        {
+            stack[depth++] = node.firstChild + 1;
+            stack[depth++] = node.firstChild;
+            continue;
+        }
+        for (std::uint32_t k = node.firstTriangle; k < node.firstTriangle + node.triangleCount; ++k)
+        {
+            const Triangle& t = triangles[k];
+            const Vec3d corners[3] = {inVertices[t[0]].cast<double>(), inVertices[t[1]].cast<double>(),
+                                      inVertices[t[2]].cast<double>()};
+            ++ioStats.triangleTests;
+            if (TriangleSphereContact(corners, inBall))
+            {
+                outTriangles.push_back(k);
+                ++ioStats.contacts;
+            }
+        }
+    }
+}
+
+} // namespace bdt::bench
