@@ -13,15 +13,14 @@
 
 #include <BulletCollision/CollisionShapes/btTriangleIndexVertexArray.h>
 #include <BulletCollision/Gimpact/btGImpactShape.h>
+#include <algorithm>
+#include <array>
 #include <bdt/bake/AnimationBasis.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <bdt/core/ProxyLevel.h>
 #include <bdt/core/TreeQueries.h>
 #include <bdt/core/TriangleGeometry.h>
-
-#include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -72,7 +71,8 @@ Curtain MakeCurtain(const CurtainOptions& inOptions)
     ClothSettings cloth;
     cloth.frames = inOptions.frames;
     auto start = Clock::now();
-    const std::vector<std::vector<Vec3f>> frames = SimulateCloth(mesh.positions, mesh.triangles, pinned, cloth);
+    const std::vector<std::vector<Vec3f>> frames =
+        SimulateCloth(mesh.positions, mesh.triangles, pinned, cloth);
     curtain.simulationMs = MsSince(start);
 
     start = Clock::now();
@@ -159,7 +159,8 @@ struct GImpactCurtain
 
     static btAABB BallBox(const Sphere& inBall)
     {
-        const btVector3 c(btScalar(inBall.center.x()), btScalar(inBall.center.y()), btScalar(inBall.center.z()));
+        const btVector3 c(btScalar(inBall.center.x()), btScalar(inBall.center.y()),
+                          btScalar(inBall.center.z()));
         const btScalar r = btScalar(inBall.radius * (1.0 + 1e-6));
         btAABB box;
         box.m_min = c - btVector3(r, r, r);
@@ -225,8 +226,8 @@ constexpr std::array<std::size_t, MethodCount> cBytesPerVolume = {
 // with their distance from the ball's centre for judging a disagreement.
 struct Oracle
 {
-    std::vector<std::uint32_t> inside;       ///< Sorted.
-    std::vector<double> distance;            ///< Per triangle: centre-to-triangle distance, m.
+    std::vector<std::uint32_t> inside; ///< Sorted.
+    std::vector<double> distance;      ///< Per triangle: centre-to-triangle distance, m.
 };
 
 Oracle BruteForce(const Model& inModel, std::span<const float> inQ, const Sphere& inBall)
@@ -253,8 +254,8 @@ std::uint64_t Disagreements(const Oracle& inOracle, std::vector<std::uint32_t> i
 {
     std::sort(inFound.begin(), inFound.end());
     std::vector<std::uint32_t> difference;
-    std::set_symmetric_difference(inFound.begin(), inFound.end(), inOracle.inside.begin(), inOracle.inside.end(),
-                                  std::back_inserter(difference));
+    std::set_symmetric_difference(inFound.begin(), inFound.end(), inOracle.inside.begin(),
+                                  inOracle.inside.end(), std::back_inserter(difference));
     std::uint64_t real = 0;
     for (const std::uint32_t k : difference)
         real += std::abs(inOracle.distance[k] - inRadius) > 1e-5 ? 1 : 0;
@@ -267,13 +268,13 @@ int RunCurtain(const CurtainOptions& inOptions)
     const BDTree& tree = *curtain.tree;
     const Model& model = tree.GetModel();
     const std::uint32_t frames = inOptions.frames;
-    std::printf("curtain: %zu vertices, %zu triangles, M = %u, %u nodes, %u levels; %u frames (cloth simulation "
-                "%.0f ms, PCA %.0f ms: %.4f of the variance kept, max error %.2f mm; tree %.0f ms); ball radius "
-                "%.2f m, thrown at %.1f m/s\n",
-                model.VertexCount(), model.TriangleCount(), tree.ModeCount(), tree.NodeCount(), tree.LevelCount(),
-                frames, curtain.simulationMs, curtain.pcaMs, curtain.animation.energyKept,
-                1e3 * curtain.animation.maxError, curtain.buildMs, inOptions.ballRadius,
-                inOptions.ballSpeed);
+    std::printf(
+        "curtain: %zu vertices, %zu triangles, M = %u, %u nodes, %u levels; %u frames (cloth simulation "
+        "%.0f ms, PCA %.0f ms: %.4f of the variance kept, max error %.2f mm; tree %.0f ms); ball radius "
+        "%.2f m, thrown at %.1f m/s\n",
+        model.VertexCount(), model.TriangleCount(), tree.ModeCount(), tree.NodeCount(), tree.LevelCount(),
+        frames, curtain.simulationMs, curtain.pcaMs, curtain.animation.energyKept,
+        1e3 * curtain.animation.maxError, curtain.buildMs, inOptions.ballRadius, inOptions.ballSpeed);
 
     TreeState state(std::make_shared<const ProxyLevel>(curtain.tree, tree.LevelCount() - 1));
     LayeredSphereTree layered(curtain.tree);
@@ -286,7 +287,8 @@ int RunCurtain(const CurtainOptions& inOptions)
     const DeformedBody body{&state, Pose::Identity(), 1.0, 0.0};
 
     // One frame of one method: everything it does to answer the query at that frame.
-    const auto frameOf = [&](int inMethod, std::uint32_t inFrame, QueryStats& ioStats) {
+    const auto frameOf = [&](int inMethod, std::uint32_t inFrame, QueryStats& ioStats)
+    {
         const std::span<const float> q = FrameQ(curtain, inFrame);
         const Sphere& ball = curtain.balls[inFrame];
         found.clear();
@@ -370,27 +372,29 @@ int RunCurtain(const CurtainOptions& inOptions)
             passMs[method].push_back(MsSince(start));
         }
 
-    nlohmann::json report = {{"scenario", "curtain"},
-                             {"vertices", model.VertexCount()},
-                             {"triangles", model.TriangleCount()},
-                             {"modes", tree.ModeCount()},
-                             {"nodes", tree.NodeCount()},
-                             {"levels", tree.LevelCount()},
-                             {"frames", frames},
-                             {"frames_touching", framesTouching},
-                             {"repeats", inOptions.repeats},
-                             {"ball_radius_m", inOptions.ballRadius},
-                             {"ball_speed_m_per_s", inOptions.ballSpeed},
-                             {"pca_energy_kept", curtain.animation.energyKept},
-                             {"pca_max_error_m", curtain.animation.maxError},
-                             {"bdtree_mean_radius_over_rest", growthSum / double(std::max<std::uint64_t>(1, radiusSamples))},
-                             {"bdtree_mean_radius_over_layered",
-                              overLayeredSum / double(std::max<std::uint64_t>(1, radiusSamples))}};
+    nlohmann::json report = {
+        {"scenario", "curtain"},
+        {"vertices", model.VertexCount()},
+        {"triangles", model.TriangleCount()},
+        {"modes", tree.ModeCount()},
+        {"nodes", tree.NodeCount()},
+        {"levels", tree.LevelCount()},
+        {"frames", frames},
+        {"frames_touching", framesTouching},
+        {"repeats", inOptions.repeats},
+        {"ball_radius_m", inOptions.ballRadius},
+        {"ball_speed_m_per_s", inOptions.ballSpeed},
+        {"pca_energy_kept", curtain.animation.energyKept},
+        {"pca_max_error_m", curtain.animation.maxError},
+        {"bdtree_mean_radius_over_rest", growthSum / double(std::max<std::uint64_t>(1, radiusSamples))},
+        {"bdtree_mean_radius_over_layered",
+         overLayeredSum / double(std::max<std::uint64_t>(1, radiusSamples))}};
     const double bdFrameMs = Median(passMs[BDTreeMethod]) / frames;
-    std::printf("ball touches the curtain in %u of %u frames; <R'/R> = %.3f (BD-Tree radius over rest radius, "
-                "every node and frame), %.3f over the layered sphere's\n",
-                framesTouching, frames, double(report["bdtree_mean_radius_over_rest"]),
-                double(report["bdtree_mean_radius_over_layered"]));
+    std::printf(
+        "ball touches the curtain in %u of %u frames; <R'/R> = %.3f (BD-Tree radius over rest radius, "
+        "every node and frame), %.3f over the layered sphere's\n",
+        framesTouching, frames, double(report["bdtree_mean_radius_over_rest"]),
+        double(report["bdtree_mean_radius_over_layered"]));
     std::printf("%-16s %10s %10s %10s %12s %14s %12s %10s %6s\n", "method", "tests", "tri tests", "found",
                 "total ms", "ms per frame", "x BD-Tree", "B per BV", "wrong");
     bool failed = false;
@@ -401,7 +405,8 @@ int RunCurtain(const CurtainOptions& inOptions)
         std::printf("%-16s %10llu %10llu %10llu %12.4f %14.6f %12.1f %10zu %6llu\n", cMethodNames[method],
                     static_cast<unsigned long long>(stats[method].overlapTests),
                     static_cast<unsigned long long>(stats[method].triangleTests),
-                    static_cast<unsigned long long>(stats[method].contacts), totalMs, frameMs, frameMs / bdFrameMs,
+                    static_cast<unsigned long long>(stats[method].contacts), totalMs, frameMs,
+                    frameMs / bdFrameMs,
                     method == BDTreeMethod ? std::size_t(4 * tree.RowStride()) : cBytesPerVolume[method],
                     static_cast<unsigned long long>(wrong[method]));
         report[cMethodKeys[method]] = {{"overlap_tests", stats[method].overlapTests},
@@ -414,7 +419,8 @@ int RunCurtain(const CurtainOptions& inOptions)
         // GImpact's quantized tree keeps the range of its first build: a miss there is Bullet's, reported.
         failed = failed || (method != GImpactMethod && wrong[method] != 0);
     }
-    const double testRatio = double(stats[BDTreeMethod].overlapTests) / double(stats[LayeredMethod].overlapTests);
+    const double testRatio =
+        double(stats[BDTreeMethod].overlapTests) / double(stats[LayeredMethod].overlapTests);
     report["bdtree_over_layered_tests"] = testRatio;
     std::printf("layered refit / BD-Tree per frame: %.0fx; BD-Tree tests / layered tests: %.2f\n",
                 double(report["layered"]["frame_ratio_to_bdtree"]), testRatio);
@@ -429,9 +435,11 @@ int RunCurtain(const CurtainOptions& inOptions)
 
 const bool sRegistered = RegisterScenario(
     "curtain",
-    "the paper's Table 2: a ball through a PCA-compressed cloth animation; BD-Tree vs layered, AABB and GImpact "
+    "the paper's Table 2: a ball through a PCA-compressed cloth animation; BD-Tree vs layered, AABB and "
+    "GImpact "
     "refits",
-    [](CLI::App& ioCommand) -> ScenarioRun {
+    [](CLI::App& ioCommand) -> ScenarioRun
+    {
         auto options = std::make_shared<CurtainOptions>();
         ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
         ioCommand.add_option("--triangles", options->triangles, "Curtain triangle count (the paper: 12020)")
@@ -440,10 +448,13 @@ const bool sRegistered = RegisterScenario(
             ->check(CLI::Range(2u, 100000u));
         ioCommand.add_option("--modes", options->modes, "PCA components M (the paper: 12)")
             ->check(CLI::Range(1u, 200u));
-        ioCommand.add_option("--repeats", options->repeats, "Timed passes over the animation per method (median)")
+        ioCommand
+            .add_option("--repeats", options->repeats, "Timed passes over the animation per method (median)")
             ->check(CLI::Range(1u, 100000u));
-        ioCommand.add_option("--ball-radius", options->ballRadius, "Ball radius, m")->check(CLI::Range(1e-3, 10.0));
-        ioCommand.add_option("--ball-speed", options->ballSpeed, "Ball speed, m/s")->check(CLI::Range(0.0, 1000.0));
+        ioCommand.add_option("--ball-radius", options->ballRadius, "Ball radius, m")
+            ->check(CLI::Range(1e-3, 10.0));
+        ioCommand.add_option("--ball-speed", options->ballSpeed, "Ball speed, m/s")
+            ->check(CLI::Range(0.0, 1000.0));
         return [options] { return RunCurtain(*options); };
     });
 

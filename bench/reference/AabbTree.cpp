@@ -2,7 +2,6 @@
 
 #include <bdt/core/Error.h>
 #include <bdt/core/TriangleGeometry.h>
-
 #include <limits>
 #include <string>
 
@@ -15,7 +14,8 @@ AabbTree::AabbTree(std::shared_ptr<const BDTree> inTree) : mTree(std::move(inTre
         throw Error("AABB tree needs a tree");
     // The queries walk with a fixed stack of 64 entries: one per level and one more.
     if (mTree->LevelCount() > 62)
-        throw Error("AABB tree: the tree has " + std::to_string(mTree->LevelCount()) + " levels, at most 62 are supported");
+        throw Error("AABB tree: the tree has " + std::to_string(mTree->LevelCount()) +
+                    " levels, at most 62 are supported");
     mBoxes.assign(6 * std::size_t(mTree->NodeCount()), 0.0f);
 }
 
@@ -54,8 +54,8 @@ void AabbTree::Refit(std::span<const Vec3f> inVertices)
     }
 }
 
-void AabbTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices, std::vector<std::uint32_t>& outTriangles,
-                     QueryStats& ioStats) const
+void AabbTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
+                     std::vector<std::uint32_t>& outTriangles, QueryStats& ioStats) const
 {
     const std::span<const BDTreeNode> nodes = mTree->Nodes();
     const std::span<const Triangle> triangles = mTree->GetModel().Triangles();

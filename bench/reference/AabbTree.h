@@ -2,7 +2,6 @@
 
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Contact.h>
-
 #include <memory>
 #include <span>
 #include <vector>
@@ -27,8 +26,8 @@ public:
     /// Appends every triangle (tree order) that intersects or touches the solid ball, found by descending
     /// the boxes (exact sphere-box distance) and testing the leaves' triangles exactly
     /// (`TriangleSphereContact`). Counts box tests, triangle tests and triangles found in `ioStats`.
-    void Query(const Sphere& inBall, std::span<const Vec3f> inVertices, std::vector<std::uint32_t>& outTriangles,
-               QueryStats& ioStats) const;
+    void Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
+               std::vector<std::uint32_t>& outTriangles, QueryStats& ioStats) const;
 
     /// Node `inNode`'s refitted box: min in [0..2], max in [3..5].
     std::span<const float, 6> NodeBox(std::uint32_t inNode) const

@@ -1,8 +1,7 @@
 #include "ClothSimulation.h"
 
-#include <bdt/core/Error.h>
-
 #include <algorithm>
+#include <bdt/core/Error.h>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -31,7 +30,8 @@ void Check(bool inOk, const std::string& inMessage)
 
 // Every edge once (an inextensible link), and for every edge shared by two triangles a bending link between
 // the two vertices opposite it.
-std::vector<Link> MakeLinks(std::span<const Vec3f> inRest, std::span<const Triangle> inTriangles, double inBend)
+std::vector<Link> MakeLinks(std::span<const Vec3f> inRest, std::span<const Triangle> inTriangles,
+                            double inBend)
 {
     // (low, high, opposite) per triangle edge, sorted so the triangles of an edge are adjacent.
     std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> halfEdges;
@@ -43,9 +43,8 @@ std::vector<Link> MakeLinks(std::span<const Vec3f> inRest, std::span<const Trian
             halfEdges.emplace_back(std::min(a, b), std::max(a, b), opposite);
         }
     std::sort(halfEdges.begin(), halfEdges.end());
-    const auto length = [&](std::uint32_t inA, std::uint32_t inB) {
-        return double((inRest[inA] - inRest[inB]).norm());
-    };
+    const auto length = [&](std::uint32_t inA, std::uint32_t inB)
+    { return double((inRest[inA] - inRest[inB]).norm()); };
     std::vector<Link> links;
     for (std::size_t i = 0; i < halfEdges.size();)
     {
@@ -68,8 +67,10 @@ std::vector<Link> MakeLinks(std::span<const Vec3f> inRest, std::span<const Trian
 
 } // namespace
 
-std::vector<std::vector<Vec3f>> SimulateCloth(std::span<const Vec3f> inRest, std::span<const Triangle> inTriangles,
-                                              std::span<const std::uint8_t> inPinned, const ClothSettings& inSettings)
+std::vector<std::vector<Vec3f>> SimulateCloth(std::span<const Vec3f> inRest,
+                                              std::span<const Triangle> inTriangles,
+                                              std::span<const std::uint8_t> inPinned,
+                                              const ClothSettings& inSettings)
 {
     const std::size_t n = inRest.size();
     Check(n > 0 && !inTriangles.empty(), "the mesh is empty");
@@ -79,18 +80,20 @@ std::vector<std::vector<Vec3f>> SimulateCloth(std::span<const Vec3f> inRest, std
           "no vertex is pinned: the cloth would fall for ever");
     for (const Triangle& t : inTriangles)
         for (const std::uint32_t v : t)
-            Check(v < n, "triangle index " + std::to_string(v) + " out of range (" + std::to_string(n) + " vertices)");
+            Check(v < n, "triangle index " + std::to_string(v) + " out of range (" + std::to_string(n) +
+                             " vertices)");
     for (const Vec3f& p : inRest)
         Check(p.allFinite(), "a rest position is not finite");
     const ClothSettings& s = inSettings;
-    Check(s.frames > 0 && s.substeps > 0 && s.iterations > 0, "frames, substeps and iterations must be positive");
+    Check(s.frames > 0 && s.substeps > 0 && s.iterations > 0,
+          "frames, substeps and iterations must be positive");
     Check(std::isfinite(s.framesPerSecond) && s.framesPerSecond > 0.0 && std::isfinite(s.density) &&
               s.density > 0.0 && std::isfinite(s.gustPeriod) && s.gustPeriod > 0.0 &&
               std::isfinite(s.gustWavelength) && s.gustWavelength > 0.0,
           "frame rate, density, gust period and wavelength must be positive and finite");
     Check(std::isfinite(s.gravity) && std::isfinite(s.windSpeed) && std::isfinite(s.gustFraction) &&
-              std::isfinite(s.drag) && std::isfinite(s.damping) && s.damping >= 0.0 && s.bendStiffness >= 0.0 &&
-              s.bendStiffness <= 1.0,
+              std::isfinite(s.drag) && std::isfinite(s.damping) && s.damping >= 0.0 &&
+              s.bendStiffness >= 0.0 && s.bendStiffness <= 1.0,
           "gravity, wind and drag must be finite, damping non-negative, bend stiffness in [0, 1]");
 
     const std::vector<Link> links = MakeLinks(inRest, inTriangles, s.bendStiffness);
@@ -135,11 +138,13 @@ std::vector<std::vector<Vec3f>> SimulateCloth(std::span<const Vec3f> inRest, std
                 }
                 // The gust: a wave travelling across x, ramping up over the first second.
                 const double ramp = std::min(1.0, time);
-                const double gust = 1.0 + s.gustFraction * std::sin(2.0 * cPi * (time / s.gustPeriod -
-                                                                               x[i].x() / s.gustWavelength));
+                const double gust =
+                    1.0 + s.gustFraction *
+                              std::sin(2.0 * cPi * (time / s.gustPeriod - x[i].x() / s.gustWavelength));
                 const Vec3d wind(0.15 * s.windSpeed * std::sin(2.0 * cPi * time / (2.3 * s.gustPeriod)), 0.0,
                                  ramp * s.windSpeed * gust);
-                // Pressure on both faces: along the normal, proportional to the relative normal speed (signed).
+                // Pressure on both faces: along the normal, proportional to the relative normal speed
+                // (signed).
                 const double area = areaNormal[i].norm();
                 Vec3d force = Vec3d::Zero();
                 if (area > 0.0)
@@ -161,7 +166,8 @@ std::vector<std::vector<Vec3f>> SimulateCloth(std::span<const Vec3f> inRest, std
                     const double length = d.norm();
                     if (length <= 0.0)
                         continue;
-                    const Vec3d correction = (link.stiffness * (length - link.rest) / (length * (wa + wb))) * d;
+                    const Vec3d correction =
+                        (link.stiffness * (length - link.rest) / (length * (wa + wb))) * d;
                     predicted[link.a] += wa * correction;
                     predicted[link.b] -= wb * correction;
                 }

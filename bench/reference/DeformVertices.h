@@ -1,7 +1,6 @@
 #pragma once
 
 #include <bdt/core/Model.h>
-
 #include <span>
 
 namespace bdt::bench

@@ -1,13 +1,11 @@
 #include "LayeredSphereTree.h"
 
+#include <algorithm>
 #include <bdt/core/Error.h>
 #include <bdt/core/TriangleGeometry.h>
-
+#include <cmath>
 #include <limits>
 #include <string>
-
-#include <algorithm>
-#include <cmath>
 
 namespace bdt::bench
 {
@@ -40,13 +38,14 @@ FloatSphere TriangleSphere(const Vec3f& inA, const Vec3f& inB, const Vec3f& inC)
     {
         const Vec3f normal = ab.cross(ac);
         const float squared = normal.squaredNorm();
-        center = squared > 0.0f
-                     ? Vec3f(inA + (ab.squaredNorm() * ac.cross(normal) + ac.squaredNorm() * normal.cross(ab)) /
-                                       (2.0f * squared))
-                     : Vec3f((inA + inB + inC) / 3.0f);
+        center =
+            squared > 0.0f
+                ? Vec3f(inA + (ab.squaredNorm() * ac.cross(normal) + ac.squaredNorm() * normal.cross(ab)) /
+                                  (2.0f * squared))
+                : Vec3f((inA + inB + inC) / 3.0f);
     }
-    const float radius = std::sqrt(std::max({(inA - center).squaredNorm(), (inB - center).squaredNorm(),
-                                             (inC - center).squaredNorm()}));
+    const float radius = std::sqrt(
+        std::max({(inA - center).squaredNorm(), (inB - center).squaredNorm(), (inC - center).squaredNorm()}));
     return {center, radius};
 }
 
@@ -71,7 +70,8 @@ LayeredSphereTree::LayeredSphereTree(std::shared_ptr<const BDTree> inTree) : mTr
         throw Error("layered sphere tree needs a tree");
     // The queries walk with a fixed stack of 64 entries: one per level and one more.
     if (mTree->LevelCount() > 62)
-        throw Error("layered sphere tree: the tree has " + std::to_string(mTree->LevelCount()) + " levels, at most 62 are supported");
+        throw Error("layered sphere tree: the tree has " + std::to_string(mTree->LevelCount()) +
+                    " levels, at most 62 are supported");
     mSpheres.assign(4 * std::size_t(mTree->NodeCount()), 0.0f);
 }
 
@@ -91,7 +91,8 @@ void LayeredSphereTree::Refit(std::span<const Vec3f> inVertices)
             for (std::uint32_t k = 1; k < node.triangleCount; ++k)
             {
                 const Triangle& t = triangles[node.firstTriangle + k];
-                sphere = MergeSpheres(sphere, TriangleSphere(inVertices[t[0]], inVertices[t[1]], inVertices[t[2]]));
+                sphere = MergeSpheres(sphere,
+                                      TriangleSphere(inVertices[t[0]], inVertices[t[1]], inVertices[t[2]]));
             }
         }
         else

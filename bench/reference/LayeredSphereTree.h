@@ -2,7 +2,6 @@
 
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Contact.h>
-
 #include <memory>
 #include <span>
 #include <vector>
@@ -31,8 +30,8 @@ public:
     /// vertices), found by descending the refitted spheres and testing the leaves' triangles exactly
     /// (`TriangleSphereContact`, on the vertices converted to double). Counts sphere tests, triangle tests
     /// and triangles found in `ioStats`. Call `Refit` with the same vertices first.
-    void Query(const Sphere& inBall, std::span<const Vec3f> inVertices, std::vector<std::uint32_t>& outTriangles,
-               QueryStats& ioStats) const;
+    void Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
+               std::vector<std::uint32_t>& outTriangles, QueryStats& ioStats) const;
 
     /// Node `inNode`'s refitted sphere.
     Sphere NodeSphere(std::uint32_t inNode) const;

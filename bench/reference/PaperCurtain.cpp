@@ -12,9 +12,11 @@ ShapeMesh MakePaperCurtain()
     constexpr double dx = width / (columns - 1), dy = height / (rows - 1);
     constexpr double pi = 3.14159265358979323846;
     ShapeMesh mesh;
-    const auto position = [&](double inX, std::uint32_t inRow) -> Vec3f {
+    const auto position = [&](double inX, std::uint32_t inRow) -> Vec3f
+    {
         const double x = inX - 0.5 * width;
-        return Vec3d(x, 0.5 * height - dy * inRow, fold * std::sin(2.0 * pi * folds * inX / width)).cast<float>();
+        return Vec3d(x, 0.5 * height - dy * inRow, fold * std::sin(2.0 * pi * folds * inX / width))
+            .cast<float>();
     };
     for (std::uint32_t j = 0; j < rows; ++j)
         for (std::uint32_t i = 0; i < columns; ++i)
@@ -26,7 +28,8 @@ ShapeMesh MakePaperCurtain()
     // A cell between two columns of vertices, rows j (top) and j + 1: two triangles, counter-clockwise seen
     // from +z (x right, y up).
     const auto cell = [&](std::uint32_t inTopLeft, std::uint32_t inTopRight, std::uint32_t inBottomLeft,
-                          std::uint32_t inBottomRight) {
+                          std::uint32_t inBottomRight)
+    {
         mesh.triangles.push_back({inBottomLeft, inBottomRight, inTopRight});
         mesh.triangles.push_back({inBottomLeft, inTopRight, inTopLeft});
     };

@@ -1,11 +1,11 @@
 // The cloth that makes `bdt-bench curtain`'s animation, and the paper-sized curtain mesh it runs on.
 #include "reference/ClothSimulation.h"
+
 #include "reference/PaperCurtain.h"
 #include "support/ErrorOf.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 
 namespace bdt::bench
@@ -32,7 +32,8 @@ TEST(PaperCurtainTest, HasThePapersCountsAndIsAnOrientedSheet)
     std::map<std::pair<std::uint32_t, std::uint32_t>, int> edgeUses;
     for (const Triangle& t : mesh.triangles)
     {
-        const Vec3f normal = (mesh.positions[t[1]] - mesh.positions[t[0]]).cross(mesh.positions[t[2]] - mesh.positions[t[0]]);
+        const Vec3f normal =
+            (mesh.positions[t[1]] - mesh.positions[t[0]]).cross(mesh.positions[t[2]] - mesh.positions[t[0]]);
         ASSERT_GT(normal.z(), 0.0f) << "counter-clockwise seen from +z";
         for (int k = 0; k < 3; ++k)
             ++edgeUses[{std::min(t[k], t[(k + 1) % 3]), std::max(t[k], t[(k + 1) % 3])}];
@@ -44,7 +45,9 @@ TEST(PaperCurtainTest, HasThePapersCountsAndIsAnOrientedSheet)
         boundary += uses == 1 ? 1 : 0;
     }
     // A disc: V − E + F = 1.
-    EXPECT_EQ(std::int64_t(mesh.positions.size()) - std::int64_t(edgeUses.size()) + std::int64_t(mesh.triangles.size()), 1);
+    EXPECT_EQ(std::int64_t(mesh.positions.size()) - std::int64_t(edgeUses.size()) +
+                  std::int64_t(mesh.triangles.size()),
+              1);
     EXPECT_GT(boundary, 0u);
 }
 
@@ -93,11 +96,13 @@ TEST(ClothSimulationTest, BadInputIsAnError)
     const ShapeMesh mesh = MakeShape(EShape::Curtain, 200);
     const std::vector<std::uint8_t> pinned = TopRow(mesh);
     const std::vector<std::uint8_t> none(mesh.positions.size(), 0);
-    EXPECT_NE(test::ErrorOf([&] { SimulateCloth(mesh.positions, mesh.triangles, none); }).find("no vertex is pinned"),
+    EXPECT_NE(test::ErrorOf([&] { SimulateCloth(mesh.positions, mesh.triangles, none); })
+                  .find("no vertex is pinned"),
               std::string::npos);
-    EXPECT_NE(test::ErrorOf([&] { SimulateCloth(mesh.positions, mesh.triangles, std::vector<std::uint8_t>(3, 1)); })
-                  .find("pinned mask"),
-              std::string::npos);
+    EXPECT_NE(
+        test::ErrorOf([&] { SimulateCloth(mesh.positions, mesh.triangles, std::vector<std::uint8_t>(3, 1)); })
+            .find("pinned mask"),
+        std::string::npos);
     std::vector<Triangle> bad = mesh.triangles;
     bad[0][1] = std::uint32_t(mesh.positions.size());
     EXPECT_NE(test::ErrorOf([&] { SimulateCloth(mesh.positions, bad, pinned); }).find("out of range"),

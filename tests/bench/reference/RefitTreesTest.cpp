@@ -6,11 +6,10 @@
 #include "reference/LayeredSphereTree.h"
 #include "support/TestModels.h"
 
+#include <algorithm>
 #include <bdt/core/Error.h>
 #include <bdt/core/TriangleGeometry.h>
 #include <gtest/gtest.h>
-
-#include <algorithm>
 #include <random>
 
 namespace bdt::bench
@@ -83,7 +82,8 @@ TEST(LayeredSphereTreeTest, EverySphereHoldsItsTrianglesAndEncloseItsChildren)
                 for (const std::uint32_t child : {topology.firstChild, topology.firstChild + 1})
                 {
                     const Sphere inner = layered.NodeSphere(child);
-                    ASSERT_LE((inner.center - sphere.center).norm() + inner.radius, sphere.radius * (1.0 + 1e-6))
+                    ASSERT_LE((inner.center - sphere.center).norm() + inner.radius,
+                              sphere.radius * (1.0 + 1e-6))
                         << shape << " node " << node << " child " << child;
                 }
             }
@@ -141,7 +141,8 @@ TEST(RefitTreesTest, BallQueriesFindExactlyWhatBruteForceFinds)
             for (int b = 0; b < 25; ++b)
             {
                 const Vec3f& anchor = d.vertices[random() % d.vertices.size()];
-                const Sphere ball{anchor.cast<double>() + 0.1 * size * Vec3d(unit(random), unit(random), unit(random)),
+                const Sphere ball{anchor.cast<double>() +
+                                      0.1 * size * Vec3d(unit(random), unit(random), unit(random)),
                                   size * (0.02 + 0.2 * (unit(random) + 1.0))};
                 const std::vector<std::uint32_t> expected = BruteForceTriangles(model, d.vertices, ball);
                 nonEmpty += expected.empty() ? 0 : 1;
@@ -154,7 +155,8 @@ TEST(RefitTreesTest, BallQueriesFindExactlyWhatBruteForceFinds)
                     else
                         aabb.Query(ball, d.vertices, found, stats);
                     std::sort(found.begin(), found.end());
-                    ASSERT_EQ(found, expected) << shape << " trial " << trial << " ball " << b << " method " << method;
+                    ASSERT_EQ(found, expected)
+                        << shape << " trial " << trial << " ball " << b << " method " << method;
                     EXPECT_EQ(stats.contacts, expected.size());
                     EXPECT_GE(stats.triangleTests, expected.size());
                     EXPECT_GE(stats.overlapTests, 1u);
