@@ -1,7 +1,8 @@
 #include "AabbTree.h"
 
+#include "BallTriangles.h"
+
 #include <bdt/core/Error.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <limits>
 #include <string>
 
@@ -58,7 +59,7 @@ void AabbTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
                      std::vector<std::uint32_t>& outTriangles, QueryStats& ioStats) const
 {
     const std::span<const BDTreeNode> nodes = mTree->Nodes();
-    const std::span<const Triangle> triangles = mTree->GetModel().Triangles();
+    const Model& model = mTree->GetModel();
     // The box corners are the vertices' own floats (min and max are exact): only the distance needs slack.
     const Vec3d ball = inBall.center;
     const double reach = inBall.radius * (1.0 + 1e-12);
@@ -87,17 +88,7 @@ void AabbTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
             continue;
         }
         for (std::uint32_t k = node.firstTriangle; k < node.firstTriangle + node.triangleCount; ++k)
-        {
-            const Triangle& t = triangles[k];
-            const Vec3d corners[3] = {inVertices[t[0]].cast<double>(), inVertices[t[1]].cast<double>(),
-                                      inVertices[t[2]].cast<double>()};
-            ++ioStats.triangleTests;
-            if (TriangleSphereContact(corners, inBall))
-            {
-                outTriangles.push_back(k);
-                ++ioStats.contacts;
-            }
-        }
+            TestBallTriangle(model, k, inVertices, inBall, outTriangles, ioStats);
     }
 }
 

@@ -1,8 +1,9 @@
 #include "LayeredSphereTree.h"
 
+#include "BallTriangles.h"
+
 #include <algorithm>
 #include <bdt/core/Error.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -118,7 +119,7 @@ void LayeredSphereTree::Query(const Sphere& inBall, std::span<const Vec3f> inVer
                               std::vector<std::uint32_t>& outTriangles, QueryStats& ioStats) const
 {
     const std::span<const BDTreeNode> nodes = mTree->Nodes();
-    const std::span<const Triangle> triangles = mTree->GetModel().Triangles();
+    const Model& model = mTree->GetModel();
     const Vec3f ball = inBall.center.cast<float>();
     const float ballRadius = float(inBall.radius) * (1.0f + cInflate) + cInflate * ball.cwiseAbs().maxCoeff();
     std::uint32_t stack[64];
@@ -140,17 +141,7 @@ void LayeredSphereTree::Query(const Sphere& inBall, std::span<const Vec3f> inVer
             continue;
         }
         for (std::uint32_t k = node.firstTriangle; k < node.firstTriangle + node.triangleCount; ++k)
-        {
-            const Triangle& t = triangles[k];
-            const Vec3d corners[3] = {inVertices[t[0]].cast<double>(), inVertices[t[1]].cast<double>(),
-                                      inVertices[t[2]].cast<double>()};
-            ++ioStats.triangleTests;
-            if (TriangleSphereContact(corners, inBall))
-            {
-                outTriangles.push_back(k);
-                ++ioStats.contacts;
-            }
-        }
+            TestBallTriangle(model, k, inVertices, inBall, outTriangles, ioStats);
     }
 }
 
