@@ -1,0 +1,298 @@
+// `bdt-bench scaling`: collision cost per step against mesh size. One shape (a subdivided unit box) at
+// several triangle counts with the same M smooth fields, animated (q prescribed, a few millimetres of
+// vibration), with rigid balls resting on its top face. The BD-Tree (`DeformableShape`, contacts at proxy
+// level L, spheres updated from q alone) against Bullet's btGImpactMeshShape with every vertex rewritten and
+// `updateBound()` every step, side by side in one run at each size.
+#include "Scenario.h"
+#include "reference/DeformVertices.h"
+
+#include <BulletCollision/CollisionDispatch/btCollisionConfiguration.h>
+#include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletCollision/CollisionShapes/btTriangleIndexVertexArray.h>
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
+#include <BulletCollision/Gimpact/btGImpactShape.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <LinearMath/btPoolAllocator.h>
+#include <algorithm>
+#include <bdt/adapter/SampleWorld.h>
+#include <bdt/bake/SmoothBasis.h>
+#include <bdt/bullet/Conversions.h>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/Error.h>
+#include <bdt/core/ProceduralShapes.h>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace bdt::bench
+{
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+struct ScalingOptions
+{
+    std::string json;
+    std::vector<std::uint32_t> triangles = {1000, 10000, 100000};
+    std::uint32_t modes = 10;
+    std::uint32_t level = 10;
+    std::uint32_t balls = 4; ///< Per side of the grid of balls on the top face.
+    int steps = 120;
+    double amplitude = 0.005; ///< Largest vertex displacement of each field's vibration, m.
+};
+
+constexpr double cTimeStep = 1.0 / 60.0;
+constexpr double cBallRadius = 0.05;
+const Vec3d cBoxCentre(0.0, 0.5, 0.0); // where the box's rest-frame origin is placed: it stands on y = 0
+
+double MsSince(Clock::time_point inStart)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - inStart).count();
+}
+
+// q at time t: each field vibrates at its own frequency, scaled so that its largest vertex displacement is
+// `inAmplitude`.
+void PrescribedQ(const std::vector<double>& inScale, double inTime, std::vector<float>& outQ)
+{
+    outQ.resize(inScale.size());
+    for (std::size_t j = 0; j < inScale.size(); ++j)
+        outQ[j] = float(inScale[j] *
+                        std::sin(2.0 * 3.14159265358979 * (1.3 + 0.37 * double(j)) * inTime + double(j)));
+}
+
+// The balls: a grid over the top face, just above it.
+void AddBalls(SampleWorld& ioWorld, std::uint32_t inPerSide)
+{
+    for (std::uint32_t i = 0; i < inPerSide; ++i)
+        for (std::uint32_t k = 0; k < inPerSide; ++k)
+        {
+            const double x = -0.35 + 0.7 * (inPerSide > 1 ? double(i) / (inPerSide - 1) : 0.5);
+            const double z = -0.35 + 0.7 * (inPerSide > 1 ? double(k) / (inPerSide - 1) : 0.5);
+            const btTransform at(btQuaternion::getIdentity(),
+                                 btVector3(btScalar(x), btScalar(1.0 + cBallRadius + 0.01), btScalar(z)));
+            ioWorld.AddRigid(std::make_unique<btSphereShape>(btScalar(cBallRadius)), at, 0.2, 0.6f);
+        }
+}
+
+// Per-step figures of one method at one size.
+struct Series
+{
+    std::vector<double> collisionMs, stepMs, contacts;
+
+    void Add(double inUpdateMs, double inCollisionMs, double inStepMs, btDispatcher& inDispatcher)
+    {
+        collisionMs.push_back(inUpdateMs + inCollisionMs);
+        stepMs.push_back(inUpdateMs + inStepMs);
+        std::size_t points = 0;
+        for (int m = 0; m < inDispatcher.getNumManifolds(); ++m)
+            points += std::size_t(inDispatcher.getManifoldByIndexInternal(m)->getNumContacts());
+        contacts.push_back(double(points));
+    }
+
+    // Medians over the steps after the balls have landed (the last two thirds).
+    nlohmann::json Report() const
+    {
+        const auto tail = [](const std::vector<double>& inValues) {
+            return std::vector<double>(inValues.begin() + std::ptrdiff_t(inValues.size() / 3),
+                                       inValues.end());
+        };
+        return {{"collision_ms_median", Median(tail(collisionMs))},
+                {"step_ms_median", Median(tail(stepMs))},
+                {"contacts_median", Median(tail(contacts))}};
+    }
+};
+
+// Bullet's GImpact mesh over a vertex buffer rewritten every step, in a static body.
+struct GImpactBody
+{
+    std::vector<int> indices;
+    std::vector<btScalar> vertices;
+    std::unique_ptr<btTriangleIndexVertexArray> mesh;
+    btGImpactMeshShape* shape = nullptr; // owned by the world
+
+    void Load(std::span<const Vec3f> inVertices)
+    {
+        for (std::size_t i = 0; i < inVertices.size(); ++i)
+            for (int axis = 0; axis < 3; ++axis)
+                vertices[3 * i + axis] = btScalar(inVertices[i][axis]);
+    }
+};
+
+nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangles)
+{
+    auto start = Clock::now();
+    ShapeMesh mesh = MakeShape(EShape::Box, inTriangles);
+    const auto tree = std::make_shared<const BDTree>(BDTree::Build(
+        MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inOptions.modes)));
+    const auto asset = DeformableAsset::Create(tree);
+    asset->Proxies(inOptions.level);
+    const double buildMs = MsSince(start);
+    const Model& model = tree->GetModel();
+
+    // Each field's scale: `amplitude` over its largest vertex displacement.
+    std::vector<double> scale(model.ModeCount(), 0.0);
+    for (std::uint32_t j = 0; j < model.ModeCount(); ++j)
+    {
+        double largest = 0.0;
+        for (std::size_t i = 0; i < model.VertexCount(); ++i)
+            largest = std::max(largest, double(model.BasisVector(i, j).norm()));
+        scale[j] = largest > 0.0 ? inOptions.amplitude / largest : 0.0;
+    }
+
+    // The BD-Tree scene: a static deformable body placed so that its rest frame's origin is at cBoxCentre
+    // (the body's own frame is the mesh's principal frame, which the transform undoes).
+    SampleWorld bdWorld;
+    bdWorld.AddGroundPlane();
+    BodyDesc desc;
+    desc.mass = 0.0;
+    desc.proxyLevel = inOptions.level;
+    const Pose principal = asset->Mass().ToPrincipal();
+    const Mat3d back = principal.rotation.transpose();
+    desc.transform = btTransform(ToBtMatrix(back), ToBtVector(cBoxCentre - back * principal.translation));
+    DeformableShape& shape = *World::Shape(bdWorld.Deformables().CreateBody(asset, desc));
+    AddBalls(bdWorld, inOptions.balls);
+
+    // The GImpact scene: the same rest-frame mesh at the same place, the same balls.
+    SampleWorld gWorld;
+    gWorld.AddGroundPlane();
+    auto* dispatcher = static_cast<btCollisionDispatcher*>(gWorld.Dynamics().getDispatcher());
+    if (std::size_t(dispatcher->getCollisionConfiguration()->getCollisionAlgorithmPool()->getElementSize()) <
+        sizeof(btGImpactCollisionAlgorithm))
+        throw Error("scaling: the collision-algorithm pool is too small for GImpact's algorithm");
+    btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher);
+    GImpactBody gimpact;
+    for (const Triangle& t : model.Triangles())
+        for (const std::uint32_t v : t)
+            gimpact.indices.push_back(int(v));
+    gimpact.vertices.resize(3 * model.VertexCount());
+    gimpact.Load(model.Positions());
+    gimpact.mesh = std::make_unique<btTriangleIndexVertexArray>(
+        int(model.TriangleCount()), gimpact.indices.data(), int(3 * sizeof(int)), int(model.VertexCount()),
+        gimpact.vertices.data(), int(3 * sizeof(btScalar)));
+    auto gimpactShape = std::make_unique<btGImpactMeshShape>(gimpact.mesh.get());
+    gimpactShape->setMargin(shape.getMargin());
+    gimpactShape->updateBound();
+    gimpact.shape = gimpactShape.get();
+    gWorld.AddStatic(std::move(gimpactShape),
+                     btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre)));
+    AddBalls(gWorld, inOptions.balls);
+
+    // The two scenes take turns by blocks of steps, so that a slow moment of the machine falls on both while
+    // each block runs with the caches its own scene leaves (per-step turns would make each scene start every
+    // step with the other's data in cache: at 100k triangles the refit's 20 MB).
+    constexpr int cBlock = 20;
+    Series bd, gi;
+    std::vector<float> q;
+    std::vector<Vec3f> deformed(model.VertexCount());
+    for (int first = 0; first < inOptions.steps; first += cBlock)
+    {
+        const int last = std::min(inOptions.steps, first + cBlock);
+        for (int step = first; step < last; ++step)
+        {
+            // BD-Tree: q in, nothing else; the spheres follow lazily in the narrowphase.
+            PrescribedQ(scale, step * cTimeStep, q);
+            start = Clock::now();
+            if (!shape.SetQ(q))
+                throw Error("scaling: the prescribed q was refused");
+            const double updateMs = MsSince(start);
+            start = Clock::now();
+            bdWorld.Step(1, cTimeStep);
+            bd.Add(updateMs, bdWorld.Deformables().Stats().collisionMs, MsSince(start),
+                   *bdWorld.Dynamics().getDispatcher());
+        }
+        for (int step = first; step < last; ++step)
+        {
+            // GImpact: every vertex deformed (with the q the BD-Tree's body held at this step: the strain
+            // limit may clamp the prescribed one) and the tree refitted.
+            PrescribedQ(scale, step * cTimeStep, q);
+            for (std::size_t j = 0; j < q.size(); ++j)
+                q[j] = std::clamp(q[j], -float(shape.Dynamics().StrainLimit(std::uint32_t(j))),
+                                  float(shape.Dynamics().StrainLimit(std::uint32_t(j))));
+            start = Clock::now();
+            DeformVertices(model, q, deformed);
+            gimpact.Load(deformed);
+            gimpact.shape->postUpdate();
+            gimpact.shape->updateBound();
+            const double updateMs = MsSince(start);
+            start = Clock::now();
+            gWorld.Step(1, cTimeStep);
+            gi.Add(updateMs, gWorld.Deformables().Stats().collisionMs, MsSince(start),
+                   *gWorld.Dynamics().getDispatcher());
+        }
+    }
+    nlohmann::json report = {{"triangles", model.TriangleCount()},
+                             {"vertices", model.VertexCount()},
+                             {"nodes", tree->NodeCount()},
+                             {"build_ms", buildMs},
+                             {"bdtree", bd.Report()},
+                             {"gimpact", gi.Report()}};
+    const double bdMs = report["bdtree"]["collision_ms_median"],
+                 giMs = report["gimpact"]["collision_ms_median"];
+    std::printf("%10zu %9.0f %12.4f %12.4f %9.0f %12.4f %12.4f %9.0f %10.1f\n", model.TriangleCount(),
+                buildMs, bdMs, double(report["bdtree"]["step_ms_median"]),
+                double(report["bdtree"]["contacts_median"]), giMs,
+                double(report["gimpact"]["step_ms_median"]), double(report["gimpact"]["contacts_median"]),
+                giMs / bdMs);
+    std::fflush(stdout);
+    return report;
+}
+
+int RunScaling(const ScalingOptions& inOptions)
+{
+    std::printf(
+        "scaling: a unit box with M = %u smooth fields vibrating (%.1f mm), %u x %u balls on top, proxy "
+        "level %u, %d steps of 1/60 s; medians over the last two thirds; collision = the step's update "
+        "(SetQ, or deform + updateBound) + Bullet's collision detection\n",
+        inOptions.modes, 1e3 * inOptions.amplitude, inOptions.balls, inOptions.balls, inOptions.level,
+        inOptions.steps);
+    std::printf("%10s %9s %12s %12s %9s %12s %12s %9s %10s\n", "triangles", "build ms", "BD coll ms",
+                "BD step ms", "BD pts", "GI coll ms", "GI step ms", "GI pts", "GI / BD");
+    std::vector<nlohmann::json> sizes;
+    for (const std::uint32_t triangles : inOptions.triangles)
+        sizes.push_back(RunSize(inOptions, triangles));
+    nlohmann::json report = {{"scenario", "scaling"},
+                             {"modes", inOptions.modes},
+                             {"level", inOptions.level},
+                             {"steps", inOptions.steps},
+                             {"sizes", sizes}};
+    if (sizes.size() > 1)
+    {
+        const double first = sizes.front()["bdtree"]["collision_ms_median"];
+        for (const nlohmann::json& size : sizes)
+        {
+            const double ratio = double(size["bdtree"]["collision_ms_median"]) / first;
+            std::printf("BD-Tree collision at %llu triangles / at %llu: %.2f\n",
+                        static_cast<unsigned long long>(size["triangles"].get<std::size_t>()),
+                        static_cast<unsigned long long>(sizes.front()["triangles"].get<std::size_t>()),
+                        ratio);
+        }
+    }
+    if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
+        return 1;
+    return 0;
+}
+
+const bool sRegistered = RegisterScenario(
+    "scaling", "collision cost per step against mesh size: BD-Tree vs Bullet GImpact refit, same modes",
+    [](CLI::App& ioCommand) -> ScenarioRun
+    {
+        auto options = std::make_shared<ScalingOptions>();
+        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
+        ioCommand
+            .add_option("--triangles", options->triangles, "Triangle counts (default 1000 10000 100000)")
+            ->check(CLI::Range(12u, 20000000u));
+        ioCommand.add_option("--modes", options->modes, "Smooth fields M")->check(CLI::Range(1u, 200u));
+        ioCommand.add_option("--level", options->level, "Contact proxy level L")->check(CLI::Range(0u, 60u));
+        ioCommand.add_option("--balls", options->balls, "Balls per side of the grid on top")
+            ->check(CLI::Range(1u, 100u));
+        ioCommand.add_option("--steps", options->steps, "Steps per size")->check(CLI::Range(3, 1000000));
+        ioCommand.add_option("--amplitude", options->amplitude, "Largest vertex displacement per field, m")
+            ->check(CLI::Range(0.0, 1.0));
+        return [options] { return RunScaling(*options); };
+    });
+
+} // namespace
+} // namespace bdt::bench
