@@ -3,10 +3,12 @@
 // vibration), with rigid balls resting on its top face. The BD-Tree (`DeformableShape`, contacts at proxy
 // level L, spheres updated from q alone) against Bullet's btGImpactMeshShape with every vertex rewritten and
 // `updateBound()` every step, side by side in one run at each size.
+#include "BulletReducedScene.h"
 #include "Scenario.h"
 #include "reference/DeformVertices.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionConfiguration.h>
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btTriangleIndexVertexArray.h>
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
@@ -16,6 +18,8 @@
 #include <LinearMath/btPoolAllocator.h>
 #include <algorithm>
 #include <bdt/adapter/SampleWorld.h>
+#include <bdt/bake/BulletReducedFiles.h>
+#include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
@@ -25,6 +29,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <unistd.h>
 
 namespace bdt::bench
 {
@@ -42,6 +48,9 @@ struct ScalingOptions
     std::uint32_t balls = 4; ///< Per side of the grid of balls on the top face.
     int steps = 120;
     double amplitude = 0.005; ///< Largest vertex displacement of each field's vibration, m.
+    /// Triangle counts of the comparison with Bullet's reduced deformable body (a voxel-lattice box whose
+    /// tetrahedra's boundary is the collision surface of both).
+    std::vector<std::uint32_t> reduced = {1000};
 };
 
 constexpr double cTimeStep = 1.0 / 60.0;
@@ -240,6 +249,116 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     return report;
 }
 
+// Both engines simulating the same deformable box (dynamic, its own modes) standing on a ground box with the
+// balls on its top: this plugin's body against Bullet's btReducedDeformableBody, from the same files (modes,
+// masses, tetrahedra; the tetrahedra's boundary is the collision surface of both).
+nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTriangles)
+{
+    constexpr double cAlpha = 0.0, cBeta = 0.01;
+    auto start = Clock::now();
+    // A lattice of n³ cells has 12n² boundary triangles.
+    const auto cells = std::uint32_t(std::max(1.0, std::round(std::sqrt(double(inTriangles) / 12.0))));
+    const ShapeMesh box = MakeShape(EShape::Box, 12);
+    ModalBakeSettings bake;
+    bake.modes = inOptions.modes;
+    bake.resolution = cells;
+    const BulletReducedFiles files =
+        MakeBulletFiles(ComputeLatticeModes(box.positions, box.triangles, bake), 1.0);
+    const std::filesystem::path folder =
+        std::filesystem::temp_directory_path() /
+        ("bdt-bench-reduced-" + std::to_string(getpid()) + "-" + std::to_string(cells));
+    std::filesystem::create_directories(folder);
+    SaveBulletReducedFiles(files, folder.string());
+    const auto tree = std::make_shared<const BDTree>(
+        BDTree::Build(MakeModelFromBulletFiles(files, inOptions.modes, cAlpha, cBeta)));
+    const auto asset = DeformableAsset::Create(tree);
+    const std::uint32_t level = std::min(inOptions.level, tree->LevelCount() - 1);
+    asset->Proxies(level);
+    const double bakeMs = MsSince(start);
+    const Model& model = tree->GetModel();
+    double lowest = 1e300, highest = -1e300, mass = 0.0;
+    for (const Vec3f& p : model.Positions())
+    {
+        lowest = std::min(lowest, double(p.y()));
+        highest = std::max(highest, double(p.y()));
+    }
+    for (const double m : files.nodeMass)
+        mass += m;
+    const double lift = 0.002 - lowest; // the body starts 2 mm above the ground
+    const double top = highest + lift;
+
+    // This plugin: a dynamic body of the same mass on a ground box, placed as Bullet's (rest + lift).
+    SampleWorld bdWorld;
+    bdWorld.AddStatic(std::make_unique<btBoxShape>(btVector3(5, 0.5f, 5)),
+                      btTransform(btQuaternion::getIdentity(), btVector3(0, -0.5f, 0)));
+    BodyDesc desc;
+    desc.mass = mass;
+    desc.proxyLevel = level;
+    const Pose principal = asset->Mass().ToPrincipal();
+    const Mat3d back = principal.rotation.transpose();
+    desc.transform =
+        btTransform(ToBtMatrix(back), ToBtVector(Vec3d(0.0, lift, 0.0) - back * principal.translation));
+    btRigidBody* body = bdWorld.Deformables().CreateBody(asset, desc);
+    for (std::uint32_t i = 0; i < inOptions.balls; ++i)
+        for (std::uint32_t k = 0; k < inOptions.balls; ++k)
+        {
+            const double x = -0.35 + 0.7 * (inOptions.balls > 1 ? double(i) / (inOptions.balls - 1) : 0.5);
+            const double z = -0.35 + 0.7 * (inOptions.balls > 1 ? double(k) / (inOptions.balls - 1) : 0.5);
+            bdWorld.AddRigid(
+                std::make_unique<btSphereShape>(btScalar(cBallRadius)),
+                btTransform(btQuaternion::getIdentity(),
+                            btVector3(btScalar(x), btScalar(top + cBallRadius + 0.01), btScalar(z))),
+                0.2, 0.6f);
+        }
+    BulletReducedScene bullet(folder.string(), int(inOptions.modes), lift, cAlpha, cBeta,
+                              int(inOptions.balls), cBallRadius, top);
+
+    constexpr int cBlock = 20;
+    Series bd;
+    std::vector<double> bulletStepMs, bulletContacts;
+    for (int first = 0; first < inOptions.steps; first += cBlock)
+    {
+        const int last = std::min(inOptions.steps, first + cBlock);
+        for (int step = first; step < last; ++step)
+        {
+            start = Clock::now();
+            bdWorld.Step(1, cTimeStep);
+            bd.Add(0.0, bdWorld.Deformables().Stats().collisionMs, MsSince(start),
+                   *bdWorld.Dynamics().getDispatcher());
+        }
+        for (int step = first; step < last; ++step)
+        {
+            start = Clock::now();
+            bullet.Step(cTimeStep);
+            bulletStepMs.push_back(MsSince(start));
+            bulletContacts.push_back(double(bullet.ContactPoints()));
+        }
+    }
+    std::filesystem::remove_all(folder);
+    const auto tail = [](const std::vector<double>& inValues)
+    { return std::vector<double>(inValues.begin() + std::ptrdiff_t(inValues.size() / 3), inValues.end()); };
+    const double bulletMs = Median(tail(bulletStepMs));
+    nlohmann::json report = {
+        {"triangles", model.TriangleCount()},
+        {"lattice_cells_per_side", cells},
+        {"tet_nodes", files.mesh.positions.size()},
+        {"tets", files.mesh.tets.size()},
+        {"bake_ms", bakeMs},
+        {"mass_kg", mass},
+        {"bdtree", bd.Report()},
+        {"bullet_reduced", {{"step_ms_median", bulletMs}, {"contacts_median", Median(tail(bulletContacts))}}},
+        {"bdtree_final_height_m", double(body->getWorldTransform().getOrigin().y())},
+        {"bullet_lowest_node_m", bullet.LowestNodeY()}};
+    const double bdStep = report["bdtree"]["step_ms_median"];
+    report["bullet_over_bdtree_step"] = bulletMs / bdStep;
+    std::printf("%10zu %7u %9zu %10.0f %12.4f %12.4f %9.0f %14.3f %9.0f %10.1f\n", model.TriangleCount(),
+                cells, files.mesh.tets.size(), bakeMs, double(report["bdtree"]["collision_ms_median"]),
+                bdStep, double(report["bdtree"]["contacts_median"]), bulletMs,
+                double(report["bullet_reduced"]["contacts_median"]), bulletMs / bdStep);
+    std::fflush(stdout);
+    return report;
+}
+
 int RunScaling(const ScalingOptions& inOptions)
 {
     std::printf(
@@ -270,6 +389,20 @@ int RunScaling(const ScalingOptions& inOptions)
                         ratio);
         }
     }
+    if (!inOptions.reduced.empty() && inOptions.reduced.front() != 0)
+    {
+        std::printf(
+            "against Bullet's btReducedDeformableBody (its own btDeformableMultiBodyDynamicsWorld): both "
+            "simulate the same voxel-lattice box (same modes, masses and tetrahedra; their boundary is the "
+            "collision surface), standing on a ground box with the balls on top; Rayleigh damping beta "
+            "0.01; step = the whole step\n");
+        std::printf("%10s %7s %9s %10s %12s %12s %9s %14s %9s %10s\n", "triangles", "cells", "tets",
+                    "bake ms", "BD coll ms", "BD step ms", "BD pts", "Bullet step ms", "Bt pts", "Bt / BD");
+        std::vector<nlohmann::json> reduced;
+        for (const std::uint32_t triangles : inOptions.reduced)
+            reduced.push_back(RunReduced(inOptions, triangles));
+        report["bullet_reduced"] = reduced;
+    }
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
         return 1;
     return 0;
@@ -291,6 +424,12 @@ const bool sRegistered = RegisterScenario(
         ioCommand.add_option("--steps", options->steps, "Steps per size")->check(CLI::Range(3, 1000000));
         ioCommand.add_option("--amplitude", options->amplitude, "Largest vertex displacement per field, m")
             ->check(CLI::Range(0.0, 1.0));
+        ioCommand
+            .add_option(
+                "--reduced", options->reduced,
+                "Triangle counts of the comparison with Bullet's btReducedDeformableBody (default 1000; "
+                "10000 takes about a minute to bake and 4 s a Bullet step; 0 skips it)")
+            ->check(CLI::Range(0u, 200000u));
         return [options] { return RunScaling(*options); };
     });
 
