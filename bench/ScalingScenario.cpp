@@ -51,6 +51,7 @@ struct ScalingOptions
     /// Triangle counts of the comparison with Bullet's reduced deformable body (a voxel-lattice box whose
     /// tetrahedra's boundary is the collision surface of both).
     std::vector<std::uint32_t> reduced = {1000};
+    std::string series; ///< Collision ms against triangles as a whitespace table (for gnuplot), if set.
 };
 
 constexpr double cTimeStep = 1.0 / 60.0;
@@ -403,6 +404,22 @@ int RunScaling(const ScalingOptions& inOptions)
             reduced.push_back(RunReduced(inOptions, triangles));
         report["bullet_reduced"] = reduced;
     }
+    if (!inOptions.series.empty())
+    {
+        std::FILE* file = std::fopen(inOptions.series.c_str(), "w");
+        if (file == nullptr)
+        {
+            std::fprintf(stderr, "error: %s: cannot write the series\n", inOptions.series.c_str());
+            return 1;
+        }
+        std::fprintf(file, "# triangles, collision ms per step (median): BD-Tree, Bullet GImpact\n");
+        for (const nlohmann::json& size : sizes)
+            std::fprintf(file, "%llu %.9f %.9f\n",
+                         static_cast<unsigned long long>(size["triangles"].get<std::size_t>()),
+                         double(size["bdtree"]["collision_ms_median"]),
+                         double(size["gimpact"]["collision_ms_median"]));
+        std::fclose(file);
+    }
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
         return 1;
     return 0;
@@ -430,6 +447,8 @@ const bool sRegistered = RegisterScenario(
                 "Triangle counts of the comparison with Bullet's btReducedDeformableBody (default 1000; "
                 "10000 takes about a minute to bake and 4 s a Bullet step; 0 skips it)")
             ->check(CLI::Range(0u, 200000u));
+        ioCommand.add_option("--series", options->series,
+                             "Write collision ms against triangles to this file (a table for gnuplot)");
         return [options] { return RunScaling(*options); };
     });
 
