@@ -61,8 +61,8 @@ struct BulletReducedScene::Parts
 };
 
 BulletReducedScene::BulletReducedScene(const std::string& inFolder, int inModes, double inLift,
-                                       double inAlpha, double inBeta, int inBallsPerSide, double inBallRadius,
-                                       double inTopY)
+                                       double inAlpha, double inBeta, const std::vector<Vec3d>& inBallCentres,
+                                       double inBallRadius)
     : mParts(std::make_unique<Parts>())
 {
     Parts& p = *mParts;
@@ -115,17 +115,11 @@ BulletReducedScene::BulletReducedScene(const std::string& inFolder, int inModes,
     // The ground: a static box (the signed distance needs a convex shape, not an infinite plane).
     p.AddRigid(std::make_unique<btBoxShape>(btVector3(5, 0.5f, 5)),
                btTransform(btQuaternion::getIdentity(), btVector3(0, -0.5f, 0)), 0.0);
-    for (int i = 0; i < inBallsPerSide; ++i)
-        for (int k = 0; k < inBallsPerSide; ++k)
-        {
-            const double x = -0.35 + 0.7 * (inBallsPerSide > 1 ? double(i) / (inBallsPerSide - 1) : 0.5);
-            const double z = -0.35 + 0.7 * (inBallsPerSide > 1 ? double(k) / (inBallsPerSide - 1) : 0.5);
-            p.AddRigid(
-                std::make_unique<btSphereShape>(btScalar(inBallRadius)),
-                btTransform(btQuaternion::getIdentity(),
-                            btVector3(btScalar(x), btScalar(inTopY + inBallRadius + 0.01), btScalar(z))),
-                0.2);
-        }
+    for (const Vec3d& centre : inBallCentres)
+        p.AddRigid(std::make_unique<btSphereShape>(btScalar(inBallRadius)),
+                   btTransform(btQuaternion::getIdentity(),
+                               btVector3(btScalar(centre.x()), btScalar(centre.y()), btScalar(centre.z()))),
+                   0.2);
 }
 
 BulletReducedScene::~BulletReducedScene() = default;

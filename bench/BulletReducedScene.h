@@ -1,7 +1,9 @@
 #pragma once
 
+#include <bdt/core/Math.h>
 #include <memory>
 #include <string>
+#include <vector>
 
 class btBroadphaseInterface;
 class btCollisionDispatcher;
@@ -24,10 +26,10 @@ class BulletReducedScene
 public:
     /// Loads `inModes` modes from `inFolder` (ending without a slash), moves the body up by `inLift` metres,
     /// sets Rayleigh damping (α, β) as `MakeModelFromBulletFiles` does for the BD-Tree's model, and adds
-    /// `inBallsPerSide`² balls of radius `inBallRadius` (0.2 kg each) just above `inTopY` (after the lift),
-    /// over x, z in [−0.35, 0.35]. Throws `bdt::Error` if Bullet cannot load the body.
+    /// balls of radius `inBallRadius` (0.2 kg each) at `inBallCentres` (world, m). Throws `bdt::Error` if
+    /// Bullet cannot load the body.
     BulletReducedScene(const std::string& inFolder, int inModes, double inLift, double inAlpha, double inBeta,
-                       int inBallsPerSide, double inBallRadius, double inTopY);
+                       const std::vector<Vec3d>& inBallCentres, double inBallRadius);
     ~BulletReducedScene();
     BulletReducedScene(const BulletReducedScene&) = delete;
     BulletReducedScene& operator=(const BulletReducedScene&) = delete;

@@ -4,6 +4,7 @@
 // touches: the BD-Tree (spheres updated from q alone, lazily, §3.2), a layered sphere tree and an AABB tree
 // (van den Bergen 1997) refitted bottom-up after every vertex is deformed, and Bullet's btGImpactMeshShape
 // with its vertices rewritten and `updateBound()` every frame. Each answer is checked against brute force.
+#include "GImpactMesh.h"
 #include "Scenario.h"
 #include "reference/AabbTree.h"
 #include "reference/BallTriangles.h"
@@ -123,85 +124,6 @@ std::span<const float> FrameQ(const Curtain& inCurtain, std::uint32_t inFrame)
     return std::span<const float>(inCurtain.animation.track).subspan(std::size_t(inFrame) * m, m);
 }
 
-// Bullet's GImpact mesh over a vertex buffer the benchmark rewrites every frame.
-struct GImpactCurtain
-{
-    std::vector<int> indices;
-    std::vector<btScalar> vertices;
-    std::unique_ptr<btTriangleIndexVertexArray> mesh;
-    std::unique_ptr<btGImpactMeshShape> shape;
-
-    explicit GImpactCurtain(const Model& inModel)
-    {
-        for (const Triangle& t : inModel.Triangles())
-            for (const std::uint32_t v : t)
-                indices.push_back(int(v));
-        vertices.resize(3 * inModel.VertexCount());
-        Load(inModel.Positions());
-        mesh = std::make_unique<btTriangleIndexVertexArray>(int(inModel.TriangleCount()), indices.data(),
-                                                            int(3 * sizeof(int)), int(inModel.VertexCount()),
-                                                            vertices.data(), int(3 * sizeof(btScalar)));
-        shape = std::make_unique<btGImpactMeshShape>(mesh.get());
-        shape->updateBound();
-    }
-
-    void Load(std::span<const Vec3f> inVertices)
-    {
-        for (std::size_t i = 0; i < inVertices.size(); ++i)
-            for (int axis = 0; axis < 3; ++axis)
-                vertices[3 * i + axis] = btScalar(inVertices[i][axis]);
-    }
-
-    // Rewrites the vertices and refits GImpact's tree, as Bullet's documentation says for deforming meshes.
-    void Update(std::span<const Vec3f> inVertices)
-    {
-        Load(inVertices);
-        shape->postUpdate();
-        shape->updateBound();
-    }
-
-    static btAABB BallBox(const Sphere& inBall)
-    {
-        const btVector3 c(btScalar(inBall.center.x()), btScalar(inBall.center.y()),
-                          btScalar(inBall.center.z()));
-        const btScalar r = btScalar(inBall.radius * (1.0 + 1e-6));
-        btAABB box;
-        box.m_min = c - btVector3(r, r, r);
-        box.m_max = c + btVector3(r, r, r);
-        return box;
-    }
-
-    // GImpact's own box query, then the exact test on its candidates.
-    void Query(const Sphere& inBall, std::span<const Vec3f> inVertices, const Model& inModel,
-               btAlignedObjectArray<int>& ioCandidates, std::vector<std::uint32_t>& outTriangles,
-               QueryStats& ioStats) const
-    {
-        ioCandidates.resize(0);
-        shape->getMeshPart(0)->getBoxSet()->boxQuery(BallBox(inBall), ioCandidates);
-        for (int k = 0; k < ioCandidates.size(); ++k)
-            TestBallTriangle(inModel, std::uint32_t(ioCandidates[k]), inVertices, inBall, outTriangles,
-                             ioStats);
-    }
-
-    // The box tests GImpact's query makes: its tree walked in its own stackless order (a node's subtree is
-    // skipped through its escape index when its box misses).
-    std::uint64_t CountTests(const Sphere& inBall) const
-    {
-        const btGImpactBoxSet& set = *shape->getMeshPart(0)->getBoxSet();
-        const btAABB box = BallBox(inBall);
-        std::uint64_t tests = 0;
-        for (int node = 0; node < set.getNodeCount();)
-        {
-            btAABB bound;
-            set.getNodeBound(node, bound);
-            ++tests;
-            const bool overlap = bound.has_collision(box);
-            node += overlap || set.isLeafNode(node) ? 1 : set.getEscapeNodeIndex(node);
-        }
-        return tests;
-    }
-};
-
 enum EMethod : int
 {
     BDTreeMethod,
@@ -273,7 +195,7 @@ int RunCurtain(const CurtainOptions& inOptions)
     TreeState state(std::make_shared<const ProxyLevel>(curtain.tree, tree.LevelCount() - 1));
     LayeredSphereTree layered(curtain.tree);
     AabbTree aabb(curtain.tree);
-    GImpactCurtain gimpact(model);
+    GImpactMesh gimpact(model);
     std::vector<Vec3f> vertices(model.VertexCount());
     std::vector<TriangleContact> contacts;
     std::vector<std::uint32_t> found;
@@ -309,7 +231,7 @@ int RunCurtain(const CurtainOptions& inOptions)
         default:
             DeformVertices(model, q, vertices);
             gimpact.Update(vertices);
-            gimpact.Query(ball, vertices, model, candidates, found, ioStats);
+            gimpact.QueryBall(ball, vertices, candidates, found, ioStats);
             break;
         }
     };
@@ -333,7 +255,7 @@ int RunCurtain(const CurtainOptions& inOptions)
             if (method == GImpactMethod)
             {
                 // `Query` counted the exact tests; the box tests come from walking GImpact's tree.
-                stats[method].overlapTests += gimpact.CountTests(curtain.balls[f]);
+                stats[method].overlapTests += gimpact.CountBallTests(curtain.balls[f]);
             }
         }
         // ⟨R'/R⟩ over every node: the BD-Tree radius at q_f against its rest radius (the paper's 1.51) and

@@ -4,6 +4,7 @@
 // level L, spheres updated from q alone) against Bullet's btGImpactMeshShape with every vertex rewritten and
 // `updateBound()` every step, side by side in one run at each size.
 #include "BulletReducedScene.h"
+#include "GImpactMesh.h"
 #include "Scenario.h"
 #include "reference/DeformVertices.h"
 
@@ -73,18 +74,26 @@ void PrescribedQ(const std::vector<double>& inScale, double inTime, std::vector<
                         std::sin(2.0 * 3.14159265358979 * (1.3 + 0.37 * double(j)) * inTime + double(j)));
 }
 
-// The balls: a grid over the top face, just above it.
-void AddBalls(SampleWorld& ioWorld, std::uint32_t inPerSide)
+// The balls' centres: a grid of `inPerSide` × `inPerSide` over x, z in [−0.35, 0.35] m, 1 cm above `inTopY`.
+std::vector<Vec3d> BallCentres(std::uint32_t inPerSide, double inTopY)
 {
+    std::vector<Vec3d> centres;
     for (std::uint32_t i = 0; i < inPerSide; ++i)
         for (std::uint32_t k = 0; k < inPerSide; ++k)
         {
             const double x = -0.35 + 0.7 * (inPerSide > 1 ? double(i) / (inPerSide - 1) : 0.5);
             const double z = -0.35 + 0.7 * (inPerSide > 1 ? double(k) / (inPerSide - 1) : 0.5);
-            const btTransform at(btQuaternion::getIdentity(),
-                                 btVector3(btScalar(x), btScalar(1.0 + cBallRadius + 0.01), btScalar(z)));
-            ioWorld.AddRigid(std::make_unique<btSphereShape>(btScalar(cBallRadius)), at, 0.2, 0.6f);
+            centres.emplace_back(x, inTopY + cBallRadius + 0.01, z);
         }
+    return centres;
+}
+
+// The balls (0.2 kg each) at those centres.
+void AddBalls(SampleWorld& ioWorld, const std::vector<Vec3d>& inCentres)
+{
+    for (const Vec3d& centre : inCentres)
+        ioWorld.AddRigid(std::make_unique<btSphereShape>(btScalar(cBallRadius)),
+                         btTransform(btQuaternion::getIdentity(), ToBtVector(centre)), 0.2, 0.6f);
 }
 
 // Per-step figures of one method at one size.
@@ -112,22 +121,6 @@ struct Series
         return {{"collision_ms_median", Median(tail(collisionMs))},
                 {"step_ms_median", Median(tail(stepMs))},
                 {"contacts_median", Median(tail(contacts))}};
-    }
-};
-
-// Bullet's GImpact mesh over a vertex buffer rewritten every step, in a static body.
-struct GImpactBody
-{
-    std::vector<int> indices;
-    std::vector<btScalar> vertices;
-    std::unique_ptr<btTriangleIndexVertexArray> mesh;
-    btGImpactMeshShape* shape = nullptr; // owned by the world
-
-    void Load(std::span<const Vec3f> inVertices)
-    {
-        for (std::size_t i = 0; i < inVertices.size(); ++i)
-            for (int axis = 0; axis < 3; ++axis)
-                vertices[3 * i + axis] = btScalar(inVertices[i][axis]);
     }
 };
 
@@ -163,9 +156,13 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     const Mat3d back = principal.rotation.transpose();
     desc.transform = btTransform(ToBtMatrix(back), ToBtVector(cBoxCentre - back * principal.translation));
     DeformableShape& shape = *World::Shape(bdWorld.Deformables().CreateBody(asset, desc));
-    AddBalls(bdWorld, inOptions.balls);
+    AddBalls(bdWorld, BallCentres(inOptions.balls, 1.0));
 
     // The GImpact scene: the same rest-frame mesh at the same place, the same balls.
+    // (The mesh outlives the world, which owns its shape.)
+    GImpactMesh gimpact(model);
+    gimpact.Shape().setMargin(shape.getMargin());
+    gimpact.Update(model.Positions());
     SampleWorld gWorld;
     gWorld.AddGroundPlane();
     auto* dispatcher = static_cast<btCollisionDispatcher*>(gWorld.Dynamics().getDispatcher());
@@ -173,22 +170,9 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
         sizeof(btGImpactCollisionAlgorithm))
         throw Error("scaling: the collision-algorithm pool is too small for GImpact's algorithm");
     btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher);
-    GImpactBody gimpact;
-    for (const Triangle& t : model.Triangles())
-        for (const std::uint32_t v : t)
-            gimpact.indices.push_back(int(v));
-    gimpact.vertices.resize(3 * model.VertexCount());
-    gimpact.Load(model.Positions());
-    gimpact.mesh = std::make_unique<btTriangleIndexVertexArray>(
-        int(model.TriangleCount()), gimpact.indices.data(), int(3 * sizeof(int)), int(model.VertexCount()),
-        gimpact.vertices.data(), int(3 * sizeof(btScalar)));
-    auto gimpactShape = std::make_unique<btGImpactMeshShape>(gimpact.mesh.get());
-    gimpactShape->setMargin(shape.getMargin());
-    gimpactShape->updateBound();
-    gimpact.shape = gimpactShape.get();
-    gWorld.AddStatic(std::move(gimpactShape),
+    gWorld.AddStatic(gimpact.ReleaseShape(),
                      btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre)));
-    AddBalls(gWorld, inOptions.balls);
+    AddBalls(gWorld, BallCentres(inOptions.balls, 1.0));
 
     // The two scenes take turns by blocks of steps, so that a slow moment of the machine falls on both while
     // each block runs with the caches its own scene leaves (per-step turns would make each scene start every
@@ -223,9 +207,7 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
                                   float(shape.Dynamics().StrainLimit(std::uint32_t(j))));
             start = Clock::now();
             DeformVertices(model, q, deformed);
-            gimpact.Load(deformed);
-            gimpact.shape->postUpdate();
-            gimpact.shape->updateBound();
+            gimpact.Update(deformed);
             const double updateMs = MsSince(start);
             start = Clock::now();
             gWorld.Step(1, cTimeStep);
@@ -300,19 +282,9 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
     desc.transform =
         btTransform(ToBtMatrix(back), ToBtVector(Vec3d(0.0, lift, 0.0) - back * principal.translation));
     btRigidBody* body = bdWorld.Deformables().CreateBody(asset, desc);
-    for (std::uint32_t i = 0; i < inOptions.balls; ++i)
-        for (std::uint32_t k = 0; k < inOptions.balls; ++k)
-        {
-            const double x = -0.35 + 0.7 * (inOptions.balls > 1 ? double(i) / (inOptions.balls - 1) : 0.5);
-            const double z = -0.35 + 0.7 * (inOptions.balls > 1 ? double(k) / (inOptions.balls - 1) : 0.5);
-            bdWorld.AddRigid(
-                std::make_unique<btSphereShape>(btScalar(cBallRadius)),
-                btTransform(btQuaternion::getIdentity(),
-                            btVector3(btScalar(x), btScalar(top + cBallRadius + 0.01), btScalar(z))),
-                0.2, 0.6f);
-        }
-    BulletReducedScene bullet(folder.string(), int(inOptions.modes), lift, cAlpha, cBeta,
-                              int(inOptions.balls), cBallRadius, top);
+    const std::vector<Vec3d> balls = BallCentres(inOptions.balls, top);
+    AddBalls(bdWorld, balls);
+    BulletReducedScene bullet(folder.string(), int(inOptions.modes), lift, cAlpha, cBeta, balls, cBallRadius);
 
     constexpr int cBlock = 20;
     Series bd;
