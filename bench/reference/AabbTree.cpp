@@ -1,6 +1,7 @@
 #include "AabbTree.h"
 
 #include "BallTriangles.h"
+#include "RefitTopology.h"
 
 #include <bdt/core/Error.h>
 #include <limits>
@@ -9,14 +10,9 @@
 namespace bdt::bench
 {
 
-AabbTree::AabbTree(std::shared_ptr<const BDTree> inTree) : mTree(std::move(inTree))
+AabbTree::AabbTree(std::shared_ptr<const BDTree> inTree)
+    : mTree(CheckedRefitTopology(std::move(inTree), "AABB tree"))
 {
-    if (!mTree)
-        throw Error("AABB tree needs a tree");
-    // The queries walk with a fixed stack of 64 entries: one per level and one more.
-    if (mTree->LevelCount() > 62)
-        throw Error("AABB tree: the tree has " + std::to_string(mTree->LevelCount()) +
-                    " levels, at most 62 are supported");
     mBoxes.assign(6 * std::size_t(mTree->NodeCount()), 0.0f);
 }
 
@@ -63,7 +59,7 @@ void AabbTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
     // The box corners are the vertices' own floats (min and max are exact): only the distance needs slack.
     const Vec3d ball = inBall.center;
     const double reach = inBall.radius * (1.0 + 1e-12);
-    std::uint32_t stack[64];
+    std::uint32_t stack[cRefitQueryStack];
     std::uint32_t depth = 0;
     stack[depth++] = 0;
     while (depth > 0)

@@ -1,6 +1,7 @@
 #include "LayeredSphereTree.h"
 
 #include "BallTriangles.h"
+#include "RefitTopology.h"
 
 #include <algorithm>
 #include <bdt/core/Error.h>
@@ -65,14 +66,9 @@ FloatSphere MergeSpheres(const FloatSphere& inA, const FloatSphere& inB)
 
 } // namespace
 
-LayeredSphereTree::LayeredSphereTree(std::shared_ptr<const BDTree> inTree) : mTree(std::move(inTree))
+LayeredSphereTree::LayeredSphereTree(std::shared_ptr<const BDTree> inTree)
+    : mTree(CheckedRefitTopology(std::move(inTree), "layered sphere tree"))
 {
-    if (!mTree)
-        throw Error("layered sphere tree needs a tree");
-    // The queries walk with a fixed stack of 64 entries: one per level and one more.
-    if (mTree->LevelCount() > 62)
-        throw Error("layered sphere tree: the tree has " + std::to_string(mTree->LevelCount()) +
-                    " levels, at most 62 are supported");
     mSpheres.assign(4 * std::size_t(mTree->NodeCount()), 0.0f);
 }
 
@@ -122,7 +118,7 @@ void LayeredSphereTree::Query(const Sphere& inBall, std::span<const Vec3f> inVer
     const Model& model = mTree->GetModel();
     const Vec3f ball = inBall.center.cast<float>();
     const float ballRadius = float(inBall.radius) * (1.0f + cInflate) + cInflate * ball.cwiseAbs().maxCoeff();
-    std::uint32_t stack[64];
+    std::uint32_t stack[cRefitQueryStack];
     std::uint32_t depth = 0;
     stack[depth++] = 0;
     while (depth > 0)
