@@ -1,11 +1,8 @@
 #include "AabbTree.h"
 
-#include "BallTriangles.h"
 #include "RefitTopology.h"
 
-#include <bdt/core/Error.h>
 #include <limits>
-#include <string>
 
 namespace bdt::bench
 {
@@ -54,19 +51,12 @@ void AabbTree::Refit(std::span<const Vec3f> inVertices)
 void AabbTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
                      std::vector<std::uint32_t>& outTriangles, QueryStats& ioStats) const
 {
-    const std::span<const BDTreeNode> nodes = mTree->Nodes();
-    const Model& model = mTree->GetModel();
     // The box corners are the vertices' own floats (min and max are exact): only the distance needs slack.
     const Vec3d ball = inBall.center;
     const double reach = inBall.radius * (1.0 + 1e-12);
-    std::uint32_t stack[cRefitQueryStack];
-    std::uint32_t depth = 0;
-    stack[depth++] = 0;
-    while (depth > 0)
+    const auto mayTouch = [&](std::uint32_t inNode)
     {
-        const std::uint32_t index = stack[--depth];
-        const float* box = mBoxes.data() + 6 * std::size_t(index);
-        ++ioStats.overlapTests;
+        const float* box = mBoxes.data() + 6 * std::size_t(inNode);
         double squared = 0.0;
         for (int axis = 0; axis < 3; ++axis)
         {
@@ -74,18 +64,9 @@ void AabbTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
             const double gap = below > 0.0 ? below : (above > 0.0 ? above : 0.0);
             squared += gap * gap;
         }
-        if (squared > reach * reach)
-            continue;
-        const BDTreeNode& node = nodes[index];
-        if (!node.IsLeaf())
-        {
-            stack[depth++] = node.firstChild + 1;
-            stack[depth++] = node.firstChild;
-            continue;
-        }
-        for (std::uint32_t k = node.firstTriangle; k < node.firstTriangle + node.triangleCount; ++k)
-            TestBallTriangle(model, k, inVertices, inBall, outTriangles, ioStats);
-    }
+        return squared <= reach * reach;
+    };
+    QueryBallByVolumes(*mTree, mayTouch, inVertices, inBall, outTriangles, ioStats);
 }
 
 } // namespace bdt::bench

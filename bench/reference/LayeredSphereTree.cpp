@@ -1,13 +1,9 @@
 #include "LayeredSphereTree.h"
 
-#include "BallTriangles.h"
 #include "RefitTopology.h"
 
 #include <algorithm>
-#include <bdt/core/Error.h>
 #include <cmath>
-#include <limits>
-#include <string>
 
 namespace bdt::bench
 {
@@ -114,31 +110,15 @@ Sphere LayeredSphereTree::NodeSphere(std::uint32_t inNode) const
 void LayeredSphereTree::Query(const Sphere& inBall, std::span<const Vec3f> inVertices,
                               std::vector<std::uint32_t>& outTriangles, QueryStats& ioStats) const
 {
-    const std::span<const BDTreeNode> nodes = mTree->Nodes();
-    const Model& model = mTree->GetModel();
     const Vec3f ball = inBall.center.cast<float>();
     const float ballRadius = float(inBall.radius) * (1.0f + cInflate) + cInflate * ball.cwiseAbs().maxCoeff();
-    std::uint32_t stack[cRefitQueryStack];
-    std::uint32_t depth = 0;
-    stack[depth++] = 0;
-    while (depth > 0)
+    const auto mayTouch = [&](std::uint32_t inNode)
     {
-        const std::uint32_t index = stack[--depth];
-        const float* s = mSpheres.data() + 4 * std::size_t(index);
-        ++ioStats.overlapTests;
+        const float* s = mSpheres.data() + 4 * std::size_t(inNode);
         const float reach = s[3] + ballRadius;
-        if ((Vec3f(s[0], s[1], s[2]) - ball).squaredNorm() > reach * reach)
-            continue;
-        const BDTreeNode& node = nodes[index];
-        if (!node.IsLeaf())
-        {
-            stack[depth++] = node.firstChild + 1;
-            stack[depth++] = node.firstChild;
-            continue;
-        }
-        for (std::uint32_t k = node.firstTriangle; k < node.firstTriangle + node.triangleCount; ++k)
-            TestBallTriangle(model, k, inVertices, inBall, outTriangles, ioStats);
-    }
+        return (Vec3f(s[0], s[1], s[2]) - ball).squaredNorm() <= reach * reach;
+    };
+    QueryBallByVolumes(*mTree, mayTouch, inVertices, inBall, outTriangles, ioStats);
 }
 
 } // namespace bdt::bench
