@@ -11,7 +11,6 @@
 #include <BulletCollision/CollisionDispatch/btCollisionConfiguration.h>
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
-#include <BulletCollision/CollisionShapes/btTriangleIndexVertexArray.h>
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
@@ -96,6 +95,38 @@ void AddBalls(SampleWorld& ioWorld, const std::vector<Vec3d>& inCentres)
                          btTransform(btQuaternion::getIdentity(), ToBtVector(centre)), 0.2, 0.6f);
 }
 
+// Two scenes take turns by blocks of `cBlockSteps` steps: `inFirst(step, k)` for the steps of a block, then
+// `inSecond(step, k)` for the same steps (k: the step's index in its block), so that a slow moment of the
+// machine falls on both, while each block runs with the caches its own scene leaves (per-step turns would
+// make each scene start every step with the other's data in cache: at 100k triangles the refit's 20 MB).
+constexpr int cBlockSteps = 20;
+template <class First, class Second> void TakeTurns(int inSteps, First&& inFirst, Second&& inSecond)
+{
+    for (int first = 0; first < inSteps; first += cBlockSteps)
+    {
+        const int last = std::min(inSteps, first + cBlockSteps);
+        for (int step = first; step < last; ++step)
+            inFirst(step, std::size_t(step - first));
+        for (int step = first; step < last; ++step)
+            inSecond(step, std::size_t(step - first));
+    }
+}
+
+// The steps after the balls have landed, the last two thirds, over which the medians are taken.
+std::vector<double> AfterLanding(const std::vector<double>& inPerStep)
+{
+    return std::vector<double>(inPerStep.begin() + std::ptrdiff_t(inPerStep.size() / 3), inPerStep.end());
+}
+
+// The transform of a body of `inAsset` that puts its rest frame's origin at `inOrigin` (world, m), unrotated:
+// the body's own frame is the mesh's principal frame, which it undoes.
+btTransform RestFrameAt(const DeformableAsset& inAsset, const Vec3d& inOrigin)
+{
+    const Pose principal = inAsset.Mass().ToPrincipal();
+    const Mat3d back = principal.rotation.transpose();
+    return btTransform(ToBtMatrix(back), ToBtVector(inOrigin - back * principal.translation));
+}
+
 // Per-step figures of one method at one size.
 struct Series
 {
@@ -111,16 +142,11 @@ struct Series
         contacts.push_back(double(points));
     }
 
-    // Medians over the steps after the balls have landed (the last two thirds).
     nlohmann::json Report() const
     {
-        const auto tail = [](const std::vector<double>& inValues) {
-            return std::vector<double>(inValues.begin() + std::ptrdiff_t(inValues.size() / 3),
-                                       inValues.end());
-        };
-        return {{"collision_ms_median", Median(tail(collisionMs))},
-                {"step_ms_median", Median(tail(stepMs))},
-                {"contacts_median", Median(tail(contacts))}};
+        return {{"collision_ms_median", Median(AfterLanding(collisionMs))},
+                {"step_ms_median", Median(AfterLanding(stepMs))},
+                {"contacts_median", Median(AfterLanding(contacts))}};
     }
 };
 
@@ -145,16 +171,13 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
         scale[j] = largest > 0.0 ? inOptions.amplitude / largest : 0.0;
     }
 
-    // The BD-Tree scene: a static deformable body placed so that its rest frame's origin is at cBoxCentre
-    // (the body's own frame is the mesh's principal frame, which the transform undoes).
+    // The BD-Tree scene: a static deformable body whose rest frame's origin is at cBoxCentre.
     SampleWorld bdWorld;
     bdWorld.AddGroundPlane();
     BodyDesc desc;
     desc.mass = 0.0;
     desc.proxyLevel = inOptions.level;
-    const Pose principal = asset->Mass().ToPrincipal();
-    const Mat3d back = principal.rotation.transpose();
-    desc.transform = btTransform(ToBtMatrix(back), ToBtVector(cBoxCentre - back * principal.translation));
+    desc.transform = RestFrameAt(*asset, cBoxCentre);
     DeformableShape& shape = *World::Shape(bdWorld.Deformables().CreateBody(asset, desc));
     AddBalls(bdWorld, BallCentres(inOptions.balls, 1.0));
 
@@ -174,47 +197,39 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
                      btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre)));
     AddBalls(gWorld, BallCentres(inOptions.balls, 1.0));
 
-    // The two scenes take turns by blocks of steps, so that a slow moment of the machine falls on both while
-    // each block runs with the caches its own scene leaves (per-step turns would make each scene start every
-    // step with the other's data in cache: at 100k triangles the refit's 20 MB).
-    constexpr int cBlock = 20;
     Series bd, gi;
     std::vector<float> q;
+    std::vector<std::vector<float>> held(cBlockSteps); // the q the BD-Tree's body held at each step of a block
     std::vector<Vec3f> deformed(model.VertexCount());
-    for (int first = 0; first < inOptions.steps; first += cBlock)
-    {
-        const int last = std::min(inOptions.steps, first + cBlock);
-        for (int step = first; step < last; ++step)
+    TakeTurns(
+        inOptions.steps,
+        [&](int inStep, std::size_t inInBlock)
         {
             // BD-Tree: q in, nothing else; the spheres follow lazily in the narrowphase.
-            PrescribedQ(scale, step * cTimeStep, q);
+            PrescribedQ(scale, inStep * cTimeStep, q);
             start = Clock::now();
             if (!shape.SetQ(q))
                 throw Error("scaling: the prescribed q was refused");
             const double updateMs = MsSince(start);
+            held[inInBlock].assign(shape.State().Q().begin(), shape.State().Q().end());
             start = Clock::now();
             bdWorld.Step(1, cTimeStep);
             bd.Add(updateMs, bdWorld.Deformables().Stats().collisionMs, MsSince(start),
                    *bdWorld.Dynamics().getDispatcher());
-        }
-        for (int step = first; step < last; ++step)
+        },
+        [&](int, std::size_t inInBlock)
         {
-            // GImpact: every vertex deformed (with the q the BD-Tree's body held at this step: the strain
-            // limit may clamp the prescribed one) and the tree refitted.
-            PrescribedQ(scale, step * cTimeStep, q);
-            for (std::size_t j = 0; j < q.size(); ++j)
-                q[j] = std::clamp(q[j], -float(shape.Dynamics().StrainLimit(std::uint32_t(j))),
-                                  float(shape.Dynamics().StrainLimit(std::uint32_t(j))));
+            // GImpact: every vertex deformed with the q the BD-Tree's body held at this step (its strain limit
+            // may have clamped the prescribed one), and the tree refitted.
             start = Clock::now();
-            DeformVertices(model, q, deformed);
+            DeformVertices(model, held[inInBlock], deformed);
             gimpact.Update(deformed);
             const double updateMs = MsSince(start);
             start = Clock::now();
             gWorld.Step(1, cTimeStep);
             gi.Add(updateMs, gWorld.Deformables().Stats().collisionMs, MsSince(start),
                    *gWorld.Dynamics().getDispatcher());
-        }
-    }
+        });
     nlohmann::json report = {{"triangles", model.TriangleCount()},
                              {"vertices", model.VertexCount()},
                              {"nodes", tree->NodeCount()},
@@ -251,6 +266,15 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
         std::filesystem::temp_directory_path() /
         ("bdt-bench-reduced-" + std::to_string(getpid()) + "-" + std::to_string(cells));
     std::filesystem::create_directories(folder);
+    struct RemoveFolder // also when something below throws
+    {
+        const std::filesystem::path& path;
+        ~RemoveFolder()
+        {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    } removeFolder{folder};
     SaveBulletReducedFiles(files, folder.string());
     const auto tree = std::make_shared<const BDTree>(
         BDTree::Build(MakeModelFromBulletFiles(files, inOptions.modes, cAlpha, cBeta)));
@@ -277,40 +301,31 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
     BodyDesc desc;
     desc.mass = mass;
     desc.proxyLevel = level;
-    const Pose principal = asset->Mass().ToPrincipal();
-    const Mat3d back = principal.rotation.transpose();
-    desc.transform =
-        btTransform(ToBtMatrix(back), ToBtVector(Vec3d(0.0, lift, 0.0) - back * principal.translation));
+    desc.transform = RestFrameAt(*asset, Vec3d(0.0, lift, 0.0));
     btRigidBody* body = bdWorld.Deformables().CreateBody(asset, desc);
     const std::vector<Vec3d> balls = BallCentres(inOptions.balls, top);
     AddBalls(bdWorld, balls);
     BulletReducedScene bullet(folder.string(), int(inOptions.modes), lift, cAlpha, cBeta, balls, cBallRadius);
 
-    constexpr int cBlock = 20;
     Series bd;
     std::vector<double> bulletStepMs, bulletContacts;
-    for (int first = 0; first < inOptions.steps; first += cBlock)
-    {
-        const int last = std::min(inOptions.steps, first + cBlock);
-        for (int step = first; step < last; ++step)
+    TakeTurns(
+        inOptions.steps,
+        [&](int, std::size_t)
         {
             start = Clock::now();
             bdWorld.Step(1, cTimeStep);
             bd.Add(0.0, bdWorld.Deformables().Stats().collisionMs, MsSince(start),
                    *bdWorld.Dynamics().getDispatcher());
-        }
-        for (int step = first; step < last; ++step)
+        },
+        [&](int, std::size_t)
         {
             start = Clock::now();
             bullet.Step(cTimeStep);
             bulletStepMs.push_back(MsSince(start));
             bulletContacts.push_back(double(bullet.ContactPoints()));
-        }
-    }
-    std::filesystem::remove_all(folder);
-    const auto tail = [](const std::vector<double>& inValues)
-    { return std::vector<double>(inValues.begin() + std::ptrdiff_t(inValues.size() / 3), inValues.end()); };
-    const double bulletMs = Median(tail(bulletStepMs));
+        });
+    const double bulletMs = Median(AfterLanding(bulletStepMs));
     nlohmann::json report = {
         {"triangles", model.TriangleCount()},
         {"lattice_cells_per_side", cells},
@@ -319,7 +334,7 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
         {"bake_ms", bakeMs},
         {"mass_kg", mass},
         {"bdtree", bd.Report()},
-        {"bullet_reduced", {{"step_ms_median", bulletMs}, {"contacts_median", Median(tail(bulletContacts))}}},
+        {"bullet_reduced", {{"step_ms_median", bulletMs}, {"contacts_median", Median(AfterLanding(bulletContacts))}}},
         {"bdtree_final_height_m", double(body->getWorldTransform().getOrigin().y())},
         {"bullet_lowest_node_m", bullet.LowestNodeY()}};
     const double bdStep = report["bdtree"]["step_ms_median"];
