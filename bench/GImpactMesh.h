@@ -17,7 +17,8 @@ namespace bdt::bench
 /// What a Bullet user has today for a deforming triangle mesh: a `btGImpactMeshShape` over a vertex buffer
 /// that is rewritten with every deformed vertex, its tree refitted by `postUpdate()` and `updateBound()`, as
 /// Bullet documents for deforming meshes. The mesh is a model's rest mesh (its triangles in its order, so
-/// GImpact's primitive k is the model's triangle k). Owns the buffers; owns the shape until `ReleaseShape`.
+/// GImpact's primitive k is the model's triangle k). Owns the buffers; owns the shape until `ReleaseShape`;
+/// refers to the model, which must outlive it.
 class GImpactMesh
 {
 public:
