@@ -169,6 +169,27 @@ void ComputeRow(const Model& inModel, std::span<const std::uint32_t> inVertices,
 
 } // namespace
 
+void ForEachNodeVertices(const Model& inModel, std::span<const BDTreeNode> inNodes, const NodeVerticesCallback& inCallback)
+{
+    // Unique vertices of each node, found with a per-vertex stamp (no sorting, no hashing).
+    std::vector<std::uint32_t> stamp(inModel.VertexCount(), std::numeric_limits<std::uint32_t>::max());
+    std::vector<std::uint32_t> vertices;
+    const auto triangles = inModel.Triangles();
+    for (std::uint32_t i = 0; i < inNodes.size(); ++i)
+    {
+        const BDTreeNode& node = inNodes[i];
+        vertices.clear();
+        for (std::uint32_t t = node.firstTriangle; t < node.firstTriangle + node.triangleCount; ++t)
+            for (std::uint32_t v : triangles[t])
+                if (stamp[v] != i)
+                {
+                    stamp[v] = i;
+                    vertices.push_back(v);
+                }
+        inCallback(i, vertices);
+    }
+}
+
 std::uint32_t BDTree::LevelEnd(std::uint32_t inLevel) const
 {
     if (mLevelEnd.empty())
@@ -205,30 +226,12 @@ BDTree BDTree::Build(const Model& inModel, const BDTreeSettings& inSettings, con
     tree.mRowStride = NodeRowLayout::RowStride(m);
     tree.mRows.assign(std::size_t(tree.mNodes.size()) * tree.mRowStride, 0.0f);
 
-    // Unique vertices of each node, found with a per-vertex stamp (no sorting, no hashing).
-    std::vector<std::uint32_t> stamp(model.VertexCount(), std::numeric_limits<std::uint32_t>::max());
-    std::vector<std::uint32_t> vertices;
-    const auto triangles = model.Triangles();
     const std::size_t nodeCount = tree.mNodes.size();
-    for (std::uint32_t i = 0; i < nodeCount; ++i)
-    {
-        const BDTreeNode& node = tree.mNodes[i];
-        vertices.clear();
-        for (std::uint32_t t = node.firstTriangle; t < node.firstTriangle + node.triangleCount; ++t)
-        {
-            for (std::uint32_t v : triangles[t])
-            {
-                if (stamp[v] != i)
-                {
-                    stamp[v] = i;
-                    vertices.push_back(v);
-                }
-            }
-        }
-        ComputeRow(model, vertices, tree.mRows.data() + std::size_t(i) * tree.mRowStride);
-        if (inProgress && (i % 4096 == 0 || i + 1 == nodeCount))
-            inProgress("tree spheres", double(i + 1) / double(nodeCount));
-    }
+    ForEachNodeVertices(model, tree.mNodes, [&](std::uint32_t inNode, std::span<const std::uint32_t> inVertices) {
+        ComputeRow(model, inVertices, tree.mRows.data() + std::size_t(inNode) * tree.mRowStride);
+        if (inProgress && (inNode % 4096 == 0 || inNode + 1 == nodeCount))
+            inProgress("tree spheres", double(inNode + 1) / double(nodeCount));
+    });
     return tree;
 }
 

@@ -1,0 +1,119 @@
+#include <bdt/core/RegionTraversal.h>
+
+#include <cmath>
+
+namespace bdt
+{
+
+namespace
+{
+
+// The rounding allowance of a separation test: 1e-9 of the bounds' sizes plus 1e-13 of the coordinates.
+double Slack(double inSizes, const Vec3d& inA, const Vec3d& inB)
+{
+    return 1e-9 * inSizes + 1e-13 * (inA.cwiseAbs().maxCoeff() + inB.cwiseAbs().maxCoeff());
+}
+
+double BoundSize(const WorldBall& inBall) { return inBall.radius; }
+double BoundSize(const WorldBox& inBox) { return inBox.halfExtents.norm(); }
+
+// One overlap test per kind: balls directly, boxes through the pair's set-up.
+struct BallPairTest
+{
+    template <class Regions> BallPairTest(const Regions&, const Regions&) {}
+    bool operator()(const WorldBall& inA, const WorldBall& inB) const { return BallsOverlap(inA, inB); }
+};
+struct BoxPairTest : BoxOverlapTest
+{
+    BoxPairTest(const BoxRegions& inA, const BoxRegions& inB) : BoxOverlapTest(inA.GetPose().rotation, inB.GetPose().rotation) {}
+};
+template <class Bound> struct PairTestOf;
+template <> struct PairTestOf<WorldBall> { using Type = BallPairTest; };
+template <> struct PairTestOf<WorldBox> { using Type = BoxPairTest; };
+
+} // namespace
+
+bool BallsOverlap(const WorldBall& inA, const WorldBall& inB)
+{
+    const double reach = inA.radius + inB.radius;
+    const double allowed = reach + Slack(reach, inA.center, inB.center);
+    return (inA.center - inB.center).squaredNorm() <= allowed * allowed;
+}
+
+BoxOverlapTest::BoxOverlapTest(const Mat3d& inRotationA, const Mat3d& inRotationB)
+    : mRotationAT(inRotationA.transpose()), mR(inRotationA.transpose() * inRotationB),
+      mAbsR(mR.cwiseAbs().array() + 1e-9)
+{
+}
+
+bool BoxOverlapTest::operator()(const WorldBox& inA, const WorldBox& inB) const
+{
+    const Vec3d t = mRotationAT * (inB.center - inA.center); // B's centre in A's axes
+    const Vec3d& a = inA.halfExtents;
+    const Vec3d& b = inB.halfExtents;
+    const double slack = Slack(a.sum() + b.sum(), inA.center, inB.center);
+    // A's face normals, then B's.
+    for (int i = 0; i < 3; ++i)
+        if (std::abs(t[i]) > a[i] + mAbsR.row(i).dot(b) + slack)
+            return false;
+    for (int j = 0; j < 3; ++j)
+        if (std::abs(mR.col(j).dot(t)) > mAbsR.col(j).dot(a) + b[j] + slack)
+            return false;
+    // Edge pairs: the axis A_i × B_j, written in A's axes.
+    for (int i = 0; i < 3; ++i)
+    {
+        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; ++j)
+        {
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            const double distance = std::abs(t[i2] * mR(i1, j) - t[i1] * mR(i2, j));
+            const double reach = a[i1] * mAbsR(i2, j) + a[i2] * mAbsR(i1, j) + b[j1] * mAbsR(i, j2) + b[j2] * mAbsR(i, j1);
+            if (distance > reach + slack)
+                return false;
+        }
+    }
+    return true;
+}
+
+template <class Regions>
+void CollideRegions(Regions& ioA, Regions& ioB, std::vector<RegionPair>& outPairs, RegionStats& ioStats)
+{
+    const typename PairTestOf<typename Regions::BoundType>::Type overlap(ioA, ioB);
+    std::vector<RegionPair> stack{{0, 0}};
+    while (!stack.empty())
+    {
+        const RegionPair pair = stack.back();
+        stack.pop_back();
+        const auto& a = ioA.Bound(pair.nodeA);
+        const auto& b = ioB.Bound(pair.nodeB);
+        ++ioStats.overlapTests;
+        if (!overlap(a, b))
+            continue;
+        const bool regionA = ioA.IsRegion(pair.nodeA);
+        const bool regionB = ioB.IsRegion(pair.nodeB);
+        if (regionA && regionB)
+        {
+            outPairs.push_back(pair);
+            ++ioStats.regionPairs;
+            continue;
+        }
+        if (!regionA && (regionB || BoundSize(a) >= BoundSize(b)))
+        {
+            const std::uint32_t child = ioA.Tree().Node(pair.nodeA).firstChild;
+            stack.push_back({child + 1, pair.nodeB});
+            stack.push_back({child, pair.nodeB});
+        }
+        else
+        {
+            const std::uint32_t child = ioB.Tree().Node(pair.nodeB).firstChild;
+            stack.push_back({pair.nodeA, child + 1});
+            stack.push_back({pair.nodeA, child});
+        }
+    }
+}
+
+template void CollideRegions(SphereRegions&, SphereRegions&, std::vector<RegionPair>&, RegionStats&);
+template void CollideRegions(BoxRegions&, BoxRegions&, std::vector<RegionPair>&, RegionStats&);
+template void CollideRegions(DistanceRegions&, DistanceRegions&, std::vector<RegionPair>&, RegionStats&);
+
+} // namespace bdt

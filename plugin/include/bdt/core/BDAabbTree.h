@@ -1,0 +1,126 @@
+#pragma once
+
+#include <bdt/core/AlignedAllocator.h>
+#include <bdt/core/BDTree.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+
+namespace bdt
+{
+
+/// The packed per-node data of a BD-AABB, one row of `RowStride(M)` floats per node:
+///
+///     [ c.x  c.y  c.z  0 ][ h.x  h.y  h.z  0 ]              rest centre and half extents
+///     [ Ū_j.x Ū_j.y Ū_j.z 0 ][ ΔB_j.x ΔB_j.y ΔB_j.z 0 ]     j = 0..M-1: centre velocity and half-extent growth
+///
+/// so that one update is c' = c + Σ_j Ū_j q_j and h' = h + Σ_j ΔB_j |q_j|, one 8-wide multiply-add per mode
+/// (the paper's 12M flops, §3.5 "Updating Bounding Boxes").
+struct NodeBoxLayout
+{
+    static constexpr std::uint32_t RowStride(std::uint32_t inModes) { return 8 * (inModes + 1); }
+};
+
+/// An updated box in the body's rest frame: centre and half extents (model units), axis-aligned in that frame.
+struct alignas(32) UpdatedBox
+{
+    float center[3];
+    float pad0;
+    float halfExtents[3];
+    float pad1;
+};
+
+/// A BD-AABB (BD-Tree paper §3.5): the bounded-deformation update applied per axis to axis-aligned boxes.
+/// It shares the node topology and triangle order of a `BDTree` and stores one box row per node
+/// (`NodeBoxLayout`). For node vertices Λ and any q,
+///
+///     |p'_i − c'|_x ≤ |p_i − c|_x + Σ_j |U_ij − Ū_j|_x |q_j| ≤ h_x + Σ_j ΔB_jx |q_j|      (eq. 6–7 with |·|_x)
+///
+/// for every i ∈ Λ, so the updated box contains every deformed vertex of the node (and so its triangles).
+/// The bound holds for any c and Ū_j; per axis the tightest choice is the midpoint of the range, which is
+/// what the build takes: c is the centre of the node's rest box and Ū_jx the midpoint of {U_ijx}, so h is
+/// the rest box's half size (a wrapped box, as the spheres are wrapped) and ΔB_jx half the range of {U_ijx}.
+/// Stored values are rounded up and inflated by the float rounding of the update (as the sphere rows are),
+/// so the float update is conservative for the exact deformed vertices.
+///
+/// Immutable after `Build`; share it between bodies. 32(M+1) bytes a node, against 16(M+2) for a sphere row.
+class BDAabbTree
+{
+public:
+    /// Box rows for every node of `inTree` (not null). Cost O(Σ_nodes |Λ|·M), the tree's own row cost.
+    /// Throws `bdt::Error` if `inTree` is null.
+    static BDAabbTree Build(std::shared_ptr<const BDTree> inTree);
+
+    const BDTree& Tree() const { return *mTree; }
+    const std::shared_ptr<const BDTree>& TreePtr() const { return mTree; }
+    std::uint32_t ModeCount() const { return mTree->ModeCount(); }
+
+    /// Floats per row, `NodeBoxLayout::RowStride(M)`.
+    std::uint32_t RowStride() const { return mRowStride; }
+    /// Packed row of node `inNode` (see `NodeBoxLayout`).
+    const float* Row(std::uint32_t inNode) const { return mRows.data() + std::size_t(inNode) * mRowStride; }
+
+    /// Bytes of the box rows (the shared tree not counted).
+    std::size_t MemoryBytes() const { return mRows.size() * sizeof(float); }
+
+private:
+    BDAabbTree() = default;
+
+    std::shared_ptr<const BDTree> mTree;
+    AlignedVector<float> mRows;
+    std::uint32_t mRowStride = 0;
+};
+
+/// Fills `outQq` (8M floats) with (q_j, q_j, q_j, 0, |q_j|, |q_j|, |q_j|, 0) per mode: the box update's input.
+inline void MakeBoxUpdateInput(std::span<const float> inQ, float* outQq)
+{
+    for (std::size_t j = 0; j < inQ.size(); ++j)
+    {
+        const float q = inQ[j];
+        const float a = q < 0.0f ? -q : q;
+        const float values[8] = {q, q, q, 0.0f, a, a, a, 0.0f};
+        std::memcpy(outQq + 8 * j, values, sizeof(values));
+    }
+}
+
+/// The BD-AABB update of one row: c' = c + Σ_j Ū_j q_j, h' = h + Σ_j ΔB_j |q_j| (12M flops), with `inQq`
+/// from `MakeBoxUpdateInput`. Writes the box to `outBox`.
+inline void UpdateBox(const float* inRow, const float* inQq, std::uint32_t inModes, UpdatedBox& outBox)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    typedef float Float8 __attribute__((vector_size(32)));
+    Float8 acc0, acc1 = {};
+    std::memcpy(&acc0, inRow, sizeof(Float8));
+    std::uint32_t j = 0;
+    for (; j + 2 <= inModes; j += 2) // two independent chains
+    {
+        Float8 h0, h1, q0, q1;
+        std::memcpy(&h0, inRow + 8 * (j + 1), sizeof(Float8));
+        std::memcpy(&h1, inRow + 8 * (j + 2), sizeof(Float8));
+        std::memcpy(&q0, inQq + 8 * j, sizeof(Float8));
+        std::memcpy(&q1, inQq + 8 * (j + 1), sizeof(Float8));
+        acc0 += h0 * q0;
+        acc1 += h1 * q1;
+    }
+    if (j < inModes)
+    {
+        Float8 h0, q0;
+        std::memcpy(&h0, inRow + 8 * (j + 1), sizeof(Float8));
+        std::memcpy(&q0, inQq + 8 * j, sizeof(Float8));
+        acc0 += h0 * q0;
+    }
+    acc0 += acc1;
+    std::memcpy(&outBox, &acc0, sizeof(Float8));
+#else
+    float acc[8];
+    std::memcpy(acc, inRow, sizeof(acc));
+    for (std::uint32_t j = 0; j < inModes; ++j)
+        for (int k = 0; k < 8; ++k)
+            acc[k] += inRow[8 * (j + 1) + k] * inQq[8 * j + k];
+    std::memcpy(&outBox, acc, sizeof(acc));
+#endif
+}
+
+} // namespace bdt
