@@ -11,6 +11,7 @@ namespace bdt
 namespace
 {
 
+// The largest distance from `inCentre` to a vertex of the list, in double (the build's exact value).
 double LargestDistance(std::span<const std::uint32_t> inVertices, std::span<const Vec3f> inPositions,
                        const Vec3d& inCentre)
 {
@@ -60,8 +61,14 @@ DistanceHierarchy DistanceHierarchy::Build(std::shared_ptr<const BDTree> inTree)
 
 float DistanceHierarchy::Radius(std::uint32_t inNode, std::span<const Vec3f> inPositions) const
 {
-    const Vec3d centre = inPositions[mRegions[inNode].centralVertex].cast<double>();
-    return RoundUpToFloat(LargestDistance(RegionVertices(inNode), inPositions, centre));
+    // In float, one subtraction, three multiply-adds and a max a vertex. Each squared distance is within
+    // 3 units of rounding u = 2⁻²⁴ of its exact value (relative), and so its square root within 2u; the
+    // factor 1 + 16u keeps the radius above the exact one; 1e-18 covers distances whose squares underflow.
+    const Vec3f centre = inPositions[mRegions[inNode].centralVertex];
+    float largest = 0.0f;
+    for (std::uint32_t v : RegionVertices(inNode))
+        largest = std::max(largest, (inPositions[v] - centre).squaredNorm());
+    return std::sqrt(largest) * (1.0f + 16.0f * std::ldexp(1.0f, -24)) + 1e-18f;
 }
 
 } // namespace bdt

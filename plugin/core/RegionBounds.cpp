@@ -51,6 +51,17 @@ bool RegionBoundsBase<Bound>::BeginStep(const Pose& inPose, double inScale)
     return true;
 }
 
+template <class Bound>
+bool RegionBoundsBase<Bound>::BeginStep(std::span<const Vec3f> inPositions, const Pose& inPose, double inScale)
+{
+    if (inPositions.size() != mTree->GetModel().VertexCount())
+        return false;
+    for (const Vec3f& p : inPositions)
+        if (!p.allFinite())
+            return false;
+    return BeginStep(inPose, inScale);
+}
+
 template class RegionBoundsBase<WorldBall>;
 template class RegionBoundsBase<WorldBox>;
 
@@ -101,25 +112,6 @@ WorldBox BoxRegions::Compute(std::uint32_t inNode) const
     UpdatedBox box;
     UpdateBox(mBoxes->Row(inNode), mQq.data(), mTree->ModeCount(), box);
     return {ToWorld(box.center), mScale * Vec3d(box.halfExtents[0], box.halfExtents[1], box.halfExtents[2])};
-}
-
-DistanceRegions::DistanceRegions(std::shared_ptr<const DistanceHierarchy> inHierarchy, std::uint32_t inLevel)
-    : RegionBoundsBase(inHierarchy ? inHierarchy->TreePtr() : nullptr, inLevel), mHierarchy(std::move(inHierarchy)),
-      mPositions(mTree->GetModel().Positions())
-{
-}
-
-bool DistanceRegions::SetStep(std::span<const Vec3f> inPositions, const Pose& inPose, double inScale)
-{
-    if (inPositions.size() != mTree->GetModel().VertexCount())
-        return false;
-    for (const Vec3f& p : inPositions)
-        if (!p.allFinite())
-            return false;
-    if (!BeginStep(inPose, inScale))
-        return false;
-    mPositions = inPositions;
-    return true;
 }
 
 WorldBall DistanceRegions::Compute(std::uint32_t inNode) const

@@ -14,23 +14,6 @@ double Slack(double inSizes, const Vec3d& inA, const Vec3d& inB)
     return 1e-9 * inSizes + 1e-13 * (inA.cwiseAbs().maxCoeff() + inB.cwiseAbs().maxCoeff());
 }
 
-double BoundSize(const WorldBall& inBall) { return inBall.radius; }
-double BoundSize(const WorldBox& inBox) { return inBox.halfExtents.norm(); }
-
-// One overlap test per kind: balls directly, boxes through the pair's set-up.
-struct BallPairTest
-{
-    template <class Regions> BallPairTest(const Regions&, const Regions&) {}
-    bool operator()(const WorldBall& inA, const WorldBall& inB) const { return BallsOverlap(inA, inB); }
-};
-struct BoxPairTest : BoxOverlapTest
-{
-    BoxPairTest(const BoxRegions& inA, const BoxRegions& inB) : BoxOverlapTest(inA.GetPose().rotation, inB.GetPose().rotation) {}
-};
-template <class Bound> struct PairTestOf;
-template <> struct PairTestOf<WorldBall> { using Type = BallPairTest; };
-template <> struct PairTestOf<WorldBox> { using Type = BoxPairTest; };
-
 } // namespace
 
 bool BallsOverlap(const WorldBall& inA, const WorldBall& inB)
@@ -74,46 +57,5 @@ bool BoxOverlapTest::operator()(const WorldBox& inA, const WorldBox& inB) const
     }
     return true;
 }
-
-template <class Regions>
-void CollideRegions(Regions& ioA, Regions& ioB, std::vector<RegionPair>& outPairs, RegionStats& ioStats)
-{
-    const typename PairTestOf<typename Regions::BoundType>::Type overlap(ioA, ioB);
-    std::vector<RegionPair> stack{{0, 0}};
-    while (!stack.empty())
-    {
-        const RegionPair pair = stack.back();
-        stack.pop_back();
-        const auto& a = ioA.Bound(pair.nodeA);
-        const auto& b = ioB.Bound(pair.nodeB);
-        ++ioStats.overlapTests;
-        if (!overlap(a, b))
-            continue;
-        const bool regionA = ioA.IsRegion(pair.nodeA);
-        const bool regionB = ioB.IsRegion(pair.nodeB);
-        if (regionA && regionB)
-        {
-            outPairs.push_back(pair);
-            ++ioStats.regionPairs;
-            continue;
-        }
-        if (!regionA && (regionB || BoundSize(a) >= BoundSize(b)))
-        {
-            const std::uint32_t child = ioA.Tree().Node(pair.nodeA).firstChild;
-            stack.push_back({child + 1, pair.nodeB});
-            stack.push_back({child, pair.nodeB});
-        }
-        else
-        {
-            const std::uint32_t child = ioB.Tree().Node(pair.nodeB).firstChild;
-            stack.push_back({pair.nodeA, child + 1});
-            stack.push_back({pair.nodeA, child});
-        }
-    }
-}
-
-template void CollideRegions(SphereRegions&, SphereRegions&, std::vector<RegionPair>&, RegionStats&);
-template void CollideRegions(BoxRegions&, BoxRegions&, std::vector<RegionPair>&, RegionStats&);
-template void CollideRegions(DistanceRegions&, DistanceRegions&, std::vector<RegionPair>&, RegionStats&);
 
 } // namespace bdt

@@ -47,7 +47,7 @@ TEST(DistanceHierarchy, RegionsAreCentralVertexAndRadius)
 }
 
 // After any deformation, `Radius` gives a ball about the moved central vertex containing every moved region
-// vertex (no tolerance), and no larger than float rounding needs.
+// vertex (no tolerance), and no larger than its float rounding allowance (16 units, 1e-6 relative) needs.
 TEST(DistanceHierarchy, RadiusContainsTheDeformedRegion)
 {
     std::mt19937 random(3);
@@ -69,7 +69,7 @@ TEST(DistanceHierarchy, RadiusContainsTheDeformedRegion)
             for (std::uint32_t v : hierarchy.RegionVertices(i))
                 farthest = std::max(farthest, (deformed[v].cast<double>() - centre).norm());
             EXPECT_GE(double(radius), farthest) << "node " << i;
-            EXPECT_NEAR(radius, farthest, 1e-6 * size) << "node " << i;
+            EXPECT_LE(double(radius), farthest * (1.0 + 2e-6) + 1e-12) << "node " << i;
         }
     }
 }

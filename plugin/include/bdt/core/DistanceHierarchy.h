@@ -49,8 +49,8 @@ public:
     }
 
     /// The radius of region `inNode` for the vertex positions `inPositions` (one per model vertex, any frame
-    /// the positions share): max ‖v − v_central‖ over the region's vertices, computed in double and rounded up
-    /// to float, so the ball contains every vertex. Cost one distance per region vertex. `inPositions` must
+    /// the positions share): max ‖v − v_central‖ over the region's vertices, computed in float and raised by
+    /// 16 units of float rounding, so the ball contains every vertex. Cost one float distance per region vertex. `inPositions` must
     /// have the model's vertex count (not checked here: `DistanceRegions` checks it once a step).
     float Radius(std::uint32_t inNode, std::span<const Vec3f> inPositions) const;
 

@@ -61,6 +61,9 @@ protected:
 
     /// Checks and stores the placement (finite pose, finite scale > 0) and starts a new step; false if bad.
     bool BeginStep(const Pose& inPose, double inScale);
+    /// The same for kinds bounded from deformed vertices: also checks that `inPositions` has one finite point
+    /// per model vertex (O(N)).
+    bool BeginStep(std::span<const Vec3f> inPositions, const Pose& inPose, double inScale);
 
     /// The cached bound of `inNode` (< LevelEnd(Level())), computed by `inCompute(inNode)` on a miss.
     template <class Compute>
@@ -140,18 +143,45 @@ private:
     AlignedVector<float> mQq; ///< `MakeBoxUpdateInput` of q.
 };
 
-/// Distance Hierarchy regions (Madera et al. 2007): the central vertex's deformed position and the radius
-/// recomputed from the region's deformed vertices, one distance a vertex.
-class DistanceRegions : public RegionBoundsBase<WorldBall>
+/// The base of region kinds bounded from deformed vertices (the Distance Hierarchy, and refits of spheres or
+/// boxes): the regions' vertex lists (those of a `DistanceHierarchy`) and this step's deformed vertices.
+template <class Bound>
+class VertexRegionBounds : public RegionBoundsBase<Bound>
 {
 public:
-    /// Regions at level `inLevel` (clamped) of `inHierarchy` (not null; throws `bdt::Error`).
-    DistanceRegions(std::shared_ptr<const DistanceHierarchy> inHierarchy, std::uint32_t inLevel);
-
     /// Starts a step with the deformed vertex positions `inPositions` (rest frame, one per model vertex, all
     /// finite; not copied: they must outlive the step) and placement. Returns false, and keeps the last step,
     /// when an argument is bad. Cost O(N) for the finiteness check.
-    [[nodiscard]] bool SetStep(std::span<const Vec3f> inPositions, const Pose& inPose, double inScale = 1.0);
+    [[nodiscard]] bool SetStep(std::span<const Vec3f> inPositions, const Pose& inPose, double inScale = 1.0)
+    {
+        if (!this->BeginStep(inPositions, inPose, inScale))
+            return false;
+        mPositions = inPositions;
+        return true;
+    }
+
+protected:
+    /// Regions at level `inLevel` (clamped) of `inHierarchy` (not null; throws `bdt::Error`).
+    VertexRegionBounds(std::shared_ptr<const DistanceHierarchy> inHierarchy, std::uint32_t inLevel)
+        : RegionBoundsBase<Bound>(inHierarchy ? inHierarchy->TreePtr() : nullptr, inLevel),
+          mHierarchy(std::move(inHierarchy)), mPositions(this->mTree->GetModel().Positions())
+    {
+    }
+
+    std::shared_ptr<const DistanceHierarchy> mHierarchy;
+    std::span<const Vec3f> mPositions; ///< This step's deformed vertices (the rest positions before a step).
+};
+
+/// Distance Hierarchy regions (Madera et al. 2007): the central vertex's deformed position and the radius
+/// recomputed from the region's deformed vertices, one distance a vertex.
+class DistanceRegions : public VertexRegionBounds<WorldBall>
+{
+public:
+    /// Regions at level `inLevel` (clamped) of `inHierarchy` (not null; throws `bdt::Error`).
+    DistanceRegions(std::shared_ptr<const DistanceHierarchy> inHierarchy, std::uint32_t inLevel)
+        : VertexRegionBounds(std::move(inHierarchy), inLevel)
+    {
+    }
 
     /// The region's ball in world for this step's positions and placement.
     const WorldBall& Bound(std::uint32_t inNode)
@@ -161,9 +191,6 @@ public:
 
 private:
     WorldBall Compute(std::uint32_t inNode) const;
-
-    std::shared_ptr<const DistanceHierarchy> mHierarchy;
-    std::span<const Vec3f> mPositions;
 };
 
 } // namespace bdt

@@ -43,13 +43,71 @@ private:
     Mat3d mAbsR;       ///< |Aᵀ B| + 1e-9.
 };
 
-/// The traversal of two region hierarchies of the same kind (`SphereRegions`, `BoxRegions` or
-/// `DistanceRegions`) down to their regions: every pair of a region of A and a region of B whose bounds
-/// overlap and whose ancestors' bounds all overlap, each once, appended to `outPairs`. Depth first with an
-/// explicit stack, descending the larger bound of a pair (or the one that is not yet a region). Conservative:
-/// every bound contains its node's triangles, so two intersecting triangles always lie under a reported pair.
-/// Bounds are updated lazily on first visit (counted by each side's `Updates`).
+namespace detail
+{
+inline double BoundSize(const WorldBall& inBall) { return inBall.radius; }
+inline double BoundSize(const WorldBox& inBox) { return inBox.halfExtents.norm(); }
+
+// The overlap test of a pair of bodies' bounds: balls directly, boxes through the pair's set-up.
+struct BallPairTest
+{
+    template <class Regions> BallPairTest(const Regions&, const Regions&) {}
+    bool operator()(const WorldBall& inA, const WorldBall& inB) const { return BallsOverlap(inA, inB); }
+};
+struct BoxPairTest : BoxOverlapTest
+{
+    template <class Regions>
+    BoxPairTest(const Regions& inA, const Regions& inB) : BoxOverlapTest(inA.GetPose().rotation, inB.GetPose().rotation)
+    {
+    }
+};
+template <class Bound> struct PairTestOf;
+template <> struct PairTestOf<WorldBall> { using Type = BallPairTest; };
+template <> struct PairTestOf<WorldBox> { using Type = BoxPairTest; };
+} // namespace detail
+
+/// The traversal of two region hierarchies of the same kind (`SphereRegions`, `BoxRegions`, `DistanceRegions`,
+/// or any `RegionBoundsBase<WorldBall or WorldBox>` with a `Bound(node)`) down to their regions: every pair of
+/// a region of A and a region of B whose bounds overlap and whose ancestors' bounds all overlap, each once,
+/// appended to `outPairs`. Depth first with an explicit stack, descending the larger bound of a pair (or the
+/// one that is not yet a region). Conservative: every bound contains its node's triangles, so two
+/// intersecting triangles always lie under a reported pair. Bounds are updated lazily on first visit (counted
+/// by each side's `Updates`).
 template <class Regions>
-void CollideRegions(Regions& ioA, Regions& ioB, std::vector<RegionPair>& outPairs, RegionStats& ioStats);
+void CollideRegions(Regions& ioA, Regions& ioB, std::vector<RegionPair>& outPairs, RegionStats& ioStats)
+{
+    const typename detail::PairTestOf<typename Regions::BoundType>::Type overlap(ioA, ioB);
+    std::vector<RegionPair> stack{{0, 0}};
+    while (!stack.empty())
+    {
+        const RegionPair pair = stack.back();
+        stack.pop_back();
+        const auto& a = ioA.Bound(pair.nodeA);
+        const auto& b = ioB.Bound(pair.nodeB);
+        ++ioStats.overlapTests;
+        if (!overlap(a, b))
+            continue;
+        const bool regionA = ioA.IsRegion(pair.nodeA);
+        const bool regionB = ioB.IsRegion(pair.nodeB);
+        if (regionA && regionB)
+        {
+            outPairs.push_back(pair);
+            ++ioStats.regionPairs;
+            continue;
+        }
+        if (!regionA && (regionB || detail::BoundSize(a) >= detail::BoundSize(b)))
+        {
+            const std::uint32_t child = ioA.Tree().Node(pair.nodeA).firstChild;
+            stack.push_back({child + 1, pair.nodeB});
+            stack.push_back({child, pair.nodeB});
+        }
+        else
+        {
+            const std::uint32_t child = ioB.Tree().Node(pair.nodeB).firstChild;
+            stack.push_back({pair.nodeA, child + 1});
+            stack.push_back({pair.nodeA, child});
+        }
+    }
+}
 
 } // namespace bdt
