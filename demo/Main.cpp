@@ -6,6 +6,7 @@
 #include <bdt/core/Error.h>
 #include <cstdio>
 #include <exception>
+#include <map>
 
 int main(int argc, char** argv)
 {
@@ -41,6 +42,10 @@ int main(int argc, char** argv)
         ->check(CLI::Range(1e-4f, 10.0f));
     cli.add_option("--seed", options.sample.seed, "Random seed of the scenes");
     cli.add_flag("--spheres", options.view.spheres, "Show the BD-Tree spheres of --sphere-level");
+    cli.add_option("--bounds", options.view.boundView, "Bounds of the --spheres view: spheres, boxes (BD-AABB) or distance")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, bdt::demo::EBoundView>{{"spheres", bdt::demo::EBoundView::Spheres},
+                                                                              {"boxes", bdt::demo::EBoundView::Boxes},
+                                                                              {"distance", bdt::demo::EBoundView::DistanceHierarchy}}));
     cli.add_option("--sphere-level", options.view.sphereLevel, "Level of the sphere view")
         ->check(CLI::Range(0, 30));
     cli.add_option("--sphere-alpha", options.view.sphereAlpha, "Opacity of the sphere view (1: opaque)")

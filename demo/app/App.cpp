@@ -266,6 +266,9 @@ int App::RunHeadless()
                             {"mesh_bytes_on_gpu", view.meshBytes},
                             {"debug_spheres", view.spheres},
                             {"debug_lines", view.lines},
+                            {"bound_view", int(mOptions.view.boundView)},
+                            {"bounds_drawn", view.bounds},
+                            {"bound_view_deformed_vertices", view.boundViewDeformedVertices},
                             {"sphere_tightness_max", view.sphereTightnessMax},
                             {"sphere_tightness_mean", view.sphereTightnessMean},
                             {"root_growth_max_m", RootGrowthMax(mWorld->Deformables())},
@@ -280,6 +283,7 @@ int App::RunHeadless()
                             {"fastest_deformable_m_s", fastest},
                             {"lowest_body_height_m", mWorld->Deformables().Bodies().empty() ? 0.0 : lowest},
                             {"nonfinite_resets", physics.transformResets + physics.modalResets}};
+    mSample->AddStats(stats);
     if (!mOptions.stats.empty())
     {
         std::ofstream out(mOptions.stats);
@@ -559,10 +563,16 @@ void App::DrawSpheresPanel()
 {
     ViewOptions& view = mOptions.view;
     ImGui::Checkbox("meshes", &view.meshes);
-    ImGui::Checkbox("spheres of level", &view.spheres);
+    ImGui::Checkbox("bounds of level", &view.spheres);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(100);
     ImGui::SliderInt("##level", &view.sphereLevel, 0, 16);
+    int boundView = int(view.boundView);
+    if (ImGui::Combo("bounds", &boundView, "BD-Tree spheres\0BD-AABB boxes (12M flops)\0distance hierarchy (CPU vertices)\0"))
+        view.boundView = EBoundView(boundView);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Spheres: what the narrowphase uses (paper §3.2). Boxes: per-axis bounds from q (§3.5). "
+                          "Distance hierarchy: central vertex and radius from the deformed vertices (Madera 2007).");
     ImGui::Checkbox("colour by tightness R'/R", &view.tightness);
     ImGui::SliderFloat("opacity", &view.sphereAlpha, 0.05f, 1.0f, "%.2f");
     ImGui::Checkbox("colour by displacement |Uq|", &view.displacement);

@@ -7,6 +7,7 @@
 #include <bdt/core/DeformableAsset.h>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,8 @@ public:
     /// True when the sample's controls asked for a rebuild (e.g. a new count).
     virtual bool WantsRebuild() { return false; }
     virtual CameraStart Camera() const { return {}; }
+    /// Adds the sample's own figures to the headless run's stats (written with `--stats`).
+    virtual void AddStats(nlohmann::json& /*ioStats*/) const {}
 };
 
 /// A registered sample: its name on the command line and in the panel, a line of description, its factory.

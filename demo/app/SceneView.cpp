@@ -281,43 +281,128 @@ const std::vector<std::uint32_t>& SceneView::LevelNodes(const BDTree& inTree, st
     return nodes;
 }
 
+const BDAabbTree& SceneView::BoxesOf(const std::shared_ptr<const BDTree>& inTree)
+{
+    auto& boxes = mBoxTrees[inTree.get()];
+    if (!boxes)
+        boxes = std::make_unique<const BDAabbTree>(BDAabbTree::Build(inTree));
+    return *boxes;
+}
+
+const DistanceHierarchy& SceneView::RegionsOf(const std::shared_ptr<const BDTree>& inTree)
+{
+    auto& regions = mRegionTrees[inTree.get()];
+    if (!regions)
+        regions = std::make_unique<const DistanceHierarchy>(DistanceHierarchy::Build(inTree));
+    return *regions;
+}
+
+void SceneView::AddBound(const Vec3d& inCenter, const Vec3d& inHalfExtents, const Mat3d* inAxes, float inGrowth,
+                         const ViewOptions& inOptions)
+{
+    mStats.sphereTightnessMax = std::max(mStats.sphereTightnessMax, inGrowth);
+    ++mStats.bounds;
+    // The palette is in display (sRGB) values; the shader shades in linear light.
+    const Eigen::Vector3f rgb = inOptions.tightness ? TightnessColor(inGrowth) : Eigen::Vector3f(0.7f, 0.7f, 0.7f);
+    const Eigen::Vector3f linear = ToLinear(rgb);
+    const Eigen::Vector4f colour(linear.x(), linear.y(), linear.z(), inOptions.sphereAlpha);
+    if (inAxes == nullptr)
+    {
+        mDebug->AddSphere(inCenter.cast<float>(), float(inHalfExtents.x()), colour);
+        return;
+    }
+    // The 12 edges of the box: from each corner with a negative coordinate along an axis, to its neighbour.
+    const Eigen::Vector4f opaque(colour.x(), colour.y(), colour.z(), 1.0f);
+    for (int axis = 0; axis < 3; ++axis)
+        for (int k = 0; k < 4; ++k)
+        {
+            Vec3d corner;
+            corner[axis] = -inHalfExtents[axis];
+            corner[(axis + 1) % 3] = (k & 1 ? 1.0 : -1.0) * inHalfExtents[(axis + 1) % 3];
+            corner[(axis + 2) % 3] = (k & 2 ? 1.0 : -1.0) * inHalfExtents[(axis + 2) % 3];
+            Vec3d other = corner;
+            other[axis] = inHalfExtents[axis];
+            mDebug->AddLine((inCenter + *inAxes * corner).cast<float>(), (inCenter + *inAxes * other).cast<float>(), opaque);
+        }
+}
+
 void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions)
 {
     const std::uint32_t level = std::uint32_t(std::max(inOptions.sphereLevel, 0));
-    std::size_t drawn = 0;
-    double tightnessSum = 0.0;
+    double growthSum = 0.0;
+    AlignedVector<float> qq;
     for (btRigidBody* body : ioWorld.Deformables().Bodies())
     {
-        if (drawn == inOptions.maxSpheres)
+        if (mStats.bounds >= inOptions.maxSpheres)
             break;
         const DeformableShape* shape = World::Shape(body);
         const DeformedBody view = shape->Body(body->getWorldTransform());
         TreeState& state = shape->State();
-        for (std::uint32_t node : LevelNodes(shape->Asset().Tree(), level))
+        const std::shared_ptr<const BDTree>& tree = shape->Asset().TreePtr();
+        const Model& model = tree->GetModel();
+        const std::span<const float> q = state.Q();
+        const Mat3d& axes = view.pose.rotation;
+        if (inOptions.boundView == EBoundView::Boxes)
         {
-            if (drawn == inOptions.maxSpheres)
+            qq.resize(8 * q.size());
+            MakeBoxUpdateInput(q, qq.data());
+        }
+        else if (inOptions.boundView == EBoundView::DistanceHierarchy)
+        {
+            mDeformed.resize(model.VertexCount());
+            for (std::size_t v = 0; v < mDeformed.size(); ++v)
+                mDeformed[v] = model.DeformedPosition(v, q).cast<float>();
+            mStats.boundViewDeformedVertices += mDeformed.size();
+        }
+        for (std::uint32_t node : LevelNodes(*tree, level))
+        {
+            if (mStats.bounds >= inOptions.maxSpheres)
                 break;
-            const UpdatedSphere sphere = state.Sphere(node);
-            const Vec3d center =
-                view.pose.Apply(view.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
-            const float radius = float(view.scale * sphere.radius);
-            if (!inFrustum.Intersects(center.cast<float>(), radius))
+            Vec3d center = Vec3d::Zero();
+            Vec3d half = Vec3d::Zero();
+            float growth = 1.0f;
+            switch (inOptions.boundView)
+            {
+            case EBoundView::Spheres:
+            {
+                const UpdatedSphere sphere = state.Sphere(node);
+                center = Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]);
+                half.setConstant(sphere.radius);
+                growth = sphere.radius / std::max(state.Proxies().Row(node)[3], 1e-30f);
+                break;
+            }
+            case EBoundView::Boxes:
+            {
+                const float* row = BoxesOf(tree).Row(node);
+                UpdatedBox box;
+                UpdateBox(row, qq.data(), state.ModeCount(), box);
+                center = Vec3d(box.center[0], box.center[1], box.center[2]);
+                half = Vec3d(box.halfExtents[0], box.halfExtents[1], box.halfExtents[2]);
+                for (int a = 0; a < 3; ++a)
+                    growth = std::max(growth, box.halfExtents[a] / std::max(row[4 + a], 1e-30f));
+                break;
+            }
+            case EBoundView::DistanceHierarchy:
+            {
+                const DistanceHierarchy& regions = RegionsOf(tree);
+                const DistanceRegion& region = regions.Region(node);
+                center = mDeformed[region.centralVertex].cast<double>();
+                const float radius = regions.Radius(node, mDeformed);
+                half.setConstant(radius);
+                growth = radius / std::max(region.restRadius, 1e-30f);
+                break;
+            }
+            }
+            center = view.pose.Apply(view.scale * center);
+            half *= view.scale;
+            if (!inFrustum.Intersects(center.cast<float>(), float(half.norm())))
                 continue;
-            const float rest = state.Proxies().Row(node)[3];
-            const float tightness = sphere.radius / std::max(rest, 1e-30f);
-            mStats.sphereTightnessMax = std::max(mStats.sphereTightnessMax, tightness);
-            tightnessSum += double(tightness);
-            ++drawn;
-            // The palette is in display (sRGB) values; the shader shades in linear light.
-            const Eigen::Vector3f rgb =
-                inOptions.tightness ? TightnessColor(tightness) : Eigen::Vector3f(0.7f, 0.7f, 0.7f);
-            const Eigen::Vector3f linear = ToLinear(rgb);
-            mDebug->AddSphere(center.cast<float>(), radius,
-                              Eigen::Vector4f(linear.x(), linear.y(), linear.z(), inOptions.sphereAlpha));
+            growthSum += double(growth);
+            AddBound(center, half, inOptions.boundView == EBoundView::Boxes ? &axes : nullptr, growth, inOptions);
         }
     }
-    if (drawn > 0)
-        mStats.sphereTightnessMean = float(tightnessSum / double(drawn));
+    if (mStats.bounds > 0)
+        mStats.sphereTightnessMean = float(growthSum / double(mStats.bounds));
 }
 
 } // namespace bdt::demo

@@ -9,6 +9,8 @@
 #include "render/DeformedMeshRenderer.h"
 
 #include <bdt/adapter/SampleWorld.h>
+#include <bdt/core/BDAabbTree.h>
+#include <bdt/core/DistanceHierarchy.h>
 #include <map>
 #include <memory>
 
@@ -17,13 +19,24 @@ class btRigidBody;
 namespace bdt::demo
 {
 
+/// Which bounds the level view draws.
+enum class EBoundView : int
+{
+    Spheres,           ///< The BD-Tree's spheres as the narrowphase uses them (§3.2).
+    Boxes,             ///< BD-AABB boxes (§3.5), updated from q: wireframe, axis-aligned in the body's frame.
+    DistanceHierarchy, ///< Distance Hierarchy regions (Madera et al. 2007): from vertices deformed on the CPU.
+};
+
 /// What the view draws.
 struct ViewOptions
 {
     bool meshes = true;   ///< The bodies themselves.
-    bool spheres = false; ///< BD-Tree spheres of `sphereLevel` of every drawn deformable.
+    bool spheres = false; ///< The bounds (`boundView`) of `sphereLevel` of every drawn deformable.
     int sphereLevel = 3;
-    bool tightness = true; ///< Colour spheres by R'/R (blue near 1, dark red at 1.44 and above); else grey.
+    EBoundView boundView = EBoundView::Spheres;
+    /// Colour bounds by their growth over rest (R'/R, or the largest h'/h of a box; blue near 1, dark red at 1.44
+    /// and above); else grey.
+    bool tightness = true;
     float sphereAlpha = 0.6f; ///< Opacity of the spheres (1: opaque, as in the paper's figures).
     /// Colour deformable bodies by how far each vertex moved, |U_i q| (in the vertex shader), with the sphere
     /// view's palette: dark blue at rest, dark red at `displacementRange` metres and beyond.
@@ -43,6 +56,9 @@ struct ViewStats
     std::size_t culled = 0;                ///< Outside the view frustum.
     std::size_t spheres = 0;               ///< Debug spheres drawn.
     std::size_t lines = 0;                 ///< Debug lines drawn.
+    std::size_t bounds = 0;                ///< Bounds drawn by the level view (spheres, boxes or regions).
+    /// Vertices deformed on the CPU for the Distance Hierarchy view (never for display).
+    std::uint64_t boundViewDeformedVertices = 0;
     float sphereTightnessMax = 1.0f;       ///< Largest R'/R of the sphere view's spheres (1: none drawn).
     float sphereTightnessMean = 1.0f;      ///< Mean R'/R of the sphere view's spheres (1: none drawn).
     std::uint64_t cpuDeformedVertices = 0; ///< Summed over the renderers: 0 (the shader deforms).
@@ -67,6 +83,8 @@ public:
     {
         mRenderers.clear();
         mLevelNodes.clear();
+        mBoxTrees.clear();
+        mRegionTrees.clear();
     }
 
     static constexpr float cBackground[3] = {0.52f, 0.60f, 0.70f}; ///< Linear RGB of the sky.
@@ -80,11 +98,20 @@ private:
     };
     ModelEntry& EntryFor(const Model* inModel, std::shared_ptr<const void> inOwner);
     void AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions);
+    /// A bound of the level view: the growth colour, drawn as a sphere or (with `inAxes`) a box.
+    void AddBound(const Vec3d& inCenter, const Vec3d& inHalfExtents, const Mat3d* inAxes, float inGrowth,
+                  const ViewOptions& inOptions);
+    /// The BD-AABB rows and the Distance Hierarchy of a tree, made on first use and kept.
+    const BDAabbTree& BoxesOf(const std::shared_ptr<const BDTree>& inTree);
+    const DistanceHierarchy& RegionsOf(const std::shared_ptr<const BDTree>& inTree);
     /// The nodes of `inTree` at `inLevel`, and its leaves above it: listed once, then reused every frame.
     const std::vector<std::uint32_t>& LevelNodes(const BDTree& inTree, std::uint32_t inLevel);
 
     std::map<const Model*, ModelEntry> mRenderers;
     std::map<std::pair<const BDTree*, std::uint32_t>, std::vector<std::uint32_t>> mLevelNodes;
+    std::map<const BDTree*, std::unique_ptr<const BDAabbTree>> mBoxTrees;
+    std::map<const BDTree*, std::unique_ptr<const DistanceHierarchy>> mRegionTrees;
+    std::vector<Vec3f> mDeformed; ///< A body's vertices for the Distance Hierarchy view.
     std::shared_ptr<const Model> mUnitSphere, mUnitBox; // rigid primitives, M = 0
     std::unique_ptr<ShaderProgram> mMeshProgram;
     std::unique_ptr<DebugRenderer> mDebug;

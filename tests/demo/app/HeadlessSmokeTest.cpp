@@ -139,6 +139,60 @@ TEST(HeadlessScene, ImpactsVisiblyDeformTheSandboxsBodies)
     EXPECT_LT(stiff["sphere_tightness_max"].get<double>(), 1.01);
 }
 
+TEST(HeadlessScene, EveryBoundViewDraws)
+{
+    // The level view draws BD-Tree spheres, BD-AABB boxes (12 lines each) or Distance Hierarchy regions (from
+    // vertices the view deforms on the CPU, counted apart from display, which stays on the GPU).
+    BDT_REQUIRE_GL_CONTEXT();
+    AppOptions options;
+    options.scene = "drop";
+    options.headless = true;
+    options.frames = 60;
+    options.width = 160;
+    options.height = 90;
+    options.view.spheres = true;
+    options.view.sphereLevel = 5;
+    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/bound-view.json";
+    for (EBoundView kind : {EBoundView::Spheres, EBoundView::Boxes, EBoundView::DistanceHierarchy})
+    {
+        options.view.boundView = kind;
+        const nlohmann::json stats = RunHeadless(options);
+        const std::size_t bounds = stats["bounds_drawn"].get<std::size_t>();
+        EXPECT_GE(bounds, 32u) << int(kind); // two pawns' level-5 nodes, both in view
+        EXPECT_EQ(stats["bound_view"].get<int>(), int(kind));
+        EXPECT_EQ(stats["cpu_deformed_vertices"].get<std::uint64_t>(), 0u);
+        EXPECT_EQ(stats["debug_lines"].get<std::size_t>(), kind == EBoundView::Boxes ? 12 * bounds : 0u);
+        EXPECT_EQ(stats["debug_spheres"].get<std::size_t>(), kind == EBoundView::Boxes ? 0u : bounds);
+        EXPECT_EQ(stats["bound_view_deformed_vertices"].get<std::uint64_t>() > 0, kind == EBoundView::DistanceHierarchy);
+        if (kind != EBoundView::DistanceHierarchy) // bounds from q never shrink below rest (eq. 7, §3.5)
+        {
+            EXPECT_GE(stats["sphere_tightness_mean"].get<double>(), 1.0);
+        }
+    }
+}
+
+TEST(HeadlessScene, BoundsSceneCollidesEveryKind)
+{
+    // At 3 s the pawns' ring is closed (neighbours press into each other): every bound kind reports region
+    // pairs, and the boxes, the tightest, test fewer pairs than the spheres (bdt-bench bounds measures this).
+    BDT_REQUIRE_GL_CONTEXT();
+    AppOptions options;
+    options.scene = "bounds";
+    options.headless = true;
+    options.frames = 180;
+    options.width = 160;
+    options.height = 90;
+    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/bounds-scene.json";
+    const nlohmann::json stats = RunHeadless(options)["bounds_scene"];
+    for (const char* kind : {"spheres", "boxes", "distance_hierarchy"})
+    {
+        EXPECT_GT(stats[kind]["region_pairs"].get<std::uint64_t>(), 0u) << kind;
+        EXPECT_GE(stats[kind]["overlap_tests"].get<std::uint64_t>(), stats[kind]["region_pairs"].get<std::uint64_t>());
+        EXPECT_GT(stats[kind]["updates"].get<std::uint64_t>(), 0u) << kind;
+    }
+    EXPECT_LT(stats["boxes"]["overlap_tests"].get<std::uint64_t>(), stats["spheres"]["overlap_tests"].get<std::uint64_t>());
+}
+
 std::vector<std::string> SceneNames()
 {
     std::vector<std::string> names;
@@ -150,9 +204,9 @@ std::vector<std::string> SceneNames()
 INSTANTIATE_TEST_SUITE_P(EveryScene, HeadlessScene, testing::ValuesIn(SceneNames()),
                          [](const testing::TestParamInfo<std::string>& inInfo) { return inInfo.param; });
 
-TEST(HeadlessScene, AllFourScenesAreRegistered)
+TEST(HeadlessScene, TheBuiltInScenesAreRegistered)
 {
-    for (const char* name : {"chairs", "curtain", "drop", "pile"})
+    for (const char* name : {"bounds", "chairs", "curtain", "drop", "pile"})
         EXPECT_NE(FindSample(name), nullptr) << name;
 }
 
