@@ -31,6 +31,9 @@ int main(int argc, char** argv)
     cli.add_option("--modes", options.sample.modes, "M of the bases baked on the fly")
         ->check(CLI::Range(0u, 64u));
     cli.add_option("--level", options.sample.proxyLevel, "Contact proxy level L")->check(CLI::Range(0u, 30u));
+    cli.add_option("--budget", options.traversalBudget,
+                   "Interruptible traversal: sphere tests per deformable pair and step (0: complete)")
+        ->check(CLI::Range(0u, 100000u));
     cli.add_option("--threads", options.threads, "Narrowphase threads (0: the machine's)")
         ->check(CLI::Range(0u, 256u));
     cli.add_option("--stiffness", options.modal.stiffnessScale, "Stiffness scale of every body's modes (ω²)")

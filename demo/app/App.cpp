@@ -112,6 +112,11 @@ App::App(const AppOptions& inOptions) : mOptions(inOptions)
     mContext = std::make_unique<GlContext>(settings);
     mView = std::make_unique<SceneView>();
     mProxyLevel = int(mOptions.sample.proxyLevel);
+    if (mOptions.traversalBudget > 0)
+    {
+        mTraversalMode = 1;
+        mTraversalBudget = int(std::min(mOptions.traversalBudget, 100000u));
+    }
     if (!mOptions.headless)
     {
         IMGUI_CHECKVERSION();
@@ -185,6 +190,7 @@ void App::ApplyToBodies()
         settings.temporalCoherence = mCoherence;
         settings.frontTracking = mFrontTracking;
         settings.pairCacheSkin = double(mPairCacheSkin);
+        settings.traversalBudget = mTraversalMode == 1 ? std::uint32_t(std::max(mTraversalBudget, 1)) : 0u;
         settings.modal = mOptions.modal;
         shape.SetSettings(settings);
     }
@@ -551,6 +557,13 @@ void App::DrawTraversalPanel()
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Deformable pairs keep their proxy pairs within reach + this fraction of the bounding "
                           "radius and reuse them while the bodies stay within it (0: off). Same contacts.");
+    changed |= ImGui::Combo("traversal", &mTraversalMode, "complete\0interruptible (test budget)\0");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Interruptible: each deformable pair tests at most the budget's spheres a step, breadth "
+                          "first; pairs it could not refine become contacts of their coarser spheres "
+                          "(Mendoza & O'Sullivan 2006)");
+    if (mTraversalMode == 1)
+        changed |= ImGui::SliderInt("tests per pair", &mTraversalBudget, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic);
     changed |= ImGui::Checkbox("front tracking", &mFrontTracking);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Each deformable pair's descent starts from last step's front (over the pair cache). "

@@ -30,6 +30,9 @@ struct AppOptions
     std::string stats;      ///< Headless: JSON of the run's figures.
     int width = 1280, height = 720;
     unsigned threads = 1; ///< Narrowphase threads of the world.
+    /// Sphere tests per deformable pair and step (`DeformableShapeSettings::traversalBudget`): 0, the complete
+    /// traversal; else the interruptible one (the Traversal panel's mode and slider).
+    unsigned traversalBudget = 0;
     /// Vibration of every deformable body (the Body panel's sliders). The sandbox's default is softer than
     /// the plugin's so that impacts visibly flex the bodies: ω² scaled by 0.1 (mode 0 of a smooth basis at
     /// 79 rad/s, 13 Hz), damping ratios by 4 (ζ 0.2, so a pile settles), strain limit 15% of the size. In the
@@ -116,6 +119,8 @@ private:
     bool mCoherence = false;
     bool mFrontTracking = false;
     float mPairCacheSkin = float(DeformableShapeSettings{}.pairCacheSkin);
+    int mTraversalMode = 0;  // 0 complete, 1 interruptible
+    int mTraversalBudget = 64; // sphere tests per deformable pair and step, in interruptible mode
 
     // Picking and dragging.
     btRigidBody* mPicked = nullptr;

@@ -262,7 +262,12 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
     {
         const DeformableShape* deformableB = AsDeformable(shapeB);
         const DeformedBody bodyB = deformableB->Body(transformB, deformableB->getMargin());
-        if (ioFront != nullptr)
+        const std::uint32_t budgetA = shapeA->Settings().traversalBudget;
+        const std::uint32_t budgetB = deformableB->Settings().traversalBudget;
+        const std::uint32_t budget = budgetA == 0 ? budgetB : budgetB == 0 ? budgetA : std::min(budgetA, budgetB);
+        if (budget != 0)
+            CollideProxies(bodyA, bodyB, std::uint64_t(budget), proxyContacts, ioStats);
+        else if (ioFront != nullptr)
             CollideProxies(bodyA, bodyB, *ioFront, proxyContacts, ioStats);
         else if (ioCache != nullptr)
             CollideProxies(bodyA, bodyB, *ioCache, proxyContacts, ioStats);

@@ -10,6 +10,7 @@
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -173,12 +174,19 @@ private:
 // overlap (the double test of `detail::SpheresOverlap`), each once, level by level. With `outStops`, appends
 // every pair where the descent stopped: each pair whose spheres missed and each terminal pair reached (the
 // next front, `TraversalFront`).
-template <bool ToLeaves, class OnTerminal>
+//
+// With a budget (`inOnCut` not null, Mendoza & O'Sullivan's interruptible traversal), the descent tests at
+// most `inMaxTests` pairs (at least the start pairs): when splitting the next pair would exceed it, it stops
+// and calls inOnCut(pair) for each overlapping inner pair not yet split, those of the level being split and
+// those it made, in that order. Breadth first, so what is left is a band of pairs of the coarsest levels
+// not yet refined: every terminal pair the full descent would report lies under one of them or was reported.
+template <bool ToLeaves, class OnTerminal, class OnCut = std::nullptr_t>
 void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
                   std::span<const TraversalFront::NodePair> inStart,
                   std::vector<TraversalFront::NodePair>* outStops, QueryStats& ioStats,
-                  OnTerminal&& inOnTerminal)
+                  OnTerminal&& inOnTerminal, std::uint64_t inMaxTests = 0, OnCut&& inOnCut = nullptr)
 {
+    constexpr bool budgeted = !std::is_same_v<std::decay_t<OnCut>, std::nullptr_t>;
     TreeState& a = *inA.state;
     TreeState& b = *inB.state;
     const RelativeFrame frame(inA, inB);
@@ -247,6 +255,20 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
         std::size_t madeCount = 0;
         for (std::size_t i = 0; i < levelCount; ++i)
         {
+            if constexpr (budgeted)
+            {
+                if (tests + 2 > inMaxTests)
+                {
+                    for (std::size_t j = i; j < levelCount; ++j)
+                        inOnCut(level[j]);
+                    for (std::size_t k = 0; k < madeCount; ++k)
+                        inOnCut(out[k]);
+                    levelCount = 0;
+                    madeCount = 0;
+                    break;
+                }
+                tests += 2;
+            }
             const PairEntry& entry = level[i];
             const std::uint32_t splitA = childrenA(entry.nodeA);
             const std::uint32_t splitB = childrenB(entry.nodeB);
@@ -275,7 +297,8 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
                 consider(entry.nodeA, splitB + 1, entry.sphereA, spheres[1], out, madeCount);
             }
         }
-        tests += 2 * levelCount;
+        if constexpr (!budgeted)
+            tests += 2 * levelCount;
         level.swap(made);
         levelCount = madeCount;
     }
@@ -396,6 +419,30 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
         front.swap(next);
     else
         ioFront.Clear();
+}
+
+bool CollideProxies(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests, std::vector<ProxyContact>& outContacts,
+                    QueryStats& ioStats)
+{
+    bool interrupted = false;
+    TreeState& b = *inB.state;
+    DescendPairs<false>(
+        inA, inB, cRoots, nullptr, ioStats, AppendSphereContact(outContacts, ioStats), std::max<std::uint64_t>(inMaxTests, 1),
+        [&](const PairEntry& inPair)
+        {
+            // An untested band pair: the contact of its two spheres (centre to centre), if they overlap in the
+            // double test as terminal pairs must.
+            interrupted = true;
+            const WorldSphere worldA = PlaceTerminal(inA, inPair.sphereA);
+            const WorldSphere worldB = PlaceTerminal(inB, b.ComputeSphereNow(inPair.nodeB));
+            if (TerminalsOverlap(worldA, worldB))
+            {
+                outContacts.push_back(SphereContact(worldA, worldB, inPair.nodeA, inPair.nodeB));
+                ++ioStats.contacts;
+                ++ioStats.approximateContacts;
+            }
+        });
+    return interrupted;
 }
 
 namespace

@@ -312,3 +312,88 @@ TEST(CollideProxies, ScaledInflatedAndFarFromTheOriginEqualsBruteForce)
 
 } // namespace
 } // namespace bdt
+
+namespace bdt
+{
+namespace
+{
+
+using namespace test;
+
+// True when `inAncestor` is `inNode` or above it in `inTree`.
+bool Covers(const BDTree& inTree, std::uint32_t inAncestor, std::uint32_t inNode)
+{
+    const BDTreeNode& a = inTree.Node(inAncestor);
+    const BDTreeNode& n = inTree.Node(inNode);
+    return a.level <= n.level && n.firstTriangle >= a.firstTriangle &&
+           n.firstTriangle + n.triangleCount <= a.firstTriangle + a.triangleCount;
+}
+
+// The interruptible traversal (Mendoza & O'Sullivan): with a budget it never needs, exactly the contacts of the
+// full descent; with any budget, never more tests than the budget, and every proxy pair the full descent
+// reports is reported too or lies under the two nodes of an approximate contact.
+TEST(CollideProxies, InterruptibleTraversalKeepsItsBudgetAndCoversEveryContact)
+{
+    std::mt19937 random(31);
+    std::uint64_t covered = 0, interruptions = 0, approximate = 0;
+    for (const PairCase& c : cPairCases)
+    {
+        QueryBody a(test::ShapeTree(c.shapeA, c.trianglesA, c.modesA), 6);
+        QueryBody b(test::ShapeTree(c.shapeB, c.trianglesB, c.modesB), 5);
+        for (double amplitude : cAmplitudes)
+        {
+            Randomise(a, b, amplitude, random);
+            std::vector<ProxyContact> full;
+            QueryStats fullStats;
+            CollideProxies(a.Body(), b.Body(), full, fullStats);
+            const auto key = [](const ProxyContact& inContact) { return std::make_pair(inContact.nodeA, inContact.nodeB); };
+
+            // Unlimited in effect: the same contacts, bit for bit, and the same tests.
+            std::vector<ProxyContact> unlimited;
+            QueryStats unlimitedStats;
+            EXPECT_FALSE(CollideProxies(a.Body(), b.Body(), fullStats.overlapTests, unlimited, unlimitedStats));
+            ASSERT_EQ(unlimited.size(), full.size());
+            for (std::size_t k = 0; k < full.size(); ++k)
+            {
+                EXPECT_EQ(key(unlimited[k]), key(full[k]));
+                EXPECT_EQ(unlimited[k].depth, full[k].depth);
+                EXPECT_EQ(unlimited[k].point, full[k].point);
+            }
+            EXPECT_EQ(unlimitedStats.overlapTests, fullStats.overlapTests);
+            EXPECT_EQ(unlimitedStats.approximateContacts, 0u);
+
+            for (std::uint64_t budget : {1ull, 3ull, 10ull, 40ull, 150ull, 600ull})
+            {
+                std::vector<ProxyContact> cut;
+                QueryStats stats;
+                const bool interrupted = CollideProxies(a.Body(), b.Body(), budget, cut, stats);
+                EXPECT_LE(stats.overlapTests, budget);
+                EXPECT_EQ(interrupted, stats.overlapTests < fullStats.overlapTests && budget < fullStats.overlapTests)
+                    << "budget " << budget;
+                interruptions += interrupted ? 1 : 0;
+                approximate += stats.approximateContacts;
+                for (const ProxyContact& contact : full)
+                {
+                    const bool found = std::any_of(cut.begin(), cut.end(), [&](const ProxyContact& inCut) {
+                        return Covers(a.state->Tree(), inCut.nodeA, contact.nodeA) &&
+                               Covers(b.state->Tree(), inCut.nodeB, contact.nodeB);
+                    });
+                    EXPECT_TRUE(found) << c.shapeA << " vs " << c.shapeB << " budget " << budget << ": proxies "
+                                       << contact.nodeA << ", " << contact.nodeB << " are under no reported pair";
+                    ++covered;
+                }
+                for (const ProxyContact& contact : cut)
+                {
+                    EXPECT_GE(contact.depth, 0.0);
+                    EXPECT_NEAR(contact.normal.norm(), 1.0, 1e-12);
+                }
+            }
+        }
+    }
+    EXPECT_GT(covered, 1000u);
+    EXPECT_GT(interruptions, 50u);
+    EXPECT_GT(approximate, 100u);
+}
+
+} // namespace
+} // namespace bdt

@@ -193,6 +193,28 @@ TEST(HeadlessScene, BoundsSceneCollidesEveryKind)
     EXPECT_LT(stats["boxes"]["overlap_tests"].get<std::uint64_t>(), stats["spheres"]["overlap_tests"].get<std::uint64_t>());
 }
 
+TEST(HeadlessScene, InterruptibleTraversalIsWiredToTheBodies)
+{
+    // --budget 4 (the Traversal panel's interruptible mode) limits every chair pair to 4 sphere tests a step: the
+    // 12 chairs test fewer spheres than with the complete traversal and still stand on the ground.
+    BDT_REQUIRE_GL_CONTEXT();
+    AppOptions options;
+    options.scene = "chairs";
+    options.headless = true;
+    options.frames = 150;
+    options.width = 160;
+    options.height = 90;
+    options.sample.count = 12;
+    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/budget.json";
+    const nlohmann::json complete = RunHeadless(options);
+    options.traversalBudget = 4;
+    const nlohmann::json limited = RunHeadless(options);
+    EXPECT_LT(limited["overlap_tests"].get<std::uint64_t>(), complete["overlap_tests"].get<std::uint64_t>());
+    EXPECT_GT(limited["contacts"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(limited["lowest_body_height_m"].get<double>(), 0.0);
+    EXPECT_EQ(limited["nonfinite_resets"].get<std::uint64_t>(), 0u);
+}
+
 std::vector<std::string> SceneNames()
 {
     std::vector<std::string> names;

@@ -54,6 +54,9 @@ struct QueryStats
     std::uint64_t overlapTests = 0;  ///< Bounding-volume overlap tests (sphere-sphere, sphere-primitive).
     std::uint64_t triangleTests = 0; ///< Exact triangle tests at the leaves.
     std::uint64_t contacts = 0;      ///< Contacts or pairs reported.
+    /// Of `contacts`, those an interrupted traversal made from pairs above the proxies that it had no budget
+    /// left to refine (`CollideProxies` with a test budget).
+    std::uint64_t approximateContacts = 0;
 };
 
 } // namespace bdt

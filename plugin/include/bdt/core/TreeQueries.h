@@ -68,6 +68,17 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
 /// sphere updates and one test per kept pair instead of a descent.
 void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache, std::vector<ProxyContact>& outContacts,
                     QueryStats& ioStats);
+/// The interruptible traversal (Mendoza & O'Sullivan 2006): the same breadth-first descent, but it tests at most
+/// `inMaxTests` sphere pairs (at least 1, the roots). When the next split would exceed the budget it stops, and
+/// each overlapping pair it had not yet split (two nodes above the proxies, the coarsest levels first) becomes an
+/// *approximate contact*: the sphere contact of the two nodes' spheres (normal from B's centre to A's, depth
+/// their overlap), with those nodes in nodeA and nodeB, counted in `ioStats.approximateContacts`. So the
+/// response degrades gracefully, from proxy contacts to contacts of coarser spheres, instead of missing
+/// contacts. Every overlapping proxy pair that `CollideProxies` reports is reported too or lies below the two
+/// nodes of an approximate contact; with a budget the descent never needs, the contacts are exactly
+/// `CollideProxies`'s. Returns true if the budget cut the descent.
+bool CollideProxies(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests, std::vector<ProxyContact>& outContacts,
+                    QueryStats& ioStats);
 /// Tree vs tree at the leaves: exactly the pairs of intersecting (or touching) deformed triangles, each pair
 /// once, `TrianglesIntersect` on the world triangles. Cost per leaf pair reached: 2 × 18M flops to deform
 /// the triangles, about 250 flops for the exact test.
