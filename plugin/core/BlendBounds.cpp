@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace bdt
@@ -160,7 +161,12 @@ Dop RefitDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<cons
     return dop;
 }
 
-Dop ExactDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<const AffineTransform> inTransforms, EDop inKind)
+namespace
+{
+
+// The k-DOP of the node's vertices at the positions `inPositionOf(v)` gives, raised by 1e-12 of the values.
+template <class PositionOf>
+Dop DopOfVertices(const BlendBoundsTree& inTree, std::uint32_t inNode, EDop inKind, PositionOf&& inPositionOf)
 {
     const int axes = AxisCount(inKind);
     Dop dop;
@@ -168,7 +174,7 @@ Dop ExactDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<cons
     dop.hi.fill(-std::numeric_limits<double>::infinity());
     for (std::uint32_t v : inTree.NodeVertices(inNode))
     {
-        const Vec3d p = inTree.Mesh().DeformedPosition(v, inTransforms);
+        const Vec3d& p = inPositionOf(v);
         for (int a = 0; a < axes; ++a)
         {
             const double x = DopAxes()[a].dot(p);
@@ -183,6 +189,14 @@ Dop ExactDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<cons
         dop.hi[a] += slack;
     }
     return dop;
+}
+
+} // namespace
+
+Dop ExactDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<const AffineTransform> inTransforms, EDop inKind)
+{
+    return DopOfVertices(inTree, inNode, inKind,
+                         [&](std::uint32_t inVertex) { return inTree.Mesh().DeformedPosition(inVertex, inTransforms); });
 }
 
 double DopRadius(const Dop& inDop)
@@ -208,6 +222,18 @@ BlendBoundsState::BlendBoundsState(std::shared_ptr<const BlendBoundsTree> inTree
     mBounds.resize(count);
     mStamp.assign(count, 0);
     mVisited.assign(count, 0);
+    mVertices.resize(mTree->Mesh().VertexCount());
+    mVertexStamp.assign(mVertices.size(), 0);
+}
+
+const Vec3d& BlendBoundsState::Vertex(std::uint32_t inVertex)
+{
+    if (mVertexStamp[inVertex] != mEpoch)
+    {
+        mVertices[inVertex] = mTree->Mesh().DeformedPosition(inVertex, mTransforms);
+        mVertexStamp[inVertex] = mEpoch;
+    }
+    return mVertices[inVertex];
 }
 
 bool BlendBoundsState::SetTransforms(std::span<const AffineTransform> inTransforms)
@@ -222,10 +248,13 @@ bool BlendBoundsState::SetTransforms(std::span<const AffineTransform> inTransfor
     {
         std::fill(mStamp.begin(), mStamp.end(), 0u);
         std::fill(mVisited.begin(), mVisited.end(), 0u);
+        std::fill(mVertexStamp.begin(), mVertexStamp.end(), 0u);
         mEpoch = 2;
     }
     if (mFrontTracking)
         RefitFront();
+    else
+        mVisitedList.clear();
     return true;
 }
 
@@ -236,11 +265,9 @@ void BlendBoundsState::RefitFront()
     // leaves) and every node above them bounds its two children: nodes are stored breadth first, so children
     // come after their parent, and a walk from the last index up meets children first.
     const BDTree& topology = mTree->Topology();
-    const std::uint32_t previous = mEpoch - 1;
-    for (std::uint32_t node = topology.NodeCount(); node-- > 0;)
+    std::sort(mVisitedList.begin(), mVisitedList.end(), std::greater<std::uint32_t>());
+    for (const std::uint32_t node : mVisitedList)
     {
-        if (mVisited[node] != previous)
-            continue;
         const BDTreeNode& n = topology.Node(node);
         if (!n.IsLeaf() && mStamp[n.firstChild] == mEpoch && mStamp[n.firstChild + 1] == mEpoch)
         {
@@ -258,6 +285,7 @@ void BlendBoundsState::RefitFront()
             mBounds[node] = Compute(node);
         mStamp[node] = mEpoch;
     }
+    mVisitedList.clear();
 }
 
 Dop BlendBoundsState::Compute(std::uint32_t inNode)
@@ -265,7 +293,7 @@ Dop BlendBoundsState::Compute(std::uint32_t inNode)
     if (mTree->Topology().Node(inNode).IsLeaf())
     {
         ++mExactFits;
-        return ExactDop(*mTree, inNode, mTransforms, mKind);
+        return DopOfVertices(*mTree, inNode, mKind, [this](std::uint32_t inVertex) -> const Vec3d& { return Vertex(inVertex); });
     }
     ++mRefits;
     return RefitDop(*mTree, inNode, mTransforms, mKind);
@@ -273,7 +301,11 @@ Dop BlendBoundsState::Compute(std::uint32_t inNode)
 
 const Dop& BlendBoundsState::Bound(std::uint32_t inNode)
 {
-    mVisited[inNode] = mEpoch;
+    if (mVisited[inNode] != mEpoch)
+    {
+        mVisited[inNode] = mEpoch;
+        mVisitedList.push_back(inNode);
+    }
     if (mStamp[inNode] != mEpoch)
     {
         mBounds[inNode] = Compute(inNode);

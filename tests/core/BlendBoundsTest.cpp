@@ -203,12 +203,12 @@ TEST(BlendBounds, TreeQueryFindsExactlyTheBruteForcePairsWithAndWithoutFront)
             for (std::uint32_t k = 0; k < a.tree->Topology().GetModel().TriangleCount(); ++k)
             {
                 const Triangle& tri = a.tree->TreeTriangle(k);
-                worldA.push_back({plainA.Vertex(tri[0]), plainA.Vertex(tri[1]), plainA.Vertex(tri[2])});
+                worldA.push_back({a.mesh->DeformedPosition(tri[0], ta), a.mesh->DeformedPosition(tri[1], ta), a.mesh->DeformedPosition(tri[2], ta)});
             }
             for (std::uint32_t k = 0; k < b.tree->Topology().GetModel().TriangleCount(); ++k)
             {
                 const Triangle& tri = b.tree->TreeTriangle(k);
-                worldB.push_back({plainB.Vertex(tri[0]), plainB.Vertex(tri[1]), plainB.Vertex(tri[2])});
+                worldB.push_back({b.mesh->DeformedPosition(tri[0], tb), b.mesh->DeformedPosition(tri[1], tb), b.mesh->DeformedPosition(tri[2], tb)});
             }
             const auto expected = test::BruteForcePairs(worldA, worldB);
             EXPECT_EQ(plain, expected) << "step " << step;

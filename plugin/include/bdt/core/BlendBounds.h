@@ -139,8 +139,9 @@ public:
     /// Node `inNode`'s k-DOP at this step, refitted on first use.
     const Dop& Bound(std::uint32_t inNode);
 
-    /// Deformed vertex `inVertex` at this step (double).
-    Vec3d Vertex(std::uint32_t inVertex) const { return mTree->Mesh().DeformedPosition(inVertex, mTransforms); }
+    /// Deformed vertex `inVertex` at this step (double), computed on first use in the step and kept (leaves'
+    /// exact bounds and the triangle tests share it).
+    const Vec3d& Vertex(std::uint32_t inVertex);
 
     /// Work since construction: eq. 12 refits, exact (leaf) fits, and fits by bounding two children.
     std::uint64_t Refits() const { return mRefits; }
@@ -158,6 +159,9 @@ private:
     std::vector<Dop> mBounds;
     std::vector<std::uint32_t> mStamp;   ///< Step in which the bound was made.
     std::vector<std::uint32_t> mVisited; ///< Step in which the bound was asked for.
+    std::vector<std::uint32_t> mVisitedList; ///< The nodes asked for this step, once each.
+    std::vector<Vec3d> mVertices;          ///< Deformed vertices computed this step.
+    std::vector<std::uint32_t> mVertexStamp;
     std::uint32_t mEpoch = 1;
     std::uint64_t mRefits = 0, mExactFits = 0, mChildUnions = 0;
 };
