@@ -214,7 +214,9 @@ void App::StepPhysics()
 
 void App::RenderFrame(int inWidth, int inHeight)
 {
-    mView->Render(*mWorld, mCamera, inWidth, inHeight, mOptions.view, mPicked);
+    SceneDecoration decoration;
+    mSample->Decorate(decoration);
+    mView->Render(*mWorld, mCamera, inWidth, inHeight, mOptions.view, mPicked, &decoration);
 }
 
 int App::Run()
@@ -274,6 +276,7 @@ int App::RunHeadless()
                             {"debug_lines", view.lines},
                             {"bound_view", int(mOptions.view.boundView)},
                             {"bounds_drawn", view.bounds},
+                            {"sample_meshes", view.sampleMeshes},
                             {"bound_view_deformed_vertices", view.boundViewDeformedVertices},
                             {"sphere_tightness_max", view.sphereTightnessMax},
                             {"sphere_tightness_mean", view.sphereTightnessMean},

@@ -31,6 +31,30 @@ struct CameraStart
     float distance = 6.0f, yaw = 0.6f, pitch = 0.35f;
 };
 
+/// A mesh a sample deforms and places itself (not a Bullet body): drawn like the bodies, p + U q in the vertex
+/// shader, with `model`'s basis.
+struct SampleMesh
+{
+    std::shared_ptr<const Model> model;
+    Pose pose;                ///< Rest frame to world.
+    std::vector<float> q;     ///< M reduced coordinates.
+    Eigen::Vector4f color = Eigen::Vector4f(0.8f, 0.6f, 0.4f, 1.0f); ///< Linear RGB and alpha.
+};
+
+/// A debug line a sample draws, world coordinates, linear RGB and alpha.
+struct SampleLine
+{
+    Eigen::Vector3f from, to;
+    Eigen::Vector4f color;
+};
+
+/// What a sample draws besides the world's bodies.
+struct SceneDecoration
+{
+    std::vector<SampleMesh> meshes;
+    std::vector<SampleLine> lines;
+};
+
 /// A scene of the sandbox. The application owns the world; the sample adds its bodies, may drive them each
 /// step, and may show its own controls.
 class Sample
@@ -47,6 +71,8 @@ public:
     /// True when the sample's controls asked for a rebuild (e.g. a new count).
     virtual bool WantsRebuild() { return false; }
     virtual CameraStart Camera() const { return {}; }
+    /// Adds what the sample draws itself (meshes it deforms, debug lines) to `ioDecoration`, each frame.
+    virtual void Decorate(SceneDecoration& /*ioDecoration*/) const {}
     /// Adds the sample's own figures to the headless run's stats (written with `--stats`).
     virtual void AddStats(nlohmann::json& /*ioStats*/) const {}
 };

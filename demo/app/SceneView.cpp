@@ -150,7 +150,8 @@ SceneView::ModelEntry& SceneView::EntryFor(const Model* inModel, std::shared_ptr
 }
 
 void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int inWidth, int inHeight,
-                       const ViewOptions& inOptions, const btRigidBody* inPicked)
+                       const ViewOptions& inOptions, const btRigidBody* inPicked,
+                       const SceneDecoration* inDecoration)
 {
     mStats = ViewStats();
     const float aspect = float(inWidth) / float(std::max(inHeight, 1));
@@ -227,6 +228,18 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
             EntryFor(unit, unit == mUnitSphere.get() ? std::shared_ptr<const void>(mUnitSphere)
                                                      : std::shared_ptr<const void>(mUnitBox));
         entry.instances.push_back({m, {}, BodyColor(0, false, picked)});
+    }
+
+    if (inDecoration != nullptr)
+    {
+        for (const SampleMesh& mesh : inDecoration->meshes)
+        {
+            ++mStats.sampleMeshes;
+            ++mStats.bodies;
+            EntryFor(mesh.model.get(), mesh.model).instances.push_back({ToMatrix(mesh.pose, 1.0), mesh.q, mesh.color});
+        }
+        for (const SampleLine& line : inDecoration->lines)
+            mDebug->AddLine(line.from, line.to, line.color);
     }
 
     if (inOptions.meshes)

@@ -6,6 +6,7 @@
 
 #include "render/Camera.h"
 #include "render/DebugRenderer.h"
+#include "app/Sample.h"
 #include "render/DeformedMeshRenderer.h"
 
 #include <bdt/adapter/SampleWorld.h>
@@ -51,12 +52,13 @@ struct ViewOptions
 /// Figures of the last frame.
 struct ViewStats
 {
-    std::size_t bodies = 0;                ///< Bodies in the world.
+    std::size_t bodies = 0;                ///< Bodies in the world, and the sample's own meshes.
     std::size_t drawn = 0;                 ///< Drawn after culling.
     std::size_t culled = 0;                ///< Outside the view frustum.
     std::size_t spheres = 0;               ///< Debug spheres drawn.
     std::size_t lines = 0;                 ///< Debug lines drawn.
     std::size_t bounds = 0;                ///< Bounds drawn by the level view (spheres, boxes or regions).
+    std::size_t sampleMeshes = 0;          ///< Meshes the sample deforms and draws itself (`SceneDecoration`).
     /// Vertices deformed on the CPU for the Distance Hierarchy view (never for display).
     std::uint64_t boundViewDeformedVertices = 0;
     float sphereTightnessMax = 1.0f;       ///< Largest R'/R of the sphere view's spheres (1: none drawn).
@@ -75,8 +77,10 @@ public:
 
     /// Draws `ioWorld` into the bound framebuffer of `inWidth` × `inHeight` pixels from `inCamera`.
     /// `inPicked` (may be null) is highlighted.
+    /// `inDecoration` (may be null): the sample's own meshes and lines, drawn with the world.
     void Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int inWidth, int inHeight,
-                const ViewOptions& inOptions, const btRigidBody* inPicked);
+                const ViewOptions& inOptions, const btRigidBody* inPicked,
+                const SceneDecoration* inDecoration = nullptr);
     const ViewStats& Stats() const { return mStats; }
     /// Forgets the models of a world that is gone (their GPU copies are freed).
     void Clear()
