@@ -82,6 +82,13 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
     const std::uint32_t tight = NodeRowLayout::TightOffset(m);
     const double gamma = FloatUpdateSlack(m);
     mRows.assign(tree.Rows().begin(), tree.Rows().begin() + std::size_t(mWrappedCount) * stride);
+    mParent.assign(VisitCount(), 0);
+    for (std::uint32_t i = 0; i < VisitCount(); ++i)
+        if (const std::uint32_t child = tree.Node(i).firstChild; child != 0 && child + 1 < VisitCount())
+        {
+            mParent[child] = i;
+            mParent[child + 1] = i;
+        }
     mChildrenBelow.resize(VisitCount());
     for (std::uint32_t i = 0; i < VisitCount(); ++i)
         mChildrenBelow[i] = IsProxy(i) ? 0 : tree.Node(i).firstChild;

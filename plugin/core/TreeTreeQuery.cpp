@@ -155,6 +155,41 @@ private:
     UpdatedSphere mSpheres[cSlots][2];
 };
 
+// Marks a stop whose spheres missed (in nodeB's top bit; node indices stay far below 2³¹).
+constexpr std::uint32_t cMissedStop = 0x80000000u;
+
+// Raises a front (Ehmann & Lin's generalised front tracking): two stops that missed and differ only by sibling
+// nodes of one side, (a, b) and (a + 1, b) with a a first child, cover exactly the pairs under (parent(a), b),
+// which replaces them (and so on up, while the pair made and the stop before it are such siblings). The
+// descent tests the two pairs a split makes one after the other, and a front's pairs in the order they were
+// stored, so such siblings sit side by side in the stops: one pass with a stack finds them, O(k) for k stops.
+// So a front follows a contact that recedes, or bodies that part, back up the tree instead of keeping the
+// deepest pairs it ever reached. Stops that reached proxies are kept. Clears the missed marks.
+void RaiseFront(std::vector<TraversalFront::NodePair>& ioStops, const ProxyLevel& inA, const ProxyLevel& inB)
+{
+    const auto missed = [](const TraversalFront::NodePair& inPair) { return (inPair.nodeB & cMissedStop) != 0; };
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < ioStops.size(); ++i)
+    {
+        ioStops[kept++] = ioStops[i];
+        while (kept >= 2 && missed(ioStops[kept - 2]) && missed(ioStops[kept - 1]))
+        {
+            TraversalFront::NodePair& x = ioStops[kept - 2];
+            const TraversalFront::NodePair& y = ioStops[kept - 1];
+            if (x.nodeB == y.nodeB && x.nodeA % 2 == 1 && y.nodeA == x.nodeA + 1)
+                x.nodeA = inA.Parent(x.nodeA);
+            else if (x.nodeA == y.nodeA && (x.nodeB & ~cMissedStop) % 2 == 1 && y.nodeB == x.nodeB + 1)
+                x.nodeB = inB.Parent(x.nodeB & ~cMissedStop) | cMissedStop;
+            else
+                break;
+            --kept;
+        }
+    }
+    ioStops.resize(kept);
+    for (TraversalFront::NodePair& pair : ioStops)
+        pair.nodeB &= ~cMissedStop;
+}
+
 // Simultaneous descent, breadth first, from the node pairs `inStart` down to the terminal nodes (proxies, or
 // leaves with `ToLeaves`). A pair is tested when it is made; a node's children are computed only when a pair
 // holding it overlapped and the node is the one split: the larger sphere, or the one not yet terminal (so the
@@ -203,15 +238,25 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
     thread_local std::vector<PairEntry> level, made;
     std::size_t levelCount = 0;
     const bool recordStops = outStops != nullptr;
+    // Stops are written like kept pairs: always into the next slot, the count advanced by the outcome (a miss,
+    // or a terminal pair), so recording them adds no branch to the loop. Room for `inMore` more.
+    // They go to a per-thread buffer that only grows (no clearing per call), copied out at the end.
+    thread_local std::vector<TraversalFront::NodePair> stopBuffer;
+    std::size_t stopCount = 0;
+    TraversalFront::NodePair* stops = nullptr;
+    const auto reserveStops = [&](std::size_t inMore)
+    {
+        if (!recordStops)
+            return;
+        if (stopBuffer.size() < stopCount + inMore)
+            stopBuffer.resize(2 * (stopCount + inMore));
+        stops = stopBuffer.data();
+    };
     // (B's terminal spheres are computed again for the exact test; those are not counted twice.)
     std::uint64_t tests = 0, updatesA = 0, updatesB = 0;
-    // The rare outcomes, out of the loop: a stop to record, or a terminal pair to test exactly.
-    const auto rare = [&](const PairEntry& inPair, bool inHit, bool inInner) BDT_COLD
+    // The rare outcome, out of the loop: a terminal pair to test exactly.
+    const auto rare = [&](const PairEntry& inPair) BDT_COLD
     {
-        if (recordStops && !(inHit && inInner))
-            outStops->push_back({inPair.nodeA, inPair.nodeB});
-        if (!inHit || inInner)
-            return;
         const WorldSphere worldA = PlaceTerminal(inA, inPair.sphereA);
         const WorldSphere worldB = PlaceTerminal(inB, b.ComputeSphereNow(inPair.nodeB));
         if (TerminalsOverlap(worldA, worldB))
@@ -233,16 +278,52 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
         slot.sphereA = inSphereA;
         slot.sphereB = inSphereB;
         ioCount += std::size_t(hit & inner);
-        if ((hit & !inner) | recordStops) [[unlikely]]
-            rare(slot, hit, inner);
+        if (recordStops)
+        {
+            stops[stopCount] = {inNodeA, inNodeB | (hit ? 0u : cMissedStop)};
+            stopCount += std::size_t(!(hit & inner));
+        }
+        if (hit & !inner) [[unlikely]]
+            rare(slot);
     };
     if (level.size() < inStart.size() + 1)
         level.resize(inStart.size() + 1);
-    for (const TraversalFront::NodePair& start : inStart)
+    reserveStops(inStart.size());
+    if (inStart.size() == 1)
     {
-        const UpdatedSphere sphereA = a.Sphere(start.nodeA);
-        const UpdatedSphere sphereB = frame.MapB(b.Sphere(start.nodeB));
-        consider(start.nodeA, start.nodeB, sphereA, sphereB, level.data(), levelCount);
+        const UpdatedSphere sphereA = a.Sphere(inStart[0].nodeA);
+        const UpdatedSphere sphereB = frame.MapB(b.Sphere(inStart[0].nodeB));
+        consider(inStart[0].nodeA, inStart[0].nodeB, sphereA, sphereB, level.data(), levelCount);
+    }
+    else
+    {
+        // A front's pairs sit anywhere in the trees: their spheres are computed from the rows (shared by every
+        // body, so likely cached) rather than read from the bodies' caches, as the descent's children are, and
+        // kept in a small direct-mapped table per side, since a node is in several pairs of a front, mostly
+        // close together (B's mapped into A's frame).
+        constexpr std::uint32_t cSlots = 64;
+        std::uint32_t keysA[cSlots], keysB[cSlots];
+        UpdatedSphere spheresA[cSlots], spheresB[cSlots];
+        std::fill(std::begin(keysA), std::end(keysA), 0xffffffffu);
+        std::fill(std::begin(keysB), std::end(keysB), 0xffffffffu);
+        const std::uint32_t restA = a.RestShape() ? 0u : 1u, restB = b.RestShape() ? 0u : 1u;
+        for (const TraversalFront::NodePair& start : inStart)
+        {
+            const std::uint32_t slotA = start.nodeA & (cSlots - 1), slotB = start.nodeB & (cSlots - 1);
+            if (keysA[slotA] != start.nodeA)
+            {
+                keysA[slotA] = start.nodeA;
+                spheresA[slotA] = a.ComputeSphereNow(start.nodeA);
+                updatesA += restA;
+            }
+            if (keysB[slotB] != start.nodeB)
+            {
+                keysB[slotB] = start.nodeB;
+                spheresB[slotB] = frame.MapB(b.ComputeSphereNow(start.nodeB));
+                updatesB += restB;
+            }
+            consider(start.nodeA, start.nodeB, spheresA[slotA], spheresB[slotB], level.data(), levelCount);
+        }
     }
     tests += inStart.size();
     SiblingCache cacheA, cacheB; // A's children as computed, B's mapped into A's frame
@@ -253,6 +334,7 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
             made.resize(2 * levelCount + 1);
         PairEntry* const out = made.data();
         std::size_t madeCount = 0;
+        reserveStops(2 * levelCount);
         for (std::size_t i = 0; i < levelCount; ++i)
         {
             if constexpr (budgeted)
@@ -302,6 +384,8 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
         level.swap(made);
         levelCount = madeCount;
     }
+    if (recordStops)
+        outStops->assign(stopBuffer.begin(), stopBuffer.begin() + std::ptrdiff_t(stopCount));
     ioStats.overlapTests += tests;
     a.CountUpdates(updatesA);
     b.CountUpdates(updatesB);
@@ -414,6 +498,7 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
     const std::uint64_t tests = ioStats.overlapTests - testsBefore;
     if (fromRoots)
         rootTests = tests;
+    RaiseFront(next, inA.state->Proxies(), inB.state->Proxies());
     // Keep the front while it pays: the bodies still touch and it cost no more than the roots did.
     if (outContacts.size() > contactsBefore && (fromRoots || tests <= rootTests))
         front.swap(next);

@@ -31,14 +31,14 @@ struct DeformableShapeSettings
     /// descent starts where last step's stopped instead of at the roots. Used for a pair only when both
     /// bodies allow it. It changes the work, not the result: the pair's contacts are the same, bit for bit,
     /// in the same order (the narrowphase sorts them), so a world steps identically either way. Fewer sphere
-    /// tests but more sphere updates (front pairs that miss update nodes a descent from the roots culls
-    /// above): whether it pays depends on the scene (`bdt-bench chairs --scenes front`). Off by default: the
-    /// front is only ever lowered, never raised, so in a pile it drifts down towards the cost of a descent
-    /// from the roots (100 18k-triangle chairs at L = 10, against descents from the roots: 4-5% more tests, 3%
-    /// more updates, 0.97-1.00x the step; against the pair cache, 1.3x the step; 12 3000-triangle chairs at
-    /// L = 8: 0.90x the tests, against 0.74x with `pairCacheSkin`). Takes
-    /// precedence over `pairCacheSkin` when both bodies ask for it. 8 bytes per front pair on the heap, about
-    /// 30 KB per pair of touching 18k-triangle chairs at L = 10.
+    /// tests but more sphere updates (a front's pairs each need their two spheres, where a descent computes a
+    /// node's children once for all its pairs): whether it pays depends on the scene (`bdt-bench chairs --scenes
+    /// front`). The front is generalised (Ehmann & Lin): it is lowered where pairs overlap and raised where two
+    /// sibling pairs both miss, so it follows receding contact back up. Off by default: in a falling and
+    /// settling pile it does not pay (100 18k-triangle chairs at L = 10, 300 steps, against descents from the
+    /// roots: 0.99x the tests, 2x the sphere updates, 1.43x the step; against the pair cache, slower still).
+    /// Takes precedence over `pairCacheSkin` when both bodies ask for it. 8 bytes per front pair on the heap,
+    /// about 30 KB per pair of touching 18k-triangle chairs at L = 10.
     bool frontTracking = false;
     /// Temporal coherence of the narrowphase between two deformables by a skin (`ProxyPairCache`): each pair
     /// keeps the proxy pairs it found within the contact reach plus a skin, and answers the next steps from

@@ -54,6 +54,8 @@ public:
     /// Where a traversal to the proxies goes below `inNode` (< `VisitCount()`): its first child (the second is
     /// the next index), or 0 for a proxy. One load from a table of 4 bytes a node, shared by every body.
     const std::uint32_t& ChildrenBelow(std::uint32_t inNode) const { return mChildrenBelow[inNode]; }
+    /// The parent of `inNode` (< `VisitCount()`, not the root): what a front raises a pair of siblings to.
+    std::uint32_t Parent(std::uint32_t inNode) const { return mParent[inNode]; }
 
     /// Bounds on the rows' centres: entry 0 the largest ‖c‖, entry j + 1 the largest ‖Ū_j‖, over every row
     /// a query may read (the wrapped rows and all the tree's), so ‖c + Σ_j Ū_j q_j‖ ≤ b_0 + Σ_j b_{j+1}|q_j|
@@ -74,7 +76,7 @@ public:
 
     std::size_t MemoryBytes() const
     {
-        return mRows.size() * sizeof(float) + mChildrenBelow.size() * sizeof(std::uint32_t);
+        return mRows.size() * sizeof(float) + (mChildrenBelow.size() + mParent.size()) * sizeof(std::uint32_t);
     }
 
 private:
@@ -83,6 +85,7 @@ private:
     std::uint32_t mWrappedCount = 0;
     AlignedVector<float> mRows;
     std::vector<std::uint32_t> mChildrenBelow; ///< `ChildrenBelow` of the visited nodes.
+    std::vector<std::uint32_t> mParent;        ///< `Parent` of the visited nodes (0 for the root).
     std::vector<float> mCentreBounds;          ///< `CentreBounds`.
     std::vector<float> mProxyRadiusBounds;     ///< `ProxyRadiusBounds`.
 };
