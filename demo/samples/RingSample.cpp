@@ -69,7 +69,8 @@ public:
         for (std::uint32_t m = 0; m < cModels; ++m)
             mTransforms[m] = TransformsOfMap(Hanging(m, inTime, double(mSwing)), mNodes, 1e-4);
         const auto start = Clock::now();
-        const std::uint64_t refitsBefore = Refits(), exactBefore = ExactFits(), unionsBefore = Unions();
+        const std::uint64_t refitsBefore = Sum(&BlendBoundsState::Refits), exactBefore = Sum(&BlendBoundsState::ExactFits),
+                            unionsBefore = Sum(&BlendBoundsState::ChildUnions);
         QueryStats stats;
         for (std::uint32_t m = 0; m < cModels; ++m)
             (void)mStates[m].SetTransforms(mTransforms[m]);
@@ -84,9 +85,9 @@ public:
         mStep.microseconds = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
         mStep.boxTests = stats.overlapTests;
         mStep.trianglePairs = stats.contacts;
-        mStep.refits = Refits() - refitsBefore;
-        mStep.exactFits = ExactFits() - exactBefore;
-        mStep.unions = Unions() - unionsBefore;
+        mStep.refits = Sum(&BlendBoundsState::Refits) - refitsBefore;
+        mStep.exactFits = Sum(&BlendBoundsState::ExactFits) - exactBefore;
+        mStep.unions = Sum(&BlendBoundsState::ChildUnions) - unionsBefore;
         mTotalPairs += stats.contacts;
     }
 
@@ -198,25 +199,12 @@ private:
             }
     }
 
-    std::uint64_t Refits() const
+    /// A work counter of `BlendBoundsState` summed over the six pawns.
+    std::uint64_t Sum(std::uint64_t (BlendBoundsState::*inCounter)() const) const
     {
         std::uint64_t n = 0;
         for (const BlendBoundsState& state : mStates)
-            n += state.Refits();
-        return n;
-    }
-    std::uint64_t ExactFits() const
-    {
-        std::uint64_t n = 0;
-        for (const BlendBoundsState& state : mStates)
-            n += state.ExactFits();
-        return n;
-    }
-    std::uint64_t Unions() const
-    {
-        std::uint64_t n = 0;
-        for (const BlendBoundsState& state : mStates)
-            n += state.ChildUnions();
+            n += (state.*inCounter)();
         return n;
     }
 
