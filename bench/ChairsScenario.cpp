@@ -49,6 +49,7 @@ struct ChairsOptions
     double timeStep = 1.0 / 60.0;
     std::string scenes = "both"; // both (deformable, rigid), deformable, rigid, bullet, all, front or skin
     bool front = false;          // front tracking on every body
+    bool boxes = false;          // BD-AABB box culling of the deformable pairs on every body
     double skin = DeformableShapeSettings{}.pairCacheSkin; // pair cache skin of every body (0: off)
     unsigned threads = 1;        // narrowphase threads of every scene's dispatcher
 };
@@ -61,13 +62,15 @@ enum class EChairs : std::uint8_t
     Bullet,     ///< Bullet's own rigid compound of the chair's boxes.
 };
 
-// A scene to build: its name in the report, its chairs, front tracking or not, the pair cache's skin.
+// A scene to build: its name in the report, its chairs, front tracking or not, the pair cache's skin, box
+// culling or not.
 struct SceneSpec
 {
     const char* name;
     EChairs chairs;
     bool front;
     double skin;
+    bool boxes = false;
 };
 
 // The scenes `--scenes` asks for, stepped alternately in this order.
@@ -79,12 +82,15 @@ std::vector<SceneSpec> ChosenScenes(const ChairsOptions& inOptions)
     if (inOptions.scenes == "skin")
         return {{"skin_on", EChairs::Deformable, inOptions.front, inOptions.skin},
                 {"skin_off", EChairs::Deformable, inOptions.front, 0.0}};
+    if (inOptions.scenes == "boxes")
+        return {{"boxes_on", EChairs::Deformable, inOptions.front, inOptions.skin, true},
+                {"boxes_off", EChairs::Deformable, inOptions.front, inOptions.skin, false}};
     const std::string& scenes = inOptions.scenes;
     std::vector<SceneSpec> specs;
     if (scenes == "both" || scenes == "all" || scenes == "deformable")
-        specs.push_back({"deformable", EChairs::Deformable, inOptions.front, inOptions.skin});
+        specs.push_back({"deformable", EChairs::Deformable, inOptions.front, inOptions.skin, inOptions.boxes});
     if (scenes == "both" || scenes == "all" || scenes == "rigid")
-        specs.push_back({"rigid", EChairs::Rigid, inOptions.front, inOptions.skin});
+        specs.push_back({"rigid", EChairs::Rigid, inOptions.front, inOptions.skin, inOptions.boxes});
     if (scenes == "all" || scenes == "bullet")
         specs.push_back({"bullet", EChairs::Bullet, false, 0.0});
     return specs;
@@ -231,6 +237,7 @@ std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
         DeformableShapeSettings settings = shape.Settings();
         settings.frontTracking = inSpec.front;
         settings.pairCacheSkin = inSpec.skin;
+        settings.boxCulling = inSpec.boxes;
         shape.SetSettings(settings);
         ioRun.chairs.push_back(body);
     }
@@ -286,6 +293,9 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
                                                 : inOptions.front           ? "on"
                                                                             : "off"},
                              {"pair_cache_skin", inOptions.skin},
+                             {"box_culling", inOptions.scenes == "boxes" ? "on and off"
+                                             : inOptions.boxes          ? "on"
+                                                                        : "off"},
                              {"pair_cache", inOptions.scenes == "skin" ? "on and off"
                                             : inOptions.skin > 0.0     ? "on"
                                                                        : "off"},
@@ -393,13 +403,16 @@ const bool sRegistered = RegisterScenario(
         ioCommand
             .add_option("--scenes", options->scenes,
                         "both (deformable and rigid), deformable, rigid, bullet (Bullet's own compound "
-                        "chairs), all (the three), front (deformable with front tracking and without) or skin "
-                        "(deformable with the pair cache and without)")
-            ->check(CLI::IsMember({"both", "deformable", "rigid", "bullet", "all", "front", "skin"}));
+                        "chairs), all (the three), front (deformable with front tracking and without), skin "
+                        "(deformable with the pair cache and without) or boxes (deformable with BD-AABB box "
+                        "culling and without)")
+            ->check(CLI::IsMember({"both", "deformable", "rigid", "bullet", "all", "front", "skin", "boxes"}));
         ioCommand
             .add_option("--threads", options->threads,
                         "Narrowphase threads (bdt::ParallelDispatcher) in every scene; 0: the machine's")
             ->check(CLI::Range(0u, 256u));
+        ioCommand.add_flag("--boxes", options->boxes,
+                           "BD-AABB box culling of deformable pairs on every body (--scenes boxes runs both)");
         ioCommand.add_flag("--front", options->front,
                            "Front tracking on: each deformable pair's proxy descent starts from last step's "
                            "front (off by default; --scenes front runs both)");

@@ -267,6 +267,8 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
         const std::uint32_t budget = budgetA == 0 ? budgetB : budgetB == 0 ? budgetA : std::min(budgetA, budgetB);
         if (budget != 0)
             CollideProxies(bodyA, bodyB, std::uint64_t(budget), proxyContacts, ioStats);
+        else if (shapeA->Settings().boxCulling && deformableB->Settings().boxCulling)
+            CollideProxies(bodyA, bodyB, *shapeA->Asset().Boxes(), *deformableB->Asset().Boxes(), proxyContacts, ioStats);
         else if (ioFront != nullptr)
             CollideProxies(bodyA, bodyB, *ioFront, proxyContacts, ioStats);
         else if (ioCache != nullptr)

@@ -36,10 +36,20 @@ std::shared_ptr<const ProxyLevel> DeformableAsset::Proxies(std::uint32_t inLevel
     return proxies;
 }
 
+std::shared_ptr<const BDAabbTree> DeformableAsset::Boxes() const
+{
+    const std::lock_guard<std::mutex> lock(mMutex);
+    if (!mBoxes)
+        mBoxes = std::make_shared<const BDAabbTree>(BDAabbTree::Build(mTree));
+    return mBoxes;
+}
+
 std::size_t DeformableAsset::MemoryBytes() const
 {
     std::size_t bytes = mTree->MemoryBytes();
     const std::lock_guard<std::mutex> lock(mMutex);
+    if (mBoxes)
+        bytes += mBoxes->MemoryBytes();
     for (const std::shared_ptr<const ProxyLevel>& proxies : mProxies)
         if (proxies)
             bytes += proxies->MemoryBytes();

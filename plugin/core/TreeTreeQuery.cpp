@@ -2,6 +2,9 @@
 
 #include "TreeQueriesInternal.h"
 
+#include <bdt/core/Error.h>
+#include <bdt/core/RegionTraversal.h>
+
 #include <algorithm>
 #include <array>
 #include <iterator>
@@ -528,6 +531,116 @@ bool CollideProxies(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests
             }
         });
     return interrupted;
+}
+
+namespace
+{
+
+// One side of the box-culled descent: the body, its box rows, q as the box update reads it, how far its boxes are
+// grown (world units), and the last few boxes computed (direct-mapped by node: a node is tested against several
+// nodes of the other body).
+class BoxSide
+{
+public:
+    BoxSide(const DeformedBody& inBody, const BDAabbTree& inBoxes) : mBody(inBody), mBoxes(inBoxes)
+    {
+        const auto q = inBody.state->Q();
+        mQq.resize(8 * q.size());
+        MakeBoxUpdateInput(q, mQq.data());
+        std::fill(std::begin(mKeys), std::end(mKeys), 0xffffffffu);
+        // A proxy's updated sphere lies within its geometry's box grown by 2R' per axis: its centre c' is within
+        // R' − R of the deformed vertices' hull (|Ū_p q − Σβ_i U_i q| ≤ ΔRᵀ|q|, and ≤ δR_tight‖q‖, for the convex
+        // β with c = Σβ_i p_i), its radius R'. So a node's box grown by twice the largest proxy radius holds the
+        // spheres of the proxies below it, and culling with it loses no sphere contact.
+        const TreeState& state = *inBody.state;
+        mGrowth = inBody.scale * (2.0 * detail::LargestProxyRadius(state) * (1.0 + 1e-6) + detail::ProxyRounding(state)) +
+                  inBody.inflate;
+    }
+
+    /// Node `inNode`'s grown box in world (axes those of the pose).
+    const WorldBox& Box(std::uint32_t inNode, std::uint64_t& ioUpdates)
+    {
+        const std::uint32_t slot = inNode & (cSlots - 1);
+        if (mKeys[slot] != inNode)
+        {
+            UpdatedBox box;
+            UpdateBox(mBoxes.Row(inNode), mQq.data(), mBoxes.ModeCount(), box);
+            mWorld[slot].center = mBody.pose.Apply(mBody.scale * Vec3d(box.center[0], box.center[1], box.center[2]));
+            mWorld[slot].halfExtents =
+                (mBody.scale * Vec3d(box.halfExtents[0], box.halfExtents[1], box.halfExtents[2])).array() + mGrowth;
+            mKeys[slot] = inNode;
+            ++ioUpdates;
+        }
+        return mWorld[slot];
+    }
+
+private:
+    static constexpr std::uint32_t cSlots = 64;
+    const DeformedBody& mBody;
+    const BDAabbTree& mBoxes;
+    AlignedVector<float> mQq;
+    double mGrowth = 0.0;
+    std::uint32_t mKeys[cSlots];
+    WorldBox mWorld[cSlots];
+};
+
+} // namespace
+
+void CollideProxies(DeformedBody inA, DeformedBody inB, const BDAabbTree& inBoxesA, const BDAabbTree& inBoxesB,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+{
+    if (&inBoxesA.Tree() != &inA.state->Tree() || &inBoxesB.Tree() != &inB.state->Tree())
+        throw Error("CollideProxies: box rows of another tree");
+    if (inA.state->TemporalCoherence() || inB.state->TemporalCoherence())
+    {
+        // Spheres kept across steps (§3.5) are not those of the current q the boxes bound.
+        CollideProxies(inA, inB, outContacts, ioStats);
+        return;
+    }
+    BoxSide sideA(inA, inBoxesA), sideB(inB, inBoxesB);
+    const BoxOverlapTest boxesOverlap(inA.pose.rotation, inB.pose.rotation);
+    const ProxyLevel& proxiesA = inA.state->Proxies();
+    const ProxyLevel& proxiesB = inB.state->Proxies();
+    std::uint64_t updatesA = 0, updatesB = 0;
+    thread_local std::vector<TraversalFront::NodePair> stack;
+    stack.assign(1, {0, 0});
+    while (!stack.empty())
+    {
+        const TraversalFront::NodePair pair = stack.back();
+        stack.pop_back();
+        // The spheres first (a few flops), then the boxes: a pair goes on only if both overlap.
+        const WorldSphere sphereA = PlaceTerminal(inA, inA.state->Sphere(pair.nodeA));
+        const WorldSphere sphereB = PlaceTerminal(inB, inB.state->Sphere(pair.nodeB));
+        ++ioStats.overlapTests;
+        if (!TerminalsOverlap(sphereA, sphereB))
+            continue;
+        const std::uint32_t splitA = proxiesA.ChildrenBelow(pair.nodeA);
+        const std::uint32_t splitB = proxiesB.ChildrenBelow(pair.nodeB);
+        if (splitA == 0 && splitB == 0)
+        {
+            outContacts.push_back(SphereContact(sphereA, sphereB, pair.nodeA, pair.nodeB));
+            ++ioStats.contacts;
+            continue;
+        }
+        // Copies: the other side's next box may take the same slot.
+        const WorldBox a = sideA.Box(pair.nodeA, updatesA);
+        const WorldBox b = sideB.Box(pair.nodeB, updatesB);
+        ++ioStats.overlapTests;
+        if (!boxesOverlap(a, b))
+            continue;
+        if (splitA != 0 && (splitB == 0 || sphereA.radius >= sphereB.radius))
+        {
+            stack.push_back({splitA + 1, pair.nodeB});
+            stack.push_back({splitA, pair.nodeB});
+        }
+        else
+        {
+            stack.push_back({pair.nodeA, splitB + 1});
+            stack.push_back({pair.nodeA, splitB});
+        }
+    }
+    inA.state->CountUpdates(updatesA);
+    inB.state->CountUpdates(updatesB);
 }
 
 namespace

@@ -397,3 +397,61 @@ TEST(CollideProxies, InterruptibleTraversalKeepsItsBudgetAndCoversEveryContact)
 
 } // namespace
 } // namespace bdt
+
+namespace bdt
+{
+namespace
+{
+
+using namespace test;
+
+// Box culling (BD-AABB, §3.5) beside the spheres: exactly the sphere descent's contacts (the same bits), so every
+// brute-force intersecting triangle pair lies under a reported proxy pair.
+TEST(CollideProxies, BoxCulledDescentCoversEveryIntersectingPair)
+{
+    std::mt19937 random(37);
+    std::uint64_t trianglePairs = 0, boxTests = 0, sphereTests = 0;
+    for (const PairCase& c : cPairCases)
+    {
+        QueryBody a(test::ShapeTree(c.shapeA, c.trianglesA, c.modesA), 5);
+        QueryBody b(test::ShapeTree(c.shapeB, c.trianglesB, c.modesB), 4);
+        const BDAabbTree boxesA = BDAabbTree::Build(a.tree);
+        const BDAabbTree boxesB = BDAabbTree::Build(b.tree);
+        for (double amplitude : cAmplitudes)
+        {
+            Randomise(a, b, amplitude, random);
+            std::vector<ProxyContact> spheres, boxes;
+            QueryStats sphereStats, boxStats;
+            CollideProxies(a.Body(), b.Body(), spheres, sphereStats);
+            CollideProxies(a.Body(), b.Body(), boxesA, boxesB, boxes, boxStats);
+            sphereTests += sphereStats.overlapTests;
+            boxTests += boxStats.overlapTests;
+            std::set<std::pair<std::uint32_t, std::uint32_t>> reported;
+            for (const ProxyContact& contact : boxes)
+            {
+                EXPECT_TRUE(reported.insert({contact.nodeA, contact.nodeB}).second) << "reported twice";
+                const auto same = std::find_if(spheres.begin(), spheres.end(), [&](const ProxyContact& inSphere) {
+                    return inSphere.nodeA == contact.nodeA && inSphere.nodeB == contact.nodeB;
+                });
+                ASSERT_NE(same, spheres.end()) << "a box-culled contact the sphere descent does not report";
+                EXPECT_EQ(same->depth, contact.depth);
+                EXPECT_EQ(same->point, contact.point);
+                EXPECT_EQ(same->normal, contact.normal);
+            }
+            EXPECT_EQ(boxes.size(), spheres.size()) << c.shapeA << " vs " << c.shapeB << ": a sphere contact was culled";
+            for (const TrianglePair& pair : BruteForcePairs(WorldTriangles(a), WorldTriangles(b)))
+            {
+                ++trianglePairs;
+                EXPECT_TRUE(reported.count({ProxyOf(a.state->Proxies(), pair.triangleA), ProxyOf(b.state->Proxies(), pair.triangleB)}))
+                    << c.shapeA << " vs " << c.shapeB << ": triangles " << pair.triangleA << ", " << pair.triangleB
+                    << " lie under no reported proxy pair";
+            }
+        }
+    }
+    EXPECT_GT(trianglePairs, 500u);
+    std::cout << "[ info ] " << trianglePairs << " triangle pairs covered; box tests " << boxTests << ", sphere tests "
+              << sphereTests << "\n";
+}
+
+} // namespace
+} // namespace bdt

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bdt/core/BDAabbTree.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/MassProperties.h>
 #include <bdt/core/ModalProperties.h>
@@ -46,6 +47,10 @@ public:
     /// Thread-safe (a mutex guards the cache).
     std::shared_ptr<const ProxyLevel> Proxies(std::uint32_t inLevel) const;
 
+    /// The tree's BD-AABB box rows (§3.5, `BDAabbTree`), built on first request (O(Σ_nodes |Λ|·M), 32(M + 1)
+    /// bytes a node) and kept: for bodies that cull their narrowphase with boxes. Thread-safe.
+    std::shared_ptr<const BDAabbTree> Boxes() const;
+
     /// Bytes held by the tree, the model and the proxy levels built so far (takes the cache's mutex).
     std::size_t MemoryBytes() const;
 
@@ -59,6 +64,7 @@ private:
     double mBoundingRadius = 0.0;
     mutable std::mutex mMutex;
     mutable std::vector<std::shared_ptr<const ProxyLevel>> mProxies; // index: level
+    mutable std::shared_ptr<const BDAabbTree> mBoxes;
 };
 
 } // namespace bdt

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bdt/core/BDAabbTree.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Primitives.h>
 #include <bdt/core/PrimitivePairCache.h>
@@ -79,6 +80,16 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
 /// `CollideProxies`'s. Returns true if the budget cut the descent.
 bool CollideProxies(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests, std::vector<ProxyContact>& outContacts,
                     QueryStats& ioStats);
+/// The same contacts as `CollideProxies` (as a set; the order may differ), with BD-AABB boxes (§3.5,
+/// `BDAabbTree`) culling beside the spheres: a pair is split only when its spheres overlap and its boxes do too
+/// (the separating-axis test of `BoxOverlapTest` on the boxes oriented in world by the poses). Each box is
+/// grown by twice the largest proxy radius (plus the inflate), which makes it hold the spheres of the proxies
+/// below it (see `TreeTreeQuery.cpp`): no sphere contact is lost, and the contacts are the same bits. The boxes
+/// cull slender and flat parts that their spheres do not; a box update is 12M flops and a box test about 10
+/// times a sphere test. `overlapTests` counts both kinds of test. With temporal coherence on either body it is
+/// `CollideProxies`. `inBoxesA` and `inBoxesB` are the two bodies' trees' box rows (throws `bdt::Error` if not).
+void CollideProxies(DeformedBody inA, DeformedBody inB, const BDAabbTree& inBoxesA, const BDAabbTree& inBoxesB,
+                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 /// Tree vs tree at the leaves: exactly the pairs of intersecting (or touching) deformed triangles, each pair
 /// once, `TrianglesIntersect` on the world triangles. Cost per leaf pair reached: 2 × 18M flops to deform
 /// the triangles, about 250 flops for the exact test.
