@@ -191,6 +191,7 @@ void App::ApplyToBodies()
         settings.frontTracking = mFrontTracking;
         settings.pairCacheSkin = double(mPairCacheSkin);
         settings.traversalBudget = mTraversalMode == 1 ? std::uint32_t(std::max(mTraversalBudget, 1)) : 0u;
+        settings.boxCulling = mBoxCulling;
         settings.modal = mOptions.modal;
         shape.SetSettings(settings);
     }
@@ -567,6 +568,10 @@ void App::DrawTraversalPanel()
                           "(Mendoza & O'Sullivan 2006)");
     if (mTraversalMode == 1)
         changed |= ImGui::SliderInt("tests per pair", &mTraversalBudget, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic);
+    changed |= ImGui::Checkbox("BD-AABB box culling (§3.5)", &mBoxCulling);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Deformable pairs are culled by BD-AABB boxes (12M flops each) beside the spheres; the "
+                          "contacts are the same");
     changed |= ImGui::Checkbox("front tracking", &mFrontTracking);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("Each deformable pair's descent starts from last step's front (over the pair cache). "

@@ -120,6 +120,7 @@ private:
     bool mFrontTracking = false;
     float mPairCacheSkin = float(DeformableShapeSettings{}.pairCacheSkin);
     int mTraversalMode = 0;  // 0 complete, 1 interruptible
+    bool mBoxCulling = false; // BD-AABB boxes beside the spheres in deformable pairs
     int mTraversalBudget = 64; // sphere tests per deformable pair and step, in interruptible mode
 
     // Picking and dragging.
