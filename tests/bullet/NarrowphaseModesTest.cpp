@@ -63,19 +63,20 @@ void RunSideBySide(ModePile& ioA, ModePile& ioB, int inSteps)
     }
 }
 
-// 12 chairs in three layers dropped and settled for 4 s, once with every pair limited to 6 sphere tests a step
+// 12 chairs in three layers dropped and settled for 10 s, once with every pair limited to 6 sphere tests a step
 // and once without a limit: the limited pile makes under half the tests, no chair goes through the ground or
-// sinks into the pile (its mean height stays within 10% of the full pile's), nothing becomes non-finite, and
-// it comes to rest.
+// sinks into the pile (its mean height stays within 15% of the full pile's: 1-8% in the builds tried), nothing becomes non-finite, and
+// it comes to rest. (A pile is chaotic: the two settle at different times, between 4 and 9 s in the builds
+// tried, so the check waits for 10 s.)
 TEST(InterruptibleNarrowphase, PileWithATinyBudgetStillStands)
 {
     ModePile full([](DeformableShapeSettings&) {});
     ModePile limited([](DeformableShapeSettings& ioSettings) { ioSettings.traversalBudget = 6; });
-    RunSideBySide(full, limited, 240);
+    RunSideBySide(full, limited, 600);
     std::cout << "[ info ] tests: " << limited.overlapTests << " limited, " << full.overlapTests
               << " full; mean height " << limited.MeanHeight() << " m limited, " << full.MeanHeight() << " m full\n";
     EXPECT_LT(double(limited.overlapTests), 0.5 * double(full.overlapTests));
-    EXPECT_NEAR(limited.MeanHeight(), full.MeanHeight(), 0.1 * full.MeanHeight());
+    EXPECT_NEAR(limited.MeanHeight(), full.MeanHeight(), 0.15 * full.MeanHeight());
     EXPECT_EQ(limited.world.Deformables().Stats().transformResets + limited.world.Deformables().Stats().modalResets, 0u);
     for (btRigidBody* body : limited.bodies)
     {
