@@ -43,7 +43,7 @@ struct BoundsOptions
     std::uint32_t modes = 10;
     std::uint32_t steps = 100;
     std::vector<std::uint32_t> levels = {4, 9}; ///< Region levels (the traversal's depth), one table each.
-    double amplitude = 0.02; ///< Largest displacement per mode, m.
+    double amplitude = 0.02;                    ///< Largest displacement per mode, m.
     std::uint32_t repeats = 7;
 };
 
@@ -58,18 +58,21 @@ enum EKind : int
     RefitBoxKind,
     KindCount
 };
-constexpr std::array<const char*, KindCount> cKindNames = {"BD-Tree spheres", "BD-AABB boxes", "Distance Hierarchy",
-                                                           "refitted spheres", "refitted boxes"};
-constexpr std::array<const char*, KindCount> cKindKeys = {"spheres", "boxes", "distance_hierarchy", "refit_spheres",
-                                                          "refit_boxes"};
+constexpr std::array<const char*, KindCount> cKindNames = {
+    "BD-Tree spheres", "BD-AABB boxes", "Distance Hierarchy", "refitted spheres", "refitted boxes"};
+constexpr std::array<const char*, KindCount> cKindKeys = {"spheres", "boxes", "distance_hierarchy",
+                                                          "refit_spheres", "refit_boxes"};
 // Kinds that read the deformed vertices (and so need them made first, unless the simulation gives them).
-constexpr bool FromVertices(int inKind) { return inKind >= DistanceKind; }
+constexpr bool FromVertices(int inKind)
+{
+    return inKind >= DistanceKind;
+}
 
 // One pawn's motion: where it stands and how it deforms at each step.
 struct PawnMotion
 {
-    std::vector<Pose> poses;       ///< Per step.
-    std::vector<float> q;          ///< Per step, step-major, M each.
+    std::vector<Pose> poses; ///< Per step.
+    std::vector<float> q;    ///< Per step, step-major, M each.
 };
 
 // The pawns stand on a ring that closes and opens again: neighbours' rest frames' centres go from 0.73 m
@@ -90,14 +93,18 @@ std::vector<PawnMotion> MakeMotions(const BoundsOptions& inOptions, const Vec3d&
             const double t = double(s) / std::max(1u, inOptions.steps - 1); // 0..1
             const double spacing = 0.73 - 0.19 * std::pow(std::sin(pi * t), 2.0);
             const double ring = spacing / (2.0 * std::sin(pi / inOptions.pawns));
-            const Mat3d spin = Eigen::AngleAxisd(angle + 1.3 * t * (p % 2 ? 1.0 : -1.0), Vec3d::UnitY()).toRotationMatrix();
-            const Mat3d rock = Eigen::AngleAxisd(0.14 * std::sin(2.0 * pi * (t + 0.13 * p)), Vec3d::UnitX()).toRotationMatrix();
+            const Mat3d spin =
+                Eigen::AngleAxisd(angle + 1.3 * t * (p % 2 ? 1.0 : -1.0), Vec3d::UnitY()).toRotationMatrix();
+            const Mat3d rock = Eigen::AngleAxisd(0.14 * std::sin(2.0 * pi * (t + 0.13 * p)), Vec3d::UnitX())
+                                   .toRotationMatrix();
             Pose pose;
             pose.rotation = spin * rock;
-            pose.translation = Vec3d(ring * std::cos(angle), 0.0, ring * std::sin(angle)) - pose.rotation * inRestCentre;
+            pose.translation =
+                Vec3d(ring * std::cos(angle), 0.0, ring * std::sin(angle)) - pose.rotation * inRestCentre;
             motion.poses.push_back(pose);
             for (std::uint32_t j = 0; j < inOptions.modes; ++j)
-                motion.q.push_back(float(inOptions.amplitude * std::sin(2.0 * pi * (1.0 + 0.37 * j) * t + 0.9 * p + 1.7 * j)));
+                motion.q.push_back(float(inOptions.amplitude *
+                                         std::sin(2.0 * pi * (1.0 + 0.37 * j) * t + 0.9 * p + 1.7 * j)));
         }
     }
     return motions;
@@ -118,17 +125,28 @@ struct PawnRegions
     {
         switch (inKind)
         {
-        case SphereKind: inCall(spheres); break;
-        case BoxKind: inCall(boxes); break;
-        case DistanceKind: inCall(distances); break;
-        case RefitSphereKind: inCall(refitSpheres); break;
-        default: inCall(refitBoxes); break;
+        case SphereKind:
+            inCall(spheres);
+            break;
+        case BoxKind:
+            inCall(boxes);
+            break;
+        case DistanceKind:
+            inCall(distances);
+            break;
+        case RefitSphereKind:
+            inCall(refitSpheres);
+            break;
+        default:
+            inCall(refitBoxes);
+            break;
         }
     }
 };
 
 // Starts a step: from q for the BD kinds, from the deformed vertices for the others.
-bool StartStep(SphereRegions& ioRegions, std::span<const float> inQ, std::span<const Vec3f>, const Pose& inPose)
+bool StartStep(SphereRegions& ioRegions, std::span<const float> inQ, std::span<const Vec3f>,
+               const Pose& inPose)
 {
     return ioRegions.SetStep(inQ, inPose);
 }
@@ -137,15 +155,21 @@ bool StartStep(BoxRegions& ioRegions, std::span<const float> inQ, std::span<cons
     return ioRegions.SetStep(inQ, inPose);
 }
 template <class Bound>
-bool StartStep(VertexRegionBounds<Bound>& ioRegions, std::span<const float>, std::span<const Vec3f> inVertices,
-               const Pose& inPose)
+bool StartStep(VertexRegionBounds<Bound>& ioRegions, std::span<const float>,
+               std::span<const Vec3f> inVertices, const Pose& inPose)
 {
     return ioRegions.SetStep(inVertices, inPose);
 }
 
 // The size of a bound, read by the update timing so that no update is optimised away.
-double SizeOf(const WorldBall& inBall) { return inBall.radius; }
-double SizeOf(const WorldBox& inBox) { return inBox.halfExtents.x(); }
+double SizeOf(const WorldBall& inBall)
+{
+    return inBall.radius;
+}
+double SizeOf(const WorldBox& inBox)
+{
+    return inBox.halfExtents.x();
+}
 
 // The region (node at the level, or leaf above it) of each tree triangle.
 std::vector<std::uint32_t> RegionOfTriangles(const SphereRegions& inRegions)
@@ -174,20 +198,21 @@ int RunBounds(const BoundsOptions& inOptions)
     const double hierarchyMs = MsSince(start);
     const Model& model = tree->GetModel();
     const std::uint32_t m = tree->ModeCount();
-    std::printf("bounds: %u pawns of %zu vertices, %zu triangles, M = %u, %u nodes, %u levels; %u steps, up to "
-                "%.0f mm a mode (build: tree %.0f ms, boxes %.0f ms, distance hierarchy %.0f ms)\n",
-                inOptions.pawns, model.VertexCount(), model.TriangleCount(), m, tree->NodeCount(), tree->LevelCount(),
-                inOptions.steps, 1e3 * inOptions.amplitude, treeMs, boxMs, hierarchyMs);
+    std::printf(
+        "bounds: %u pawns of %zu vertices, %zu triangles, M = %u, %u nodes, %u levels; %u steps, up to "
+        "%.0f mm a mode (build: tree %.0f ms, boxes %.0f ms, distance hierarchy %.0f ms)\n",
+        inOptions.pawns, model.VertexCount(), model.TriangleCount(), m, tree->NodeCount(), tree->LevelCount(),
+        inOptions.steps, 1e3 * inOptions.amplitude, treeMs, boxMs, hierarchyMs);
 
     const Vec3d restCentre = model.RestBounds().center().cast<double>();
     const std::vector<PawnMotion> motions = MakeMotions(inOptions, restCentre);
-    const auto qAt = [&](std::uint32_t inPawn, std::uint32_t inStep) {
-        return std::span<const float>(motions[inPawn].q).subspan(std::size_t(inStep) * m, m);
-    };
+    const auto qAt = [&](std::uint32_t inPawn, std::uint32_t inStep)
+    { return std::span<const float>(motions[inPawn].q).subspan(std::size_t(inStep) * m, m); };
 
     // The exact answer of every step: the intersecting deformed triangle pairs of every pawn pair (the
     // library's exact leaf traversal, itself checked against all-pairs brute force in tests/core).
-    std::vector<std::vector<std::array<std::uint32_t, 4>>> exact(inOptions.steps); // pawn A, pawn B, tri A, tri B
+    std::vector<std::vector<std::array<std::uint32_t, 4>>> exact(
+        inOptions.steps); // pawn A, pawn B, tri A, tri B
     {
         const auto leaves = std::make_shared<const ProxyLevel>(tree, tree->LevelCount() - 1);
         std::vector<TreeState> states(inOptions.pawns, TreeState(leaves));
@@ -202,7 +227,8 @@ int RunBounds(const BoundsOptions& inOptions)
                 for (std::uint32_t b = a + 1; b < inOptions.pawns; ++b)
                 {
                     pairs.clear();
-                    CollideTriangles({&states[a], motions[a].poses[s]}, {&states[b], motions[b].poses[s]}, pairs, ignored);
+                    CollideTriangles({&states[a], motions[a].poses[s]}, {&states[b], motions[b].poses[s]},
+                                     pairs, ignored);
                     for (const TrianglePair& pair : pairs)
                         exact[s].push_back({a, b, pair.triangleA, pair.triangleB});
                 }
@@ -214,8 +240,8 @@ int RunBounds(const BoundsOptions& inOptions)
         exactPairs += step.size();
         touchingSteps += step.empty() ? 0 : 1;
     }
-    std::printf("exact contacts: %zu intersecting triangle pairs over %zu of %u steps\n", exactPairs, touchingSteps,
-                inOptions.steps);
+    std::printf("exact contacts: %zu intersecting triangle pairs over %zu of %u steps\n", exactPairs,
+                touchingSteps, inOptions.steps);
 
     nlohmann::json report = {{"scenario", "bounds"},
                              {"pawns", inOptions.pawns},
@@ -232,9 +258,9 @@ int RunBounds(const BoundsOptions& inOptions)
     {
         std::vector<PawnRegions> pawns;
         for (std::uint32_t p = 0; p < inOptions.pawns; ++p)
-            pawns.push_back({SphereRegions(tree, level), BoxRegions(boxes, level), DistanceRegions(hierarchy, level),
-                             RefitSphereRegions(hierarchy, level), RefitBoxRegions(hierarchy, level),
-                             std::vector<Vec3f>(model.VertexCount())});
+            pawns.push_back({SphereRegions(tree, level), BoxRegions(boxes, level),
+                             DistanceRegions(hierarchy, level), RefitSphereRegions(hierarchy, level),
+                             RefitBoxRegions(hierarchy, level), std::vector<Vec3f>(model.VertexCount())});
         const std::uint32_t regionLevel = pawns[0].spheres.Level();
         const std::uint32_t visitable = tree->LevelEnd(regionLevel);
         std::uint32_t regionCount = 0;
@@ -242,37 +268,47 @@ int RunBounds(const BoundsOptions& inOptions)
             regionCount += pawns[0].spheres.IsRegion(node) ? 1 : 0;
         const std::vector<std::uint32_t> regionOf = RegionOfTriangles(pawns[0].spheres);
 
-        // One step of one kind: start the step on every pawn (the vertex-based kinds first deform the vertices,
-        // unless `inVerticesGiven`) and collide every pair of pawns.
+        // One step of one kind: start the step on every pawn (the vertex-based kinds first deform the
+        // vertices, unless `inVerticesGiven`) and collide every pair of pawns.
         std::vector<RegionPair> found;
         const auto stepOf = [&](int inKind, std::uint32_t inStep, bool inVerticesGiven, RegionStats& ioStats,
-                                std::vector<std::set<std::array<std::uint32_t, 4>>>* outFound) {
+                                std::vector<std::set<std::array<std::uint32_t, 4>>>* outFound)
+        {
             for (std::uint32_t p = 0; p < inOptions.pawns; ++p)
             {
                 PawnRegions& pawn = pawns[p];
                 if (FromVertices(inKind) && !inVerticesGiven)
                     DeformVertices(model, qAt(p, inStep), pawn.deformed);
-                pawn.With(inKind, [&](auto& ioRegions) {
-                    if (!StartStep(ioRegions, qAt(p, inStep), pawn.deformed, motions[p].poses[inStep]))
-                        throw Error("bounds: step " + std::to_string(inStep) + " was refused");
-                });
+                pawn.With(
+                    inKind,
+                    [&](auto& ioRegions)
+                    {
+                        if (!StartStep(ioRegions, qAt(p, inStep), pawn.deformed, motions[p].poses[inStep]))
+                            throw Error("bounds: step " + std::to_string(inStep) + " was refused");
+                    });
             }
             for (std::uint32_t a = 0; a < inOptions.pawns; ++a)
                 for (std::uint32_t b = a + 1; b < inOptions.pawns; ++b)
                 {
                     found.clear();
-                    pawns[a].With(inKind, [&](auto& ioA) {
-                        pawns[b].With(inKind, [&](auto& ioB) {
-                            if constexpr (std::is_same_v<decltype(ioA), decltype(ioB)>)
-                                CollideRegions(ioA, ioB, found, ioStats);
-                        });
-                    });
+                    pawns[a].With(inKind,
+                                  [&](auto& ioA)
+                                  {
+                                      pawns[b].With(
+                                          inKind,
+                                          [&](auto& ioB)
+                                          {
+                                              if constexpr (std::is_same_v<decltype(ioA), decltype(ioB)>)
+                                                  CollideRegions(ioA, ioB, found, ioStats);
+                                          });
+                                  });
                     if (outFound != nullptr)
                         for (const RegionPair& pair : found)
                             (*outFound)[inStep].insert({a, b, pair.nodeA, pair.nodeB});
                 }
         };
-        const auto updatesOf = [&](int inKind) {
+        const auto updatesOf = [&](int inKind)
+        {
             std::uint64_t updates = 0;
             for (PawnRegions& pawn : pawns)
                 pawn.With(inKind, [&](auto& inRegions) { updates += inRegions.Updates(); });
@@ -310,16 +346,20 @@ int RunBounds(const BoundsOptions& inOptions)
                             PawnRegions& pawn = pawns[p];
                             if (FromVertices(kind))
                                 DeformVertices(model, qAt(p, s), pawn.deformed);
-                            pawn.With(kind, [&](auto& ioRegions) {
-                                const auto go = Clock::now();
-                                double sum = 0.0; // every bound is read so that no update is optimised away
-                                if (StartStep(ioRegions, qAt(p, s), pawn.deformed, motions[p].poses[s]))
-                                    for (std::uint32_t node = 0; node < visitable; ++node)
-                                        sum += SizeOf(ioRegions.Bound(node));
-                                ms += MsSince(go);
-                                if (!(sum > 0.0))
-                                    throw Error("bounds: an update gave no positive size");
-                            });
+                            pawn.With(
+                                kind,
+                                [&](auto& ioRegions)
+                                {
+                                    const auto go = Clock::now();
+                                    double sum =
+                                        0.0; // every bound is read so that no update is optimised away
+                                    if (StartStep(ioRegions, qAt(p, s), pawn.deformed, motions[p].poses[s]))
+                                        for (std::uint32_t node = 0; node < visitable; ++node)
+                                            sum += SizeOf(ioRegions.Bound(node));
+                                    ms += MsSince(go);
+                                    if (!(sum > 0.0))
+                                        throw Error("bounds: an update gave no positive size");
+                                });
                             count += visitable;
                         }
                     samples[kind].push_back(1e6 * ms / double(count));
@@ -328,9 +368,10 @@ int RunBounds(const BoundsOptions& inOptions)
                 updateNs[kind] = Median(samples[kind]);
         }
 
-        // Timed passes over all steps, kinds interleaved. The vertex-based kinds twice: deforming the vertices
-        // themselves (what they cost a reduced model), then with the vertices given (the paper's setting,
-        // where the simulation produces them anyway); column KindCount + k is kind k with vertices given.
+        // Timed passes over all steps, kinds interleaved. The vertex-based kinds twice: deforming the
+        // vertices themselves (what they cost a reduced model), then with the vertices given (the paper's
+        // setting, where the simulation produces them anyway); column KindCount + k is kind k with vertices
+        // given.
         constexpr int cColumns = 2 * KindCount;
         std::array<std::vector<double>, cColumns> passMs;
         for (std::uint32_t r = 0; r < inOptions.repeats; ++r)
@@ -360,16 +401,20 @@ int RunBounds(const BoundsOptions& inOptions)
 
         // Bytes: the updated bound itself (what the papers count), and the shared data each update reads.
         const double vertexListBytes = double(hierarchy->VertexListBytes()) / tree->NodeCount();
-        const std::array<std::size_t, KindCount> boundBytes = {sizeof(float) * 4, sizeof(float) * 6, sizeof(DistanceRegion),
-                                                               sizeof(float) * 4, sizeof(float) * 6};
-        const std::array<double, KindCount> sharedBytesPerNode = {double(4 * tree->RowStride()), double(4 * boxes->RowStride()),
-                                                                  vertexListBytes, vertexListBytes, vertexListBytes};
+        const std::array<std::size_t, KindCount> boundBytes = {sizeof(float) * 4, sizeof(float) * 6,
+                                                               sizeof(DistanceRegion), sizeof(float) * 4,
+                                                               sizeof(float) * 6};
+        const std::array<double, KindCount> sharedBytesPerNode = {
+            double(4 * tree->RowStride()), double(4 * boxes->RowStride()), vertexListBytes, vertexListBytes,
+            vertexListBytes};
 
-        std::printf("\nlevel %u: %u regions a pawn (%.1f triangles each), %u nodes visitable\n", regionLevel, regionCount,
-                    double(model.TriangleCount()) / regionCount, visitable);
-        std::printf("%-19s %9s %9s %8s %9s %9s %9s %10s %9s %8s %8s %6s\n", "bound", "tests", "updates", "pairs",
-                    "ns/update", "total ms", "x spheres", "given ms", "x spheres", "B per BV", "shared B", "missed");
-        nlohmann::json levelReport = {{"level", regionLevel}, {"regions", regionCount}, {"visitable_nodes", visitable}};
+        std::printf("\nlevel %u: %u regions a pawn (%.1f triangles each), %u nodes visitable\n", regionLevel,
+                    regionCount, double(model.TriangleCount()) / regionCount, visitable);
+        std::printf("%-19s %9s %9s %8s %9s %9s %9s %10s %9s %8s %8s %6s\n", "bound", "tests", "updates",
+                    "pairs", "ns/update", "total ms", "x spheres", "given ms", "x spheres", "B per BV",
+                    "shared B", "missed");
+        nlohmann::json levelReport = {
+            {"level", regionLevel}, {"regions", regionCount}, {"visitable_nodes", visitable}};
         for (int kind = 0; kind < KindCount; ++kind)
         {
             const double givenMs = totalMs[KindCount + kind];
@@ -379,12 +424,13 @@ int RunBounds(const BoundsOptions& inOptions)
                 std::snprintf(given[0], sizeof(given[0]), "%.3f", givenMs);
                 std::snprintf(given[1], sizeof(given[1]), "%.2f", givenMs / totalMs[SphereKind]);
             }
-            std::printf("%-19s %9llu %9llu %8llu %9.1f %9.3f %9.2f %10s %9s %8zu %8.0f %6llu\n", cKindNames[kind],
-                        static_cast<unsigned long long>(stats[kind].overlapTests),
+            std::printf("%-19s %9llu %9llu %8llu %9.1f %9.3f %9.2f %10s %9s %8zu %8.0f %6llu\n",
+                        cKindNames[kind], static_cast<unsigned long long>(stats[kind].overlapTests),
                         static_cast<unsigned long long>(updates[kind]),
-                        static_cast<unsigned long long>(stats[kind].regionPairs), updateNs[kind], totalMs[kind],
-                        totalMs[kind] / totalMs[SphereKind], given[0], given[1], boundBytes[kind],
-                        sharedBytesPerNode[kind], static_cast<unsigned long long>(misses[kind]));
+                        static_cast<unsigned long long>(stats[kind].regionPairs), updateNs[kind],
+                        totalMs[kind], totalMs[kind] / totalMs[SphereKind], given[0], given[1],
+                        boundBytes[kind], sharedBytesPerNode[kind],
+                        static_cast<unsigned long long>(misses[kind]));
             levelReport[cKindKeys[kind]] = {{"overlap_tests", stats[kind].overlapTests},
                                             {"updates", updates[kind]},
                                             {"region_pairs", stats[kind].regionPairs},
@@ -397,7 +443,8 @@ int RunBounds(const BoundsOptions& inOptions)
             if (FromVertices(kind))
             {
                 levelReport[cKindKeys[kind]]["total_ms_vertices_given"] = givenMs;
-                levelReport[cKindKeys[kind]]["total_ratio_to_spheres_vertices_given"] = givenMs / totalMs[SphereKind];
+                levelReport[cKindKeys[kind]]["total_ratio_to_spheres_vertices_given"] =
+                    givenMs / totalMs[SphereKind];
             }
             failed = failed || misses[kind] != 0;
         }
@@ -421,11 +468,14 @@ const bool sRegistered = RegisterScenario(
     {
         auto options = std::make_shared<BoundsOptions>();
         ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
-        ioCommand.add_option("--pawns", options->pawns, "Pawns on the ring (the paper: 8)")->check(CLI::Range(2u, 64u));
+        ioCommand.add_option("--pawns", options->pawns, "Pawns on the ring (the paper: 8)")
+            ->check(CLI::Range(2u, 64u));
         ioCommand.add_option("--triangles", options->triangles, "Triangles a pawn (the paper: 6976)")
             ->check(CLI::Range(100u, 2000000u));
-        ioCommand.add_option("--modes", options->modes, "Smooth displacement fields M")->check(CLI::Range(1u, 200u));
-        ioCommand.add_option("--steps", options->steps, "Steps (the paper: 100)")->check(CLI::Range(2u, 100000u));
+        ioCommand.add_option("--modes", options->modes, "Smooth displacement fields M")
+            ->check(CLI::Range(1u, 200u));
+        ioCommand.add_option("--steps", options->steps, "Steps (the paper: 100)")
+            ->check(CLI::Range(2u, 100000u));
         ioCommand.add_option("--levels", options->levels, "Region levels, one table each")
             ->check(CLI::Range(0u, 64u));
         ioCommand.add_option("--amplitude", options->amplitude, "Largest displacement per mode, m")

@@ -2,11 +2,12 @@
 // (Steinemann, Otaduy & Gross 2008, §6). Three measurements, as the paper's:
 //  1. tightness (its Fig. 5): the radius of each node's AABB refitted by eq. 12 over the optimal AABB of its
 //     deformed vertices, per tree level, mean and max over a pulled, twisted animation;
-//  2. scalability (its Table 1): the time to fit the root AABB from n node transforms for meshes of 3.5k to 145k
+//  2. scalability (its Table 1): the time to fit the root AABB from n node transforms for meshes of 3.5k to
+//  145k
 //     vertices, against the optimal AABB from every vertex;
 //  3. collision (its Tables 3-4): six models hanging from a turning ring, swinging into each other; every
-//     frame all pairs are collided by the full bottom-up refit of AABB trees (every vertex deformed) and by the
-//     eq. 12 refit on demand with front tracking, and the two answers must be the same triangle pairs.
+//     frame all pairs are collided by the full bottom-up refit of AABB trees (every vertex deformed) and by
+//     the eq. 12 refit on demand with front tracking, and the two answers must be the same triangle pairs.
 #include "Scenario.h"
 
 #include <algorithm>
@@ -59,7 +60,8 @@ Body MakeBody(EShape inShape, std::uint32_t inVertices, std::uint32_t inNodes)
 {
     const auto start = Clock::now();
     ShapeMesh shape = MakeShape(inShape, 2 * inVertices);
-    MeshlessNodes sampled = SampleMeshlessNodes(std::move(shape.positions), std::move(shape.triangles), inNodes, 4);
+    MeshlessNodes sampled =
+        SampleMeshlessNodes(std::move(shape.positions), std::move(shape.triangles), inNodes, 4);
     Body body;
     body.mesh = std::make_shared<const BlendedMesh>(BlendedMesh::Create(std::move(sampled.mesh)));
     body.tree = std::make_shared<const BlendBoundsTree>(BlendBoundsTree::Build(body.mesh));
@@ -72,8 +74,10 @@ Body MakeBody(EShape inShape, std::uint32_t inVertices, std::uint32_t inNodes)
 // Gaussian-weighted region, so the surface stretches), with a twist about x growing along it.
 DeformationMap Pull(double inAmount)
 {
-    return [inAmount](const Vec3d& inX) {
-        const double reach = std::exp(-4.0 * ((inX.x() - 0.5) * (inX.x() - 0.5) + inX.y() * inX.y() + inX.z() * inX.z()));
+    return [inAmount](const Vec3d& inX)
+    {
+        const double reach =
+            std::exp(-4.0 * ((inX.x() - 0.5) * (inX.x() - 0.5) + inX.y() * inX.y() + inX.z() * inX.z()));
         const double angle = 0.8 * inAmount * (inX.x() + 0.5);
         const double c = std::cos(angle), s = std::sin(angle);
         return Vec3d(inX.x() + inAmount * reach, c * inX.y() - s * inX.z(), s * inX.y() + c * inX.z());
@@ -105,9 +109,10 @@ nlohmann::json MeasureTightness(const MeshlessOptions& inOptions)
                 ++count[level];
             }
         }
-        std::printf("\ntightness, %zu vertices, %u nodes (%.1f s to build): AABB radius by eq. 12 / optimal, over %u "
-                    "frames of a pull up to 60%% of the size\n",
-                    body.mesh->VertexCount(), n, body.buildMs / 1e3, inOptions.frames);
+        std::printf(
+            "\ntightness, %zu vertices, %u nodes (%.1f s to build): AABB radius by eq. 12 / optimal, over %u "
+            "frames of a pull up to 60%% of the size\n",
+            body.mesh->VertexCount(), n, body.buildMs / 1e3, inOptions.frames);
         std::printf("%6s %8s %8s\n", "level", "mean", "max");
         nlohmann::json levelsOut = nlohmann::json::array();
         for (std::uint32_t level = 0; level < levels; ++level)
@@ -125,7 +130,8 @@ nlohmann::json MeasureTightness(const MeshlessOptions& inOptions)
 nlohmann::json MeasureScaling(const MeshlessOptions& inOptions)
 {
     nlohmann::json out = nlohmann::json::array();
-    std::printf("\nroot AABB fit, microseconds (median of %u x 200 fits): eq. 12 per node count, then the optimal AABB "
+    std::printf("\nroot AABB fit, microseconds (median of %u x 200 fits): eq. 12 per node count, then the "
+                "optimal AABB "
                 "from every vertex\n%10s",
                 inOptions.repeats, "vertices");
     for (const std::uint32_t n : inOptions.nodes)
@@ -257,20 +263,23 @@ void CollideBottomUp(const BlendBoundsTree& inTree, const BottomUpTree& inA, con
     }
 }
 
-// Six models hanging from a ring of radius 0.62 m (bases 0.6 m wide: they clear each other at rest) that turns back and forth about y: each hangs from its top
-// and swings outwards and sideways with the ring's motion, bending more the lower a point is, and twists, so
-// neighbours swing into each other. The pawn is 0.96 m tall; its rest frame is centred.
+// Six models hanging from a ring of radius 0.62 m (bases 0.6 m wide: they clear each other at rest) that
+// turns back and forth about y: each hangs from its top and swings outwards and sideways with the ring's
+// motion, bending more the lower a point is, and twists, so neighbours swing into each other. The pawn is
+// 0.96 m tall; its rest frame is centred.
 DeformationMap Hanging(std::uint32_t inModel, std::uint32_t inModels, double inTime, double inSwing)
 {
     const double ringAngle = 0.6 * std::sin(2.0 * cPi * inTime / 3.0) + 2.0 * cPi * inModel / inModels;
     const double swing = inSwing * std::sin(2.0 * cPi * inTime / 1.5 + 0.7 * inModel);
     const double twist = 0.6 * std::sin(2.0 * cPi * inTime / 2.0 + inModel);
-    return [=](const Vec3d& inX) {
+    return [=](const Vec3d& inX)
+    {
         const double below = 0.48 - inX.y(); // 0 at the top, 0.96 at the foot
         const double bend = swing * below;
         // Bend in the model's tangent plane (its local x), twist about its axis, growing downwards.
         const double c = std::cos(twist * below), s = std::sin(twist * below);
-        Vec3d local(c * inX.x() - s * inX.z() + 0.5 * bend * below, inX.y() - 0.1 * std::abs(bend) * below, s * inX.x() + c * inX.z());
+        Vec3d local(c * inX.x() - s * inX.z() + 0.5 * bend * below, inX.y() - 0.1 * std::abs(bend) * below,
+                    s * inX.x() + c * inX.z());
         const Mat3d ring = Eigen::AngleAxisd(ringAngle, Vec3d::UnitY()).toRotationMatrix();
         return Vec3d(ring * (local + Vec3d(0.0, 1.5, 0.62)));
     };
@@ -284,7 +293,8 @@ nlohmann::json MeasureRing(const MeshlessOptions& inOptions)
     std::vector<std::vector<std::vector<AffineTransform>>> transforms(inOptions.frames);
     for (std::uint32_t f = 0; f < inOptions.frames; ++f)
         for (std::uint32_t m = 0; m < models; ++m)
-            transforms[f].push_back(TransformsOfMap(Hanging(m, models, f / 30.0, inOptions.swing), body.nodes, 1e-4));
+            transforms[f].push_back(
+                TransformsOfMap(Hanging(m, models, f / 30.0, inOptions.swing), body.nodes, 1e-4));
 
     std::vector<BottomUpTree> bottomUp(models);
     std::vector<BlendBoundsState> states;
@@ -295,9 +305,11 @@ nlohmann::json MeasureRing(const MeshlessOptions& inOptions)
     }
     std::vector<TrianglePair> pairs;
     std::uint64_t contactFrames = 0, triangles = 0, mismatches = 0;
-    // One frame of one method: refit (or set the transforms), then all model pairs; returns refit and query ms.
-    const auto frameOf = [&](bool inOurs, std::uint32_t inFrame, std::vector<std::vector<TrianglePair>>* outPairs,
-                             QueryStats& ioStats) {
+    // One frame of one method: refit (or set the transforms), then all model pairs; returns refit and query
+    // ms.
+    const auto frameOf = [&](bool inOurs, std::uint32_t inFrame,
+                             std::vector<std::vector<TrianglePair>>* outPairs, QueryStats& ioStats)
+    {
         auto start = Clock::now();
         for (std::uint32_t m = 0; m < models; ++m)
         {
@@ -369,17 +381,20 @@ nlohmann::json MeasureRing(const MeshlessOptions& inOptions)
         exact += state.ExactFits();
         unions += state.ChildUnions();
     }
-    std::printf("\nring: %u models of %zu vertices, %u nodes each, swing %.2f, %u frames at 30 FPS; %llu intersecting "
+    std::printf("\nring: %u models of %zu vertices, %u nodes each, swing %.2f, %u frames at 30 FPS; %llu "
+                "intersecting "
                 "triangle pairs over %llu frames\n",
                 models, body.mesh->VertexCount(), inOptions.ringNodes, inOptions.swing, inOptions.frames,
                 static_cast<unsigned long long>(triangles), static_cast<unsigned long long>(contactFrames));
-    std::printf("%-28s %10s %10s %10s %10s %12s\n", "ms per frame", "refit", "query", "total", "gain", "box tests");
+    std::printf("%-28s %10s %10s %10s %10s %12s\n", "ms per frame", "refit", "query", "total", "gain",
+                "box tests");
     std::printf("%-28s %10.3f %10.3f %10.3f %10s %12llu\n", "full bottom-up AABB refit", refitFull, queryFull,
                 refitFull + queryFull, "1", static_cast<unsigned long long>(stats[0].overlapTests));
-    std::printf("%-28s %10.3f %10.3f %10.3f %9.1fx %12llu\n", "eq. 12 on demand + front", refitOurs, queryOurs,
-                refitOurs + queryOurs, (refitFull + queryFull) / (refitOurs + queryOurs),
+    std::printf("%-28s %10.3f %10.3f %10.3f %9.1fx %12llu\n", "eq. 12 on demand + front", refitOurs,
+                queryOurs, refitOurs + queryOurs, (refitFull + queryFull) / (refitOurs + queryOurs),
                 static_cast<unsigned long long>(stats[1].overlapTests));
-    std::printf("refit speed-up %.1fx; eq. 12 refits %llu, exact leaves %llu, child unions %llu; answers that differ: "
+    std::printf("refit speed-up %.1fx; eq. 12 refits %llu, exact leaves %llu, child unions %llu; answers "
+                "that differ: "
                 "%llu\n",
                 refitFull / std::max(refitOurs, 1e-9), static_cast<unsigned long long>(refits),
                 static_cast<unsigned long long>(exact), static_cast<unsigned long long>(unions),
@@ -407,7 +422,8 @@ int RunMeshless(const MeshlessOptions& inOptions)
     report["ring"] = MeasureRing(inOptions);
     const bool failed = report["ring"]["mismatched_pair_lists"].get<std::uint64_t>() != 0;
     if (failed)
-        std::fprintf(stderr, "error: meshless: the eq. 12 trees and the bottom-up trees found different pairs\n");
+        std::fprintf(stderr,
+                     "error: meshless: the eq. 12 trees and the bottom-up trees found different pairs\n");
     else
         std::printf("every frame, both methods found the same intersecting triangle pairs\n");
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
@@ -417,25 +433,33 @@ int RunMeshless(const MeshlessOptions& inOptions)
 
 const bool sRegistered = RegisterScenario(
     "meshless",
-    "Steinemann et al. 2008: tight AABBs from node transforms (eq. 12): tightness per level, fit cost against "
+    "Steinemann et al. 2008: tight AABBs from node transforms (eq. 12): tightness per level, fit cost "
+    "against "
     "vertex count, hanging models colliding against a full bottom-up refit",
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<MeshlessOptions>();
         ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
-        ioCommand.add_option("--frames", options->frames, "Frames of each animation")->check(CLI::Range(1u, 100000u));
-        ioCommand.add_option("--tightness-vertices", options->tightnessVertices, "Vertices of the tightness body")
+        ioCommand.add_option("--frames", options->frames, "Frames of each animation")
+            ->check(CLI::Range(1u, 100000u));
+        ioCommand
+            .add_option("--tightness-vertices", options->tightnessVertices, "Vertices of the tightness body")
             ->check(CLI::Range(100u, 2000000u));
-        ioCommand.add_option("--nodes", options->nodes, "Simulation node counts")->check(CLI::Range(1u, 100000u));
-        ioCommand.add_option("--scale-vertices", options->scaleVertices, "Vertex counts of the fit-cost table")
+        ioCommand.add_option("--nodes", options->nodes, "Simulation node counts")
+            ->check(CLI::Range(1u, 100000u));
+        ioCommand
+            .add_option("--scale-vertices", options->scaleVertices, "Vertex counts of the fit-cost table")
             ->check(CLI::Range(100u, 5000000u));
         ioCommand.add_option("--ring-vertices", options->ringVertices, "Vertices of each hanging model")
             ->check(CLI::Range(100u, 2000000u));
         ioCommand.add_option("--ring-nodes", options->ringNodes, "Simulation nodes of each hanging model")
             ->check(CLI::Range(1u, 100000u));
-        ioCommand.add_option("--swing", options->swing, "Swing amplitude of the hanging models (0.5: contact every frame)")
+        ioCommand
+            .add_option("--swing", options->swing,
+                        "Swing amplitude of the hanging models (0.5: contact every frame)")
             ->check(CLI::Range(0.0, 2.0));
-        ioCommand.add_option("--repeats", options->repeats, "Timed passes (median)")->check(CLI::Range(1u, 100000u));
+        ioCommand.add_option("--repeats", options->repeats, "Timed passes (median)")
+            ->check(CLI::Range(1u, 100000u));
         return [options] { return RunMeshless(*options); };
     });
 

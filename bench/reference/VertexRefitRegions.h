@@ -1,7 +1,6 @@
 #pragma once
 
 #include <bdt/core/RegionBounds.h>
-
 #include <memory>
 #include <span>
 

@@ -61,7 +61,8 @@ public:
     {
         ImGui::SliderInt("region level", &mLevel, 0, 13);
         if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("The three kinds are traversed down to this level of the pawns' tree every step");
+            ImGui::SetTooltip(
+                "The three kinds are traversed down to this level of the pawns' tree every step");
         if (ImGui::BeginTable("bound kinds", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
         {
             for (const char* header : {"bound", "tests", "updates", "pairs", "us"})
@@ -118,20 +119,22 @@ private:
         for (std::uint32_t p = 0; p < cPawns; ++p)
         {
             const double angle = 2.0 * M_PI * p / cPawns;
-            const btQuaternion spin(btVector3(0, 1, 0), btScalar(angle + 0.2 * inTime * (p % 2 ? 1.0 : -1.0)));
+            const btQuaternion spin(btVector3(0, 1, 0),
+                                    btScalar(angle + 0.2 * inTime * (p % 2 ? 1.0 : -1.0)));
             const btQuaternion rock(btVector3(1, 0, 0), btScalar(0.14 * std::sin(1.1 * inTime + 0.8 * p)));
             btRigidBody* body = mBodies[p];
             DeformableShape& shape = *World::Shape(body);
-            // The body's frame is the pawn's principal frame (x_principal = R x_rest + t): the rest frame, turned
-            // by W about the pawn's foot, is placed by the body transform (W Rᵀ, X − W Rᵀ t).
+            // The body's frame is the pawn's principal frame (x_principal = R x_rest + t): the rest frame,
+            // turned by W about the pawn's foot, is placed by the body transform (W Rᵀ, X − W Rᵀ t).
             const Pose principal = shape.Asset().Mass().ToPrincipal();
             const btQuaternion turn = spin * rock;
             const Mat3d back = principal.rotation.transpose();
             const Vec3d backT = back * principal.translation;
             const float lift = -shape.Asset().GetModel().RestBounds().min().y();
             const btVector3 foot(btScalar(ring * std::cos(angle)), 0.0f, btScalar(ring * std::sin(angle)));
-            const btVector3 origin = foot + quatRotate(turn, btVector3(0.0f, lift, 0.0f)) -
-                                     quatRotate(turn, btVector3(btScalar(backT.x()), btScalar(backT.y()), btScalar(backT.z())));
+            const btVector3 origin =
+                foot + quatRotate(turn, btVector3(0.0f, lift, 0.0f)) -
+                quatRotate(turn, btVector3(btScalar(backT.x()), btScalar(backT.y()), btScalar(backT.z())));
             btMatrix3x3 restBasis;
             for (int r = 0; r < 3; ++r)
                 for (int c = 0; c < 3; ++c)
@@ -161,7 +164,8 @@ private:
             mBuiltLevel = mLevel;
         }
         std::vector<RegionPair> pairs;
-        const auto run = [&](auto& ioRegions, KindStats& outStats, auto&& inStart) {
+        const auto run = [&](auto& ioRegions, KindStats& outStats, auto&& inStart)
+        {
             outStats = KindStats();
             std::uint64_t before = 0;
             for (auto& regions : ioRegions)
@@ -180,23 +184,30 @@ private:
                 outStats.updates += regions.Updates();
             outStats.updates -= before;
         };
-        const auto placement = [&](std::uint32_t inPawn) { return World::Shape(mBodies[inPawn])->Body(mBodies[inPawn]->getWorldTransform()); };
-        run(mSpheres, mStats[0], [&](std::uint32_t inPawn, SphereRegions& ioRegions) {
-            const DeformedBody body = placement(inPawn);
-            (void)ioRegions.SetStep(body.state->Q(), body.pose, body.scale);
-        });
-        run(mBoxRegions, mStats[1], [&](std::uint32_t inPawn, BoxRegions& ioRegions) {
-            const DeformedBody body = placement(inPawn);
-            (void)ioRegions.SetStep(body.state->Q(), body.pose, body.scale);
-        });
-        run(mDistances, mStats[2], [&](std::uint32_t inPawn, DistanceRegions& ioRegions) {
-            const DeformedBody body = placement(inPawn);
-            const Model& model = mTree->GetModel();
-            std::vector<Vec3f>& deformed = mDeformed[inPawn];
-            for (std::size_t v = 0; v < deformed.size(); ++v)
-                deformed[v] = model.DeformedPosition(v, body.state->Q()).cast<float>();
-            (void)ioRegions.SetStep(deformed, body.pose, body.scale);
-        });
+        const auto placement = [&](std::uint32_t inPawn)
+        { return World::Shape(mBodies[inPawn])->Body(mBodies[inPawn]->getWorldTransform()); };
+        run(mSpheres, mStats[0],
+            [&](std::uint32_t inPawn, SphereRegions& ioRegions)
+            {
+                const DeformedBody body = placement(inPawn);
+                (void)ioRegions.SetStep(body.state->Q(), body.pose, body.scale);
+            });
+        run(mBoxRegions, mStats[1],
+            [&](std::uint32_t inPawn, BoxRegions& ioRegions)
+            {
+                const DeformedBody body = placement(inPawn);
+                (void)ioRegions.SetStep(body.state->Q(), body.pose, body.scale);
+            });
+        run(mDistances, mStats[2],
+            [&](std::uint32_t inPawn, DistanceRegions& ioRegions)
+            {
+                const DeformedBody body = placement(inPawn);
+                const Model& model = mTree->GetModel();
+                std::vector<Vec3f>& deformed = mDeformed[inPawn];
+                for (std::size_t v = 0; v < deformed.size(); ++v)
+                    deformed[v] = model.DeformedPosition(v, body.state->Q()).cast<float>();
+                (void)ioRegions.SetStep(deformed, body.pose, body.scale);
+            });
     }
 
     std::shared_ptr<const BDTree> mTree;

@@ -1,10 +1,10 @@
 // "Ring": the scene of Steinemann, Otaduy & Gross 2008 (Fig. 6). Six pawns carried by simulation nodes (a
 // meshless deformation: each vertex a convex combination of its nearest nodes' affine transforms) hang from a
-// ring that turns back and forth; they swing and twist, more the lower a point is, and collide. Every step the
-// six are collided down to their intersecting triangles with k-DOP trees refitted from the node transforms
-// alone (eq. 12), optionally with front tracking; the intersecting triangles are outlined, and the panel shows
-// the work. The meshes are drawn by the GPU deformer like every body: a blended mesh is a reduced model with
-// M = 12n (`BlendedMesh::ToReducedModel`).
+// ring that turns back and forth; they swing and twist, more the lower a point is, and collide. Every step
+// the six are collided down to their intersecting triangles with k-DOP trees refitted from the node
+// transforms alone (eq. 12), optionally with front tracking; the intersecting triangles are outlined, and the
+// panel shows the work. The meshes are drawn by the GPU deformer like every body: a blended mesh is a reduced
+// model with M = 12n (`BlendedMesh::ToReducedModel`).
 #include "app/Sample.h"
 
 #include <array>
@@ -33,13 +33,15 @@ DeformationMap Hanging(std::uint32_t inModel, double inTime, double inSwing)
     const double ringAngle = 0.6 * std::sin(2.0 * M_PI * inTime / 3.0) + 2.0 * M_PI * inModel / cModels;
     const double swing = inSwing * std::sin(2.0 * M_PI * inTime / 1.5 + 0.7 * inModel);
     const double twist = 0.6 * std::sin(2.0 * M_PI * inTime / 2.0 + inModel);
-    return [=](const Vec3d& inX) {
+    return [=](const Vec3d& inX)
+    {
         const double below = 0.48 - inX.y();
         const double c = std::cos(twist * below), s = std::sin(twist * below);
         const double bend = swing * below;
-        const Vec3d local(c * inX.x() - s * inX.z() + 0.5 * bend * below, inX.y() - 0.1 * std::abs(bend) * below,
-                          s * inX.x() + c * inX.z());
-        return Vec3d(Eigen::AngleAxisd(ringAngle, Vec3d::UnitY()) * (local + Vec3d(0.0, cRingHeight - 0.48, cRingRadius)));
+        const Vec3d local(c * inX.x() - s * inX.z() + 0.5 * bend * below,
+                          inX.y() - 0.1 * std::abs(bend) * below, s * inX.x() + c * inX.z());
+        return Vec3d(Eigen::AngleAxisd(ringAngle, Vec3d::UnitY()) *
+                     (local + Vec3d(0.0, cRingHeight - 0.48, cRingRadius)));
     };
 }
 
@@ -49,7 +51,8 @@ public:
     void Build(SampleWorld&, const SampleOptions&) override
     {
         ShapeMesh shape = MakeShape(EShape::Pawn, 6000);
-        MeshlessNodes sampled = SampleMeshlessNodes(std::move(shape.positions), std::move(shape.triangles), cNodes, 4);
+        MeshlessNodes sampled =
+            SampleMeshlessNodes(std::move(shape.positions), std::move(shape.triangles), cNodes, 4);
         mNodes = std::move(sampled.nodePositions);
         mMesh = std::make_shared<const BlendedMesh>(BlendedMesh::Create(std::move(sampled.mesh)));
         mTree = std::make_shared<const BlendBoundsTree>(BlendBoundsTree::Build(mMesh));
@@ -69,7 +72,8 @@ public:
         for (std::uint32_t m = 0; m < cModels; ++m)
             mTransforms[m] = TransformsOfMap(Hanging(m, inTime, double(mSwing)), mNodes, 1e-4);
         const auto start = Clock::now();
-        const std::uint64_t refitsBefore = Sum(&BlendBoundsState::Refits), exactBefore = Sum(&BlendBoundsState::ExactFits),
+        const std::uint64_t refitsBefore = Sum(&BlendBoundsState::Refits),
+                            exactBefore = Sum(&BlendBoundsState::ExactFits),
                             unionsBefore = Sum(&BlendBoundsState::ChildUnions);
         QueryStats stats;
         for (std::uint32_t m = 0; m < cModels; ++m)
@@ -99,14 +103,16 @@ public:
                                                                Eigen::Vector4f(0.20f, 0.35f, 0.55f, 1.0f),
                                                                Eigen::Vector4f(0.55f, 0.50f, 0.30f, 1.0f)};
         for (std::uint32_t m = 0; m < cModels; ++m)
-            ioDecoration.meshes.push_back({mModel, Pose::Identity(), mMesh->ReducedCoordinates(mTransforms[m]), colours[m % 3]});
+            ioDecoration.meshes.push_back(
+                {mModel, Pose::Identity(), mMesh->ReducedCoordinates(mTransforms[m]), colours[m % 3]});
         // The ring.
         const Eigen::Vector4f grey(0.2f, 0.2f, 0.2f, 1.0f);
         for (int k = 0; k < 48; ++k)
         {
             const float a0 = float(2.0 * M_PI * k / 48), a1 = float(2.0 * M_PI * (k + 1) / 48);
             const float r = float(cRingRadius), h = float(cRingHeight);
-            ioDecoration.lines.push_back({{r * std::sin(a0), h, r * std::cos(a0)}, {r * std::sin(a1), h, r * std::cos(a1)}, grey});
+            ioDecoration.lines.push_back(
+                {{r * std::sin(a0), h, r * std::cos(a0)}, {r * std::sin(a1), h, r * std::cos(a1)}, grey});
         }
         // The intersecting triangles, outlined in yellow.
         const Eigen::Vector4f yellow(1.0f, 0.85f, 0.1f, 1.0f);
@@ -114,7 +120,8 @@ public:
         for (std::uint32_t a = 0; a < cModels; ++a)
             for (std::uint32_t b = a + 1; b < cModels; ++b, ++pair)
                 for (const TrianglePair& hit : mPairs[pair])
-                    for (const auto& [model, triangle] : {std::pair(a, hit.triangleA), std::pair(b, hit.triangleB)})
+                    for (const auto& [model, triangle] :
+                         {std::pair(a, hit.triangleA), std::pair(b, hit.triangleB)})
                     {
                         const Triangle& t = mTree->TreeTriangle(triangle);
                         Eigen::Vector3f v[3];
@@ -132,24 +139,28 @@ public:
 
     void DrawControls() override
     {
-        ImGui::Combo("k-DOP", &mKind, "AABB (6-DOP)\0" "14-DOP\0");
+        ImGui::Combo("k-DOP", &mKind,
+                     "AABB (6-DOP)\0"
+                     "14-DOP\0");
         ImGui::Checkbox("front tracking (§4.2)", &mFront);
         ImGui::SliderFloat("swing", &mSwing, 0.0f, 1.0f, "%.2f");
         ImGui::SliderInt("boxes of level (-1 off)", &mShowLevel, -1, 12);
         ImGui::Text("%u nodes a pawn, %zu vertices; step %.0f us", cNodes, mMesh ? mMesh->VertexCount() : 0,
                     mStep.microseconds);
-        ImGui::Text("box tests %llu, eq. 12 refits %llu, exact leaves %llu, child unions %llu",
-                    static_cast<unsigned long long>(mStep.boxTests), static_cast<unsigned long long>(mStep.refits),
-                    static_cast<unsigned long long>(mStep.exactFits), static_cast<unsigned long long>(mStep.unions));
+        ImGui::Text(
+            "box tests %llu, eq. 12 refits %llu, exact leaves %llu, child unions %llu",
+            static_cast<unsigned long long>(mStep.boxTests), static_cast<unsigned long long>(mStep.refits),
+            static_cast<unsigned long long>(mStep.exactFits), static_cast<unsigned long long>(mStep.unions));
         ImGui::Text("intersecting triangle pairs %llu", static_cast<unsigned long long>(mStep.trianglePairs));
     }
 
     void AddStats(nlohmann::json& ioStats) const override
     {
-        ioStats["ring_scene"] = {{"box_tests", mStep.boxTests},     {"refits", mStep.refits},
-                                 {"exact_fits", mStep.exactFits},   {"child_unions", mStep.unions},
-                                 {"triangle_pairs", mStep.trianglePairs}, {"triangle_pairs_total", mTotalPairs},
-                                 {"microseconds", mStep.microseconds}};
+        ioStats["ring_scene"] = {
+            {"box_tests", mStep.boxTests},           {"refits", mStep.refits},
+            {"exact_fits", mStep.exactFits},         {"child_unions", mStep.unions},
+            {"triangle_pairs", mStep.trianglePairs}, {"triangle_pairs_total", mTotalPairs},
+            {"microseconds", mStep.microseconds}};
     }
 
     CameraStart Camera() const override
@@ -224,7 +235,8 @@ private:
 };
 
 const bool sRegistered = RegisterSample(
-    "ring", "Steinemann et al.'s Fig. 6: meshless pawns hanging from a turning ring, bounds from node transforms",
+    "ring",
+    "Steinemann et al.'s Fig. 6: meshless pawns hanging from a turning ring, bounds from node transforms",
     [] { return std::make_unique<RingSample>(); });
 
 } // namespace

@@ -1,7 +1,6 @@
+#include <algorithm>
 #include <bdt/bake/MeshlessNodes.h>
 #include <bdt/core/Error.h>
-
-#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -9,14 +8,15 @@
 namespace bdt
 {
 
-MeshlessNodes SampleMeshlessNodes(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles, std::uint32_t inNodes,
-                                  std::uint32_t inNeighbours)
+MeshlessNodes SampleMeshlessNodes(std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles,
+                                  std::uint32_t inNodes, std::uint32_t inNeighbours)
 {
     const std::size_t count = inPositions.size();
     if (count == 0 || inTriangles.empty())
         throw Error("meshless nodes: empty mesh");
     if (inNodes == 0 || inNodes > count)
-        throw Error("meshless nodes: " + std::to_string(inNodes) + " nodes for " + std::to_string(count) + " vertices");
+        throw Error("meshless nodes: " + std::to_string(inNodes) + " nodes for " + std::to_string(count) +
+                    " vertices");
     if (inNeighbours == 0)
         throw Error("meshless nodes: each vertex needs at least one node");
     const std::uint32_t neighbours = std::min(inNeighbours, inNodes);
@@ -78,7 +78,8 @@ MeshlessNodes SampleMeshlessNodes(std::vector<Vec3f> inPositions, std::vector<Tr
     return out;
 }
 
-std::vector<AffineTransform> TransformsOfMap(const DeformationMap& inMap, std::span<const Vec3d> inNodes, double inStep)
+std::vector<AffineTransform> TransformsOfMap(const DeformationMap& inMap, std::span<const Vec3d> inNodes,
+                                             double inStep)
 {
     std::vector<AffineTransform> transforms(inNodes.size());
     for (std::size_t j = 0; j < inNodes.size(); ++j)

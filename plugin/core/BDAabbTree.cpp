@@ -1,7 +1,6 @@
+#include <algorithm>
 #include <bdt/core/BDAabbTree.h>
 #include <bdt/core/Error.h>
-
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -12,8 +11,7 @@ namespace
 {
 
 // The centre and half size of the range of `inValue(k)` over k in [0, inCount), per axis, in double.
-template <class Value>
-void AxisRanges(std::size_t inCount, Value&& inValue, Vec3d& outMid, Vec3d& outHalf)
+template <class Value> void AxisRanges(std::size_t inCount, Value&& inValue, Vec3d& outMid, Vec3d& outHalf)
 {
     Vec3d lo = Vec3d::Constant(std::numeric_limits<double>::infinity());
     Vec3d hi = -lo;
@@ -38,7 +36,8 @@ void ComputeBoxRow(const Model& inModel, std::span<const std::uint32_t> inVertic
 
     // Writes a centre (rounded to float) and the extents about it: max_i |v_i − centre| per axis, each
     // raised by γ|centre| and by (1 + 2γ), so that the float sum Σ (extent · |q|) stays above the exact one.
-    const auto store = [&](auto&& inValue, float* outCentre, float* outExtent) {
+    const auto store = [&](auto&& inValue, float* outCentre, float* outExtent)
+    {
         Vec3d mid, half;
         AxisRanges(inVertices.size(), inValue, mid, half);
         const Vec3f centre = mid.cast<float>();
@@ -48,7 +47,8 @@ void ComputeBoxRow(const Model& inModel, std::span<const std::uint32_t> inVertic
         for (int a = 0; a < 3; ++a)
         {
             outCentre[a] = centre[a];
-            outExtent[a] = RoundUpToFloat((extent[a] + gamma * std::abs(double(centre[a]))) * (1.0 + 2.0 * gamma));
+            outExtent[a] =
+                RoundUpToFloat((extent[a] + gamma * std::abs(double(centre[a]))) * (1.0 + 2.0 * gamma));
         }
         outCentre[3] = 0.0f;
         outExtent[3] = 0.0f;
@@ -70,9 +70,11 @@ BDAabbTree BDAabbTree::Build(std::shared_ptr<const BDTree> inTree)
     const BDTree& tree = *boxes.mTree;
     boxes.mRowStride = NodeBoxLayout::RowStride(tree.ModeCount());
     boxes.mRows.assign(std::size_t(tree.NodeCount()) * boxes.mRowStride, 0.0f);
-    ForEachNodeVertices(tree.GetModel(), tree.Nodes(), [&](std::uint32_t inNode, std::span<const std::uint32_t> inVertices) {
-        ComputeBoxRow(tree.GetModel(), inVertices, boxes.mRows.data() + std::size_t(inNode) * boxes.mRowStride);
-    });
+    ForEachNodeVertices(tree.GetModel(), tree.Nodes(),
+                        [&](std::uint32_t inNode, std::span<const std::uint32_t> inVertices) {
+                            ComputeBoxRow(tree.GetModel(), inVertices,
+                                          boxes.mRows.data() + std::size_t(inNode) * boxes.mRowStride);
+                        });
     return boxes;
 }
 

@@ -1,8 +1,7 @@
+#include <algorithm>
 #include <bdt/core/BlendBounds.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/TriangleGeometry.h>
-
-#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -12,8 +11,9 @@ namespace bdt
 
 const std::array<Vec3d, 7>& DopAxes()
 {
-    static const std::array<Vec3d, 7> axes = {Vec3d(1, 0, 0),  Vec3d(0, 1, 0),  Vec3d(0, 0, 1), Vec3d(1, 1, 1),
-                                              Vec3d(1, 1, -1), Vec3d(1, -1, 1), Vec3d(1, -1, -1)};
+    static const std::array<Vec3d, 7> axes = {Vec3d(1, 0, 0),  Vec3d(0, 1, 0),  Vec3d(0, 0, 1),
+                                              Vec3d(1, 1, 1),  Vec3d(1, 1, -1), Vec3d(1, -1, 1),
+                                              Vec3d(1, -1, -1)};
     return axes;
 }
 
@@ -39,51 +39,54 @@ BlendBoundsTree BlendBoundsTree::Build(std::shared_ptr<const BlendedMesh> inMesh
     std::vector<float> low(mesh.NodeCount()), high(mesh.NodeCount(), 0.0f);
     std::vector<std::uint32_t> named(mesh.NodeCount(), 0);
     std::vector<std::uint32_t> touched;
-    ForEachNodeVertices(topology.GetModel(), topology.Nodes(), [&](std::uint32_t inNode, std::span<const std::uint32_t> inVertices) {
-        Vec3d lo = Vec3d::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
-        touched.clear();
-        for (std::uint32_t v : inVertices)
-        {
-            const Vec3d p = mesh.Positions()[v].cast<double>();
-            lo = lo.cwiseMin(p);
-            hi = hi.cwiseMax(p);
-            for (const BlendWeight& w : mesh.Weights(v))
-            {
-                if (named[w.node] == 0)
-                {
-                    touched.push_back(w.node);
-                    low[w.node] = w.weight;
-                    high[w.node] = w.weight;
-                }
-                low[w.node] = std::min(low[w.node], w.weight);
-                high[w.node] = std::max(high[w.node], w.weight);
-                ++named[w.node];
-            }
-        }
-        tree.mRestCentre[inNode] = 0.5 * (lo + hi);
-        tree.mRestHalf[inNode] = 0.5 * (hi - lo);
-        std::sort(touched.begin(), touched.end());
-        double lowSum = 0.0;
-        for (std::uint32_t j : touched)
-        {
-            // A node not named by every vertex has weight 0 at some of them.
-            const float l = named[j] == inVertices.size() ? low[j] : 0.0f;
-            tree.mInfluences.push_back({j, l, high[j]});
-            lowSum += l;
-            named[j] = 0;
-        }
-        tree.mLowSum[inNode] = lowSum;
-        tree.mInfluenceStart.push_back(std::uint32_t(tree.mInfluences.size()));
-        tree.mVertices.insert(tree.mVertices.end(), inVertices.begin(), inVertices.end());
-        tree.mVertexStart.push_back(std::uint32_t(tree.mVertices.size()));
-    });
+    ForEachNodeVertices(topology.GetModel(), topology.Nodes(),
+                        [&](std::uint32_t inNode, std::span<const std::uint32_t> inVertices)
+                        {
+                            Vec3d lo = Vec3d::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+                            touched.clear();
+                            for (std::uint32_t v : inVertices)
+                            {
+                                const Vec3d p = mesh.Positions()[v].cast<double>();
+                                lo = lo.cwiseMin(p);
+                                hi = hi.cwiseMax(p);
+                                for (const BlendWeight& w : mesh.Weights(v))
+                                {
+                                    if (named[w.node] == 0)
+                                    {
+                                        touched.push_back(w.node);
+                                        low[w.node] = w.weight;
+                                        high[w.node] = w.weight;
+                                    }
+                                    low[w.node] = std::min(low[w.node], w.weight);
+                                    high[w.node] = std::max(high[w.node], w.weight);
+                                    ++named[w.node];
+                                }
+                            }
+                            tree.mRestCentre[inNode] = 0.5 * (lo + hi);
+                            tree.mRestHalf[inNode] = 0.5 * (hi - lo);
+                            std::sort(touched.begin(), touched.end());
+                            double lowSum = 0.0;
+                            for (std::uint32_t j : touched)
+                            {
+                                // A node not named by every vertex has weight 0 at some of them.
+                                const float l = named[j] == inVertices.size() ? low[j] : 0.0f;
+                                tree.mInfluences.push_back({j, l, high[j]});
+                                lowSum += l;
+                                named[j] = 0;
+                            }
+                            tree.mLowSum[inNode] = lowSum;
+                            tree.mInfluenceStart.push_back(std::uint32_t(tree.mInfluences.size()));
+                            tree.mVertices.insert(tree.mVertices.end(), inVertices.begin(), inVertices.end());
+                            tree.mVertexStart.push_back(std::uint32_t(tree.mVertices.size()));
+                        });
     return tree;
 }
 
 std::size_t BlendBoundsTree::MemoryBytes() const
 {
     return mRestCentre.size() * 2 * sizeof(Vec3d) + mLowSum.size() * sizeof(double) +
-           mInfluences.size() * sizeof(Influence) + (mInfluenceStart.size() + mVertices.size() + mVertexStart.size()) * sizeof(std::uint32_t);
+           mInfluences.size() * sizeof(Influence) +
+           (mInfluenceStart.size() + mVertices.size() + mVertexStart.size()) * sizeof(std::uint32_t);
 }
 
 // Why eq. 12 bounds the maximum of Σ_j w_j b_j over {l ≤ w ≤ h, Σ w = 1} (Steinemann et al., Appendix A, in
@@ -91,7 +94,8 @@ std::size_t BlendBoundsTree::MemoryBytes() const
 // j ≠ j1, Σ_j w_j b_j ≤ w_{j1} b_{j1} + Σ_{j≠j1} l_j b_j + (Σ_{j≠j1} δ_j) b_{j2}, and Σ_{j≠j1} δ_j =
 // 1 − w_{j1} − Σ_{j≠j1} l_j. That is linear in w_{j1} with slope b_{j1} − b_{j2} ≥ 0, so at most its value at
 // w_{j1} = h_{j1}, which is eq. 12. With one influencing node, w = 1 and the bound is b_{j1}.
-Dop RefitDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<const AffineTransform> inTransforms, EDop inKind)
+Dop RefitDop(const BlendBoundsTree& inTree, std::uint32_t inNode,
+             std::span<const AffineTransform> inTransforms, EDop inKind)
 {
     const int axes = AxisCount(inKind);
     const int directions = 2 * axes; // +a then −a for each axis
@@ -193,15 +197,18 @@ Dop DopOfVertices(const BlendBoundsTree& inTree, std::uint32_t inNode, EDop inKi
 
 } // namespace
 
-Dop ExactDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<const AffineTransform> inTransforms, EDop inKind)
+Dop ExactDop(const BlendBoundsTree& inTree, std::uint32_t inNode,
+             std::span<const AffineTransform> inTransforms, EDop inKind)
 {
     return DopOfVertices(inTree, inNode, inKind,
-                         [&](std::uint32_t inVertex) { return inTree.Mesh().DeformedPosition(inVertex, inTransforms); });
+                         [&](std::uint32_t inVertex)
+                         { return inTree.Mesh().DeformedPosition(inVertex, inTransforms); });
 }
 
 double DopRadius(const Dop& inDop)
 {
-    return 0.5 * Vec3d(inDop.hi[0] - inDop.lo[0], inDop.hi[1] - inDop.lo[1], inDop.hi[2] - inDop.lo[2]).norm();
+    return 0.5 *
+           Vec3d(inDop.hi[0] - inDop.lo[0], inDop.hi[1] - inDop.lo[1], inDop.hi[2] - inDop.lo[2]).norm();
 }
 
 bool DopsOverlap(const Dop& inA, const Dop& inB, EDop inKind)
@@ -293,7 +300,8 @@ Dop BlendBoundsState::Compute(std::uint32_t inNode)
     if (mTree->Topology().Node(inNode).IsLeaf())
     {
         ++mExactFits;
-        return DopOfVertices(*mTree, inNode, mKind, [this](std::uint32_t inVertex) -> const Vec3d& { return Vertex(inVertex); });
+        return DopOfVertices(*mTree, inNode, mKind,
+                             [this](std::uint32_t inVertex) -> const Vec3d& { return Vertex(inVertex); });
     }
     ++mRefits;
     return RefitDop(*mTree, inNode, mTransforms, mKind);
@@ -314,12 +322,14 @@ const Dop& BlendBoundsState::Bound(std::uint32_t inNode)
     return mBounds[inNode];
 }
 
-void CollideBlended(BlendBoundsState& ioA, BlendBoundsState& ioB, std::vector<TrianglePair>& outPairs, QueryStats& ioStats)
+void CollideBlended(BlendBoundsState& ioA, BlendBoundsState& ioB, std::vector<TrianglePair>& outPairs,
+                    QueryStats& ioStats)
 {
     const BDTree& treeA = ioA.Tree().Topology();
     const BDTree& treeB = ioB.Tree().Topology();
     const EDop kind = ioA.Kind() == EDop::Box6 || ioB.Kind() == EDop::Box6 ? EDop::Box6 : EDop::Dop14;
-    const auto worldTriangle = [](BlendBoundsState& inState, std::uint32_t inTriangle, Vec3d (&outVertices)[3]) {
+    const auto worldTriangle = [](BlendBoundsState& inState, std::uint32_t inTriangle, Vec3d(&outVertices)[3])
+    {
         const Triangle& t = inState.Tree().TreeTriangle(inTriangle);
         for (int k = 0; k < 3; ++k)
             outVertices[k] = inState.Vertex(t[k]);

@@ -1,6 +1,5 @@
 #include <bdt/core/BlendedMesh.h>
 #include <bdt/core/Error.h>
-
 #include <cmath>
 #include <string>
 
@@ -20,11 +19,12 @@ BlendedMesh BlendedMesh::Create(BlendedMeshData inData)
     for (std::size_t t = 0; t < inData.triangles.size(); ++t)
         for (std::uint32_t v : inData.triangles[t])
             if (v >= n)
-                throw Error("blended mesh: triangle " + std::to_string(t) + " has vertex index " + std::to_string(v) +
-                            " out of range (" + std::to_string(n) + " vertices)");
+                throw Error("blended mesh: triangle " + std::to_string(t) + " has vertex index " +
+                            std::to_string(v) + " out of range (" + std::to_string(n) + " vertices)");
     if (inData.weightStart.size() != n + 1 || inData.weightStart[0] != 0 ||
         inData.weightStart.back() != inData.weights.size())
-        throw Error("blended mesh: weightStart must have one entry per vertex plus one, from 0 to the weight count");
+        throw Error(
+            "blended mesh: weightStart must have one entry per vertex plus one, from 0 to the weight count");
     std::vector<std::uint32_t> seen(inData.nodeCount, std::uint32_t(-1));
     for (std::size_t k = 0; k < n; ++k)
     {
@@ -36,19 +36,20 @@ BlendedMesh BlendedMesh::Create(BlendedMeshData inData)
         {
             const BlendWeight& w = inData.weights[i];
             if (w.node >= inData.nodeCount)
-                throw Error("blended mesh: vertex " + std::to_string(k) + " names node " + std::to_string(w.node) +
-                            " of " + std::to_string(inData.nodeCount));
+                throw Error("blended mesh: vertex " + std::to_string(k) + " names node " +
+                            std::to_string(w.node) + " of " + std::to_string(inData.nodeCount));
             if (seen[w.node] == k)
-                throw Error("blended mesh: vertex " + std::to_string(k) + " names node " + std::to_string(w.node) +
-                            " twice");
+                throw Error("blended mesh: vertex " + std::to_string(k) + " names node " +
+                            std::to_string(w.node) + " twice");
             seen[w.node] = std::uint32_t(k);
             if (!std::isfinite(w.weight) || w.weight < 0.0f)
-                throw Error("blended mesh: vertex " + std::to_string(k) + " has a negative or non-finite weight");
+                throw Error("blended mesh: vertex " + std::to_string(k) +
+                            " has a negative or non-finite weight");
             sum += w.weight;
         }
         if (std::abs(sum - 1.0) > 1e-3)
-            throw Error("blended mesh: the weights of vertex " + std::to_string(k) + " sum to " + std::to_string(sum) +
-                        ", not 1");
+            throw Error("blended mesh: the weights of vertex " + std::to_string(k) + " sum to " +
+                        std::to_string(sum) + ", not 1");
         for (std::uint32_t i = begin; i < end; ++i)
             inData.weights[i].weight = float(double(inData.weights[i].weight) / sum);
     }
@@ -79,7 +80,8 @@ Model BlendedMesh::ToReducedModel() const
         const Vec3f& rest = mData.positions[k];
         for (const BlendWeight& w : Weights(k))
         {
-            // Mode 12j + 3r + c moves coordinate r by w·v⁰_c (entry (r, c) of A_j − I); 12j + 9 + r by w (t_j).
+            // Mode 12j + 3r + c moves coordinate r by w·v⁰_c (entry (r, c) of A_j − I); 12j + 9 + r by w
+            // (t_j).
             float* u = data.basis.data() + (k * m + 12 * std::size_t(w.node)) * 3;
             for (int r = 0; r < 3; ++r)
             {

@@ -1,7 +1,6 @@
+#include <algorithm>
 #include <bdt/core/DistanceHierarchy.h>
 #include <bdt/core/Error.h>
-
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -33,29 +32,32 @@ DistanceHierarchy DistanceHierarchy::Build(std::shared_ptr<const BDTree> inTree)
     const auto positions = model.Positions();
     hierarchy.mRegions.resize(hierarchy.mTree->NodeCount());
     hierarchy.mVertexStart.assign(1, 0);
-    ForEachNodeVertices(model, hierarchy.mTree->Nodes(), [&](std::uint32_t inNode, std::span<const std::uint32_t> inVertices) {
-        // §3.1: the centroid of the region's vertices, then the vertex closest to it.
-        Vec3d centroid = Vec3d::Zero();
-        for (std::uint32_t v : inVertices)
-            centroid += positions[v].cast<double>();
-        centroid /= double(inVertices.size());
-        std::uint32_t central = inVertices[0];
-        double closest = std::numeric_limits<double>::infinity();
-        for (std::uint32_t v : inVertices)
+    ForEachNodeVertices(
+        model, hierarchy.mTree->Nodes(),
+        [&](std::uint32_t inNode, std::span<const std::uint32_t> inVertices)
         {
-            const double distance = (positions[v].cast<double>() - centroid).squaredNorm();
-            if (distance < closest)
+            // §3.1: the centroid of the region's vertices, then the vertex closest to it.
+            Vec3d centroid = Vec3d::Zero();
+            for (std::uint32_t v : inVertices)
+                centroid += positions[v].cast<double>();
+            centroid /= double(inVertices.size());
+            std::uint32_t central = inVertices[0];
+            double closest = std::numeric_limits<double>::infinity();
+            for (std::uint32_t v : inVertices)
             {
-                closest = distance;
-                central = v;
+                const double distance = (positions[v].cast<double>() - centroid).squaredNorm();
+                if (distance < closest)
+                {
+                    closest = distance;
+                    central = v;
+                }
             }
-        }
-        hierarchy.mVertices.insert(hierarchy.mVertices.end(), inVertices.begin(), inVertices.end());
-        hierarchy.mVertexStart.push_back(static_cast<std::uint32_t>(hierarchy.mVertices.size()));
-        hierarchy.mRegions[inNode].centralVertex = central;
-        hierarchy.mRegions[inNode].restRadius =
-            RoundUpToFloat(LargestDistance(inVertices, positions, positions[central].cast<double>()));
-    });
+            hierarchy.mVertices.insert(hierarchy.mVertices.end(), inVertices.begin(), inVertices.end());
+            hierarchy.mVertexStart.push_back(static_cast<std::uint32_t>(hierarchy.mVertices.size()));
+            hierarchy.mRegions[inNode].centralVertex = central;
+            hierarchy.mRegions[inNode].restRadius =
+                RoundUpToFloat(LargestDistance(inVertices, positions, positions[central].cast<double>()));
+        });
     return hierarchy;
 }
 

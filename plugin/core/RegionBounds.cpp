@@ -1,9 +1,8 @@
+#include <algorithm>
 #include <bdt/core/Error.h>
 #include <bdt/core/RegionBounds.h>
 #include <bdt/core/SphereUpdate.h>
 #include <bdt/core/TreeState.h>
-
-#include <algorithm>
 #include <cmath>
 
 namespace bdt
@@ -17,9 +16,9 @@ bool ValidQ(std::span<const float> inQ, std::uint32_t inModes)
 {
     if (inQ.size() != inModes)
         return false;
-    return std::all_of(inQ.begin(), inQ.end(), [](float inValue) {
-        return std::isfinite(inValue) && std::abs(inValue) <= TreeState::cMaxAbsQ;
-    });
+    return std::all_of(inQ.begin(), inQ.end(),
+                       [](float inValue)
+                       { return std::isfinite(inValue) && std::abs(inValue) <= TreeState::cMaxAbsQ; });
 }
 
 } // namespace
@@ -36,10 +35,10 @@ RegionBoundsBase<Bound>::RegionBoundsBase(std::shared_ptr<const BDTree> inTree, 
     mStamp.assign(count, 0);
 }
 
-template <class Bound>
-bool RegionBoundsBase<Bound>::BeginStep(const Pose& inPose, double inScale)
+template <class Bound> bool RegionBoundsBase<Bound>::BeginStep(const Pose& inPose, double inScale)
 {
-    if (!inPose.rotation.allFinite() || !inPose.translation.allFinite() || !std::isfinite(inScale) || inScale <= 0.0)
+    if (!inPose.rotation.allFinite() || !inPose.translation.allFinite() || !std::isfinite(inScale) ||
+        inScale <= 0.0)
         return false;
     mPose = inPose;
     mScale = inScale;
@@ -52,7 +51,8 @@ bool RegionBoundsBase<Bound>::BeginStep(const Pose& inPose, double inScale)
 }
 
 template <class Bound>
-bool RegionBoundsBase<Bound>::BeginStep(std::span<const Vec3f> inPositions, const Pose& inPose, double inScale)
+bool RegionBoundsBase<Bound>::BeginStep(std::span<const Vec3f> inPositions, const Pose& inPose,
+                                        double inScale)
 {
     if (inPositions.size() != mTree->GetModel().VertexCount())
         return false;

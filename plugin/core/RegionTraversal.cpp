@@ -1,5 +1,4 @@
 #include <bdt/core/RegionTraversal.h>
-
 #include <cmath>
 
 namespace bdt
@@ -50,7 +49,8 @@ bool BoxOverlapTest::operator()(const WorldBox& inA, const WorldBox& inB) const
         {
             const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
             const double distance = std::abs(t[i2] * mR(i1, j) - t[i1] * mR(i2, j));
-            const double reach = a[i1] * mAbsR(i2, j) + a[i2] * mAbsR(i1, j) + b[j1] * mAbsR(i, j2) + b[j2] * mAbsR(i, j1);
+            const double reach =
+                a[i1] * mAbsR(i2, j) + a[i2] * mAbsR(i1, j) + b[j1] * mAbsR(i, j2) + b[j2] * mAbsR(i, j1);
             if (distance > reach + slack)
                 return false;
         }

@@ -1,9 +1,8 @@
-// Simulation nodes for meshless (blended) bodies: farthest-point nodes on the vertices, convex kernel weights of
-// the nearest nodes, and node transforms from a deformation map.
+// Simulation nodes for meshless (blended) bodies: farthest-point nodes on the vertices, convex kernel weights
+// of the nearest nodes, and node transforms from a deformation map.
 #include <bdt/bake/MeshlessNodes.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
-
 #include <gtest/gtest.h>
 #include <set>
 
@@ -46,7 +45,8 @@ TEST(MeshlessNodes, TransformsOfAnAffineMapAreThatMap)
     a << 1.1, 0.2, -0.3, 0.0, 0.9, 0.4, 0.1, -0.2, 1.3;
     const Vec3d t(0.5, -1.0, 2.0);
     const std::vector<Vec3d> nodes = {Vec3d(0, 0, 0), Vec3d(1, 2, 3), Vec3d(-4, 0.5, 2)};
-    const auto transforms = TransformsOfMap([&](const Vec3d& inX) { return Vec3d(a * inX + t); }, nodes, 1e-3);
+    const auto transforms =
+        TransformsOfMap([&](const Vec3d& inX) { return Vec3d(a * inX + t); }, nodes, 1e-3);
     for (const AffineTransform& transform : transforms)
     {
         EXPECT_LT((transform.linear - a).norm(), 1e-9);

@@ -63,21 +63,24 @@ void RunSideBySide(ModePile& ioA, ModePile& ioB, int inSteps)
     }
 }
 
-// 12 chairs in three layers dropped and settled for 10 s, once with every pair limited to 6 sphere tests a step
-// and once without a limit: the limited pile makes under half the tests, no chair goes through the ground or
-// sinks into the pile (its mean height stays within 15% of the full pile's: 1-8% in the builds tried), nothing becomes non-finite, and
-// it comes to rest. (A pile is chaotic: the two settle at different times, between 4 and 9 s in the builds
-// tried, so the check waits for 10 s.)
+// 12 chairs in three layers dropped and settled for 10 s, once with every pair limited to 6 sphere tests a
+// step and once without a limit: the limited pile makes under half the tests, no chair goes through the
+// ground or sinks into the pile (its mean height stays within 15% of the full pile's: 1-8% in the builds
+// tried), nothing becomes non-finite, and it comes to rest. (A pile is chaotic: the two settle at different
+// times, between 4 and 9 s in the builds tried, so the check waits for 10 s.)
 TEST(InterruptibleNarrowphase, PileWithATinyBudgetStillStands)
 {
     ModePile full([](DeformableShapeSettings&) {});
     ModePile limited([](DeformableShapeSettings& ioSettings) { ioSettings.traversalBudget = 6; });
     RunSideBySide(full, limited, 600);
     std::cout << "[ info ] tests: " << limited.overlapTests << " limited, " << full.overlapTests
-              << " full; mean height " << limited.MeanHeight() << " m limited, " << full.MeanHeight() << " m full\n";
+              << " full; mean height " << limited.MeanHeight() << " m limited, " << full.MeanHeight()
+              << " m full\n";
     EXPECT_LT(double(limited.overlapTests), 0.5 * double(full.overlapTests));
     EXPECT_NEAR(limited.MeanHeight(), full.MeanHeight(), 0.15 * full.MeanHeight());
-    EXPECT_EQ(limited.world.Deformables().Stats().transformResets + limited.world.Deformables().Stats().modalResets, 0u);
+    EXPECT_EQ(limited.world.Deformables().Stats().transformResets +
+                  limited.world.Deformables().Stats().modalResets,
+              0u);
     for (btRigidBody* body : limited.bodies)
     {
         EXPECT_GT(test::LowestVertexHeight(*body), -0.02);
@@ -85,8 +88,8 @@ TEST(InterruptibleNarrowphase, PileWithATinyBudgetStillStands)
     }
 }
 
-// The same pile with every deformable pair culled by BD-AABB boxes beside the spheres: the same contacts, so the
-// world steps bit for bit as with spheres alone, through the drop and the settling.
+// The same pile with every deformable pair culled by BD-AABB boxes beside the spheres: the same contacts, so
+// the world steps bit for bit as with spheres alone, through the drop and the settling.
 TEST(BoxCulledNarrowphase, PileStepsIdenticallyWithBoxCulling)
 {
     ModePile spheres([](DeformableShapeSettings&) {});
@@ -100,8 +103,8 @@ TEST(BoxCulledNarrowphase, PileStepsIdenticallyWithBoxCulling)
         boxes.overlapTests += boxes.world.Deformables().Stats().overlapTests;
         differing += test::RawBodyState(spheres.bodies) == test::RawBodyState(boxes.bodies) ? 0 : 1;
     }
-    std::cout << "[ info ] bounding-volume tests: " << boxes.overlapTests << " with boxes (spheres and boxes), "
-              << spheres.overlapTests << " with spheres\n";
+    std::cout << "[ info ] bounding-volume tests: " << boxes.overlapTests
+              << " with boxes (spheres and boxes), " << spheres.overlapTests << " with spheres\n";
     EXPECT_EQ(differing, 0);
     EXPECT_GT(boxes.overlapTests, 0u);
 }

@@ -1,14 +1,11 @@
 #include <bdt/core/BDAabbTree.h>
 #include <bdt/core/Error.h>
-
-#include <support/Conservativeness.h>
-#include <support/TestModels.h>
-
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <random>
 #include <string>
+#include <support/Conservativeness.h>
+#include <support/TestModels.h>
 
 namespace bdt
 {
@@ -53,8 +50,9 @@ TEST(BDAabbTree, BoxesContainEveryDeformedVertex)
                         ++checks;
                         const double excess = std::abs(deformed[v][a] - box.center[a]) - box.halfExtents[a];
                         if (excess > 0.0 && failures++ < 5)
-                            ADD_FAILURE() << shape << " amplitude " << amplitude << ": node " << i << " vertex " << v
-                                          << " axis " << a << " lies " << excess << " outside its box";
+                            ADD_FAILURE()
+                                << shape << " amplitude " << amplitude << ": node " << i << " vertex " << v
+                                << " axis " << a << " lies " << excess << " outside its box";
                     }
             }
         }
@@ -62,8 +60,8 @@ TEST(BDAabbTree, BoxesContainEveryDeformedVertex)
     }
 }
 
-// At q = 0 the box is the node's own vertex box (wrapped, §3.1), up to the float rounding allowance (a few γ of
-// the coordinates, `FloatUpdateSlack`).
+// At q = 0 the box is the node's own vertex box (wrapped, §3.1), up to the float rounding allowance (a few γ
+// of the coordinates, `FloatUpdateSlack`).
 TEST(BDAabbTree, RestBoxesWrapTheirVertices)
 {
     const auto tree = test::ShapeTree("pawn", 2000, 5);
@@ -84,7 +82,8 @@ TEST(BDAabbTree, RestBoxesWrapTheirVertices)
         {
             EXPECT_LE(box.center[a] - box.halfExtents[a], lo[a]) << "node " << i;
             EXPECT_GE(box.center[a] + box.halfExtents[a], hi[a]) << "node " << i;
-            EXPECT_NEAR(2.0 * box.halfExtents[a], hi[a] - lo[a], 8.0 * FloatUpdateSlack(5) * size) << "node " << i << " axis " << a;
+            EXPECT_NEAR(2.0 * box.halfExtents[a], hi[a] - lo[a], 8.0 * FloatUpdateSlack(5) * size)
+                << "node " << i << " axis " << a;
         }
     }
 }

@@ -3,12 +3,11 @@
 // query finds exactly the intersecting triangle pairs that all-pairs testing finds.
 #include "support/QueryOracles.h"
 
+#include <algorithm>
 #include <bdt/bake/MeshlessNodes.h>
 #include <bdt/core/BlendBounds.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
-
-#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <random>
@@ -28,7 +27,8 @@ struct Meshless
 Meshless MakeMeshless(EShape inShape, std::uint32_t inTriangles, std::uint32_t inNodes)
 {
     ShapeMesh shape = MakeShape(inShape, inTriangles);
-    MeshlessNodes sampled = SampleMeshlessNodes(std::move(shape.positions), std::move(shape.triangles), inNodes);
+    MeshlessNodes sampled =
+        SampleMeshlessNodes(std::move(shape.positions), std::move(shape.triangles), inNodes);
     Meshless out;
     out.mesh = std::make_shared<const BlendedMesh>(BlendedMesh::Create(std::move(sampled.mesh)));
     out.tree = std::make_shared<const BlendBoundsTree>(BlendBoundsTree::Build(out.mesh));
@@ -40,7 +40,8 @@ Meshless MakeMeshless(EShape inShape, std::uint32_t inTriangles, std::uint32_t i
 // `inAmount`, then a rigid motion.
 DeformationMap TwistBend(double inAmount, const Mat3d& inRotation, const Vec3d& inShift)
 {
-    return [=](const Vec3d& inX) {
+    return [=](const Vec3d& inX)
+    {
         const double angle = 1.2 * inAmount * inX.y();
         const double c = std::cos(angle), s = std::sin(angle);
         Vec3d y(c * inX.x() - s * inX.z(), inX.y() * (1.0 + 0.3 * inAmount), s * inX.x() + c * inX.z());
@@ -58,9 +59,10 @@ TEST(BlendBounds, RefittedDopsHoldEveryDeformedVertex)
         std::uint64_t checks = 0;
         for (double amount : {0.0, 0.3, 1.0, 2.5})
         {
-            // A smooth map, and the same with every node's transform perturbed at random (not a smooth field).
-            std::vector<AffineTransform> transforms =
-                TransformsOfMap(TwistBend(amount, test::RandomRotation(random), test::RandomPoint(random)), body.nodes, 1e-4);
+            // A smooth map, and the same with every node's transform perturbed at random (not a smooth
+            // field).
+            std::vector<AffineTransform> transforms = TransformsOfMap(
+                TwistBend(amount, test::RandomRotation(random), test::RandomPoint(random)), body.nodes, 1e-4);
             if (amount > 2.0)
                 for (AffineTransform& t : transforms)
                 {
@@ -77,8 +79,10 @@ TEST(BlendBounds, RefittedDopsHoldEveryDeformedVertex)
                         for (int a = 0; a < AxisCount(kind); ++a)
                         {
                             const double x = DopAxes()[a].dot(p);
-                            ASSERT_LE(x, dop.hi[a]) << "node " << node << " axis " << a << " amount " << amount;
-                            ASSERT_GE(x, dop.lo[a]) << "node " << node << " axis " << a << " amount " << amount;
+                            ASSERT_LE(x, dop.hi[a])
+                                << "node " << node << " axis " << a << " amount " << amount;
+                            ASSERT_GE(x, dop.lo[a])
+                                << "node " << node << " axis " << a << " amount " << amount;
                             ++checks;
                         }
                     }
@@ -181,16 +185,20 @@ TEST(BlendBounds, TreeQueryFindsExactlyTheBruteForcePairsWithAndWithoutFront)
     const Meshless b = MakeMeshless(EShape::Pawn, 800, 12);
     for (EDop kind : {EDop::Box6, EDop::Dop14})
     {
-        BlendBoundsState plainA(a.tree, kind), plainB(b.tree, kind), frontA(a.tree, kind), frontB(b.tree, kind);
+        BlendBoundsState plainA(a.tree, kind), plainB(b.tree, kind), frontA(a.tree, kind),
+            frontB(b.tree, kind);
         frontA.SetFrontTracking(true);
         frontB.SetFrontTracking(true);
         std::uint64_t found = 0;
         for (int step = 0; step < 12; ++step)
         {
             const double t = step / 11.0;
-            const auto ta = TransformsOfMap(TwistBend(0.8 * t, Mat3d::Identity(), Vec3d::Zero()), a.nodes, 1e-4);
-            const auto tb = TransformsOfMap(TwistBend(-0.5 * t, Eigen::AngleAxisd(0.9 * t, Vec3d::UnitX()).toRotationMatrix(),
-                                                      Vec3d(0.35 - 0.1 * t, 0.1, 0.0)), b.nodes, 1e-4);
+            const auto ta =
+                TransformsOfMap(TwistBend(0.8 * t, Mat3d::Identity(), Vec3d::Zero()), a.nodes, 1e-4);
+            const auto tb = TransformsOfMap(
+                TwistBend(-0.5 * t, Eigen::AngleAxisd(0.9 * t, Vec3d::UnitX()).toRotationMatrix(),
+                          Vec3d(0.35 - 0.1 * t, 0.1, 0.0)),
+                b.nodes, 1e-4);
             ASSERT_TRUE(plainA.SetTransforms(ta) && plainB.SetTransforms(tb));
             ASSERT_TRUE(frontA.SetTransforms(ta) && frontB.SetTransforms(tb));
             std::vector<TrianglePair> plain, front;
@@ -203,12 +211,14 @@ TEST(BlendBounds, TreeQueryFindsExactlyTheBruteForcePairsWithAndWithoutFront)
             for (std::uint32_t k = 0; k < a.tree->Topology().GetModel().TriangleCount(); ++k)
             {
                 const Triangle& tri = a.tree->TreeTriangle(k);
-                worldA.push_back({a.mesh->DeformedPosition(tri[0], ta), a.mesh->DeformedPosition(tri[1], ta), a.mesh->DeformedPosition(tri[2], ta)});
+                worldA.push_back({a.mesh->DeformedPosition(tri[0], ta), a.mesh->DeformedPosition(tri[1], ta),
+                                  a.mesh->DeformedPosition(tri[2], ta)});
             }
             for (std::uint32_t k = 0; k < b.tree->Topology().GetModel().TriangleCount(); ++k)
             {
                 const Triangle& tri = b.tree->TreeTriangle(k);
-                worldB.push_back({b.mesh->DeformedPosition(tri[0], tb), b.mesh->DeformedPosition(tri[1], tb), b.mesh->DeformedPosition(tri[2], tb)});
+                worldB.push_back({b.mesh->DeformedPosition(tri[0], tb), b.mesh->DeformedPosition(tri[1], tb),
+                                  b.mesh->DeformedPosition(tri[2], tb)});
             }
             const auto expected = test::BruteForcePairs(worldA, worldB);
             EXPECT_EQ(plain, expected) << "step " << step;
@@ -224,7 +234,8 @@ TEST(BlendBounds, TreeQueryFindsExactlyTheBruteForcePairsWithAndWithoutFront)
 
 TEST(BlendedMesh, BadInputIsAClearError)
 {
-    const auto make = [](std::vector<BlendWeight> inWeights, std::uint32_t inNodes) {
+    const auto make = [](std::vector<BlendWeight> inWeights, std::uint32_t inNodes)
+    {
         BlendedMeshData data;
         data.positions = {Vec3f(0, 0, 0), Vec3f(1, 0, 0), Vec3f(0, 1, 0)};
         data.triangles = {{0, 1, 2}};
@@ -256,7 +267,8 @@ TEST(BlendedMesh, ReducedModelDeformsAsTheBlend)
     }
     const std::vector<float> q = body.mesh->ReducedCoordinates(transforms);
     for (std::size_t k = 0; k < model.VertexCount(); ++k)
-        EXPECT_LT((model.DeformedPosition(k, q) - body.mesh->DeformedPosition(k, transforms)).norm(), 1e-5) << k;
+        EXPECT_LT((model.DeformedPosition(k, q) - body.mesh->DeformedPosition(k, transforms)).norm(), 1e-5)
+            << k;
 }
 
 } // namespace

@@ -1,12 +1,9 @@
+#include <algorithm>
 #include <bdt/core/DistanceHierarchy.h>
 #include <bdt/core/Error.h>
-
-#include <support/TestModels.h>
-
 #include <gtest/gtest.h>
-
-#include <algorithm>
 #include <random>
+#include <support/TestModels.h>
 
 namespace bdt
 {
@@ -23,7 +20,8 @@ TEST(DistanceHierarchy, RegionsAreCentralVertexAndRadius)
     for (std::uint32_t i = 0; i < tree->NodeCount(); ++i)
     {
         std::vector<std::uint32_t> expected = test::NodeVertices(*tree, i);
-        std::vector<std::uint32_t> actual(hierarchy.RegionVertices(i).begin(), hierarchy.RegionVertices(i).end());
+        std::vector<std::uint32_t> actual(hierarchy.RegionVertices(i).begin(),
+                                          hierarchy.RegionVertices(i).end());
         std::sort(expected.begin(), expected.end());
         std::sort(actual.begin(), actual.end());
         ASSERT_EQ(actual, expected) << "node " << i;
@@ -38,7 +36,9 @@ TEST(DistanceHierarchy, RegionsAreCentralVertexAndRadius)
         for (std::uint32_t v : expected)
         {
             EXPECT_LE(chosen, (positions[v].cast<double>() - centroid).norm()) << "node " << i;
-            farthest = std::max(farthest, (positions[v].cast<double>() - positions[region.centralVertex].cast<double>()).norm());
+            farthest = std::max(
+                farthest,
+                (positions[v].cast<double>() - positions[region.centralVertex].cast<double>()).norm());
         }
         EXPECT_TRUE(std::binary_search(expected.begin(), expected.end(), region.centralVertex));
         EXPECT_GE(double(region.restRadius), farthest);

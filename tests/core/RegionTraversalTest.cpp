@@ -1,14 +1,11 @@
-#include <bdt/core/RegionTraversal.h>
-
-#include <support/QueryOracles.h>
-#include <support/TestModels.h>
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <bdt/core/RegionTraversal.h>
 #include <cmath>
+#include <gtest/gtest.h>
 #include <random>
 #include <set>
+#include <support/QueryOracles.h>
+#include <support/TestModels.h>
 #include <utility>
 
 namespace bdt
@@ -58,7 +55,8 @@ struct RegionBody
         {
             test::Tri world;
             for (int k = 0; k < 3; ++k)
-                world[k] = pose.Apply(inFloatPositions ? deformed[t[k]].cast<double>() : model.DeformedPosition(t[k], q));
+                world[k] = pose.Apply(inFloatPositions ? deformed[t[k]].cast<double>()
+                                                       : model.DeformedPosition(t[k], q));
             triangles.push_back(world);
         }
         return triangles;
@@ -104,7 +102,8 @@ TEST(RegionTraversal, EveryIntersectingTrianglePairLiesUnderAReportedPair)
     std::uint64_t triangleContacts = 0;
     for (int trial = 0; trial < 12; ++trial)
     {
-        a.Step(test::RandomQ(5, 0.05 * sizeA * (trial % 4), random), {test::RandomRotation(random), Vec3d::Zero()});
+        a.Step(test::RandomQ(5, 0.05 * sizeA * (trial % 4), random),
+               {test::RandomRotation(random), Vec3d::Zero()});
         b.Step(test::RandomQ(5, 0.05 * sizeA * (trial % 3), random),
                {test::RandomRotation(random), test::RandomPoint(random, 0.3 * sizeA)});
         RegionStats sphereStats, boxStats, distanceStats;
@@ -118,19 +117,23 @@ TEST(RegionTraversal, EveryIntersectingTrianglePairLiesUnderAReportedPair)
             triangleContacts += pairs.size();
             for (const TrianglePair& pair : pairs)
             {
-                const std::pair<std::uint32_t, std::uint32_t> region{a.RegionOf(pair.triangleA), b.RegionOf(pair.triangleB)};
+                const std::pair<std::uint32_t, std::uint32_t> region{a.RegionOf(pair.triangleA),
+                                                                     b.RegionOf(pair.triangleB)};
                 if (floats)
-                    EXPECT_TRUE(distancePairs.count(region)) << "trial " << trial << ": distance hierarchy missed a contact";
+                    EXPECT_TRUE(distancePairs.count(region))
+                        << "trial " << trial << ": distance hierarchy missed a contact";
                 else
                 {
-                    EXPECT_TRUE(spherePairs.count(region)) << "trial " << trial << ": spheres missed a contact";
+                    EXPECT_TRUE(spherePairs.count(region))
+                        << "trial " << trial << ": spheres missed a contact";
                     EXPECT_TRUE(boxPairs.count(region)) << "trial " << trial << ": boxes missed a contact";
                 }
             }
         }
         // Every reported pair's own bounds overlap (the traversal reports nothing its test rejects).
         for (const auto& [nodeA, nodeB] : boxPairs)
-            EXPECT_TRUE(BoxOverlapTest(a.pose.rotation, b.pose.rotation)(a.boxes.Bound(nodeA), b.boxes.Bound(nodeB)));
+            EXPECT_TRUE(
+                BoxOverlapTest(a.pose.rotation, b.pose.rotation)(a.boxes.Bound(nodeA), b.boxes.Bound(nodeB)));
         for (const auto& [nodeA, nodeB] : spherePairs)
             EXPECT_TRUE(BallsOverlap(a.spheres.Bound(nodeA), b.spheres.Bound(nodeB)));
     }
@@ -152,9 +155,9 @@ TEST(RegionTraversal, SeparatedBodiesCostOneTest)
     EXPECT_EQ(a.boxes.Updates() + a.spheres.Updates() + a.distances.Updates(), 3u);
 }
 
-// The box test against an independent oracle: overlapping iff some point lies in both boxes. Points sampled in
-// A that lie in B prove overlap (the test must say so); a separating plane found among the 15 candidate axes
-// by projecting all 8 corners proves separation (the test must say so).
+// The box test against an independent oracle: overlapping iff some point lies in both boxes. Points sampled
+// in A that lie in B prove overlap (the test must say so); a separating plane found among the 15 candidate
+// axes by projecting all 8 corners proves separation (the test must say so).
 TEST(RegionTraversal, BoxTestMatchesCornerProjections)
 {
     std::mt19937 random(21);
@@ -162,9 +165,14 @@ TEST(RegionTraversal, BoxTestMatchesCornerProjections)
     for (int trial = 0; trial < 4000; ++trial)
     {
         const Mat3d ra = test::RandomRotation(random), rb = test::RandomRotation(random);
-        const WorldBox a{test::RandomPoint(random, 0.3), Vec3d(test::Uniform(random, 0.01, 0.4), test::Uniform(random, 0.01, 0.4), test::Uniform(random, 0.01, 0.4))};
-        const WorldBox b{test::RandomPoint(random, 1.0), Vec3d(test::Uniform(random, 0.01, 0.4), test::Uniform(random, 0.01, 0.4), test::Uniform(random, 0.01, 0.4))};
-        const auto corners = [](const WorldBox& inBox, const Mat3d& inAxes) {
+        const WorldBox a{test::RandomPoint(random, 0.3),
+                         Vec3d(test::Uniform(random, 0.01, 0.4), test::Uniform(random, 0.01, 0.4),
+                               test::Uniform(random, 0.01, 0.4))};
+        const WorldBox b{test::RandomPoint(random, 1.0),
+                         Vec3d(test::Uniform(random, 0.01, 0.4), test::Uniform(random, 0.01, 0.4),
+                               test::Uniform(random, 0.01, 0.4))};
+        const auto corners = [](const WorldBox& inBox, const Mat3d& inAxes)
+        {
             std::vector<Vec3d> out;
             for (int k = 0; k < 8; ++k)
                 out.push_back(inBox.center + inAxes * Vec3d((k & 1 ? 1 : -1) * inBox.halfExtents[0],
@@ -205,7 +213,8 @@ TEST(RegionTraversal, BoxTestMatchesCornerProjections)
     EXPECT_GT(separated, 300);
 }
 
-// Bad steps are refused and change nothing: wrong-sized, NaN or huge q, a NaN pose, a zero scale, NaN positions.
+// Bad steps are refused and change nothing: wrong-sized, NaN or huge q, a NaN pose, a zero scale, NaN
+// positions.
 TEST(RegionTraversal, BadStepsAreRefused)
 {
     RegionBody a(test::ShapeTree("box", 300, 2), 3);

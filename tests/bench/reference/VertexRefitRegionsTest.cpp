@@ -1,7 +1,8 @@
 // The Distance Hierarchy paper's refitted baselines of `bdt-bench bounds` against brute force: every region's
 // refitted sphere and box (posed in world) holds the region's deformed vertices, with no tolerance.
-#include "reference/DeformVertices.h"
 #include "reference/VertexRefitRegions.h"
+
+#include "reference/DeformVertices.h"
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
@@ -38,7 +39,8 @@ TEST(VertexRefitRegions, BoundsHoldTheDeformedVertices)
                 const Vec3d world = pose.Apply(1.5 * deformed[v].cast<double>());
                 EXPECT_LE((world - ball.center).norm(), ball.radius) << "node " << node;
                 const Vec3d local = pose.rotation.transpose() * (world - box.center);
-                EXPECT_TRUE((local.cwiseAbs().array() <= box.halfExtents.array() * (1.0 + 1e-12) + 1e-12).all())
+                EXPECT_TRUE(
+                    (local.cwiseAbs().array() <= box.halfExtents.array() * (1.0 + 1e-12) + 1e-12).all())
                     << "node " << node;
                 ++checks;
             }

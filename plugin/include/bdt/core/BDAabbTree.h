@@ -2,7 +2,6 @@
 
 #include <bdt/core/AlignedAllocator.h>
 #include <bdt/core/BDTree.h>
-
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -14,7 +13,8 @@ namespace bdt
 /// The packed per-node data of a BD-AABB, one row of `RowStride(M)` floats per node:
 ///
 ///     [ c.x  c.y  c.z  0 ][ h.x  h.y  h.z  0 ]              rest centre and half extents
-///     [ Ū_j.x Ū_j.y Ū_j.z 0 ][ ΔB_j.x ΔB_j.y ΔB_j.z 0 ]     j = 0..M-1: centre velocity and half-extent growth
+///     [ Ū_j.x Ū_j.y Ū_j.z 0 ][ ΔB_j.x ΔB_j.y ΔB_j.z 0 ]     j = 0..M-1: centre velocity and half-extent
+///     growth
 ///
 /// so that one update is c' = c + Σ_j Ū_j q_j and h' = h + Σ_j ΔB_j |q_j|, one 8-wide multiply-add per mode
 /// (the paper's 12M flops, §3.5 "Updating Bounding Boxes").
@@ -23,7 +23,8 @@ struct NodeBoxLayout
     static constexpr std::uint32_t RowStride(std::uint32_t inModes) { return 8 * (inModes + 1); }
 };
 
-/// An updated box in the body's rest frame: centre and half extents (model units), axis-aligned in that frame.
+/// An updated box in the body's rest frame: centre and half extents (model units), axis-aligned in that
+/// frame.
 struct alignas(32) UpdatedBox
 {
     float center[3];
@@ -36,7 +37,8 @@ struct alignas(32) UpdatedBox
 /// It shares the node topology and triangle order of a `BDTree` and stores one box row per node
 /// (`NodeBoxLayout`). For node vertices Λ and any q,
 ///
-///     |p'_i − c'|_x ≤ |p_i − c|_x + Σ_j |U_ij − Ū_j|_x |q_j| ≤ h_x + Σ_j ΔB_jx |q_j|      (eq. 6–7 with |·|_x)
+///     |p'_i − c'|_x ≤ |p_i − c|_x + Σ_j |U_ij − Ū_j|_x |q_j| ≤ h_x + Σ_j ΔB_jx |q_j|      (eq. 6–7 with
+///     |·|_x)
 ///
 /// for every i ∈ Λ, so the updated box contains every deformed vertex of the node (and so its triangles).
 /// The bound holds for any c and Ū_j; per axis the tightest choice is the midpoint of the range, which is
@@ -73,7 +75,8 @@ private:
     std::uint32_t mRowStride = 0;
 };
 
-/// Fills `outQq` (8M floats) with (q_j, q_j, q_j, 0, |q_j|, |q_j|, |q_j|, 0) per mode: the box update's input.
+/// Fills `outQq` (8M floats) with (q_j, q_j, q_j, 0, |q_j|, |q_j|, |q_j|, 0) per mode: the box update's
+/// input.
 inline void MakeBoxUpdateInput(std::span<const float> inQ, float* outQq)
 {
     for (std::size_t j = 0; j < inQ.size(); ++j)

@@ -1,10 +1,9 @@
 #pragma once
 
+#include <array>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/BlendedMesh.h>
 #include <bdt/core/Contact.h>
-
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -17,7 +16,8 @@ namespace bdt
 enum class EDop : std::uint8_t
 {
     Box6,  ///< 6-DOP (an AABB): the axes x, y, z.
-    Dop14, ///< 14-DOP: the axes and the four body diagonals (±1, ±1, ±1), integer directions as in k-DOP trees.
+    Dop14, ///< 14-DOP: the axes and the four body diagonals (±1, ±1, ±1), integer directions as in k-DOP
+           ///< trees.
 };
 
 /// A k-DOP in world: along each axis a (`DopAxes`: x, y, z, then for a 14-DOP (1,1,1), (1,1,−1), (1,−1,1),
@@ -31,7 +31,10 @@ struct Dop
 /// The 7 directions of the 14-DOP's axes (the first 3 are the AABB's).
 const std::array<Vec3d, 7>& DopAxes();
 /// Axes of a kind: 3 or 7.
-inline int AxisCount(EDop inKind) { return inKind == EDop::Box6 ? 3 : 7; }
+inline int AxisCount(EDop inKind)
+{
+    return inKind == EDop::Box6 ? 3 : 7;
+}
 
 /// The tight bounds of Steinemann, Otaduy & Gross 2008 for a `BlendedMesh`: a bounding-volume tree (the
 /// BD-Tree's median split on the rest mesh, one triangle a leaf) whose node k-DOPs are refitted from the n
@@ -58,7 +61,10 @@ public:
     /// The topology: nodes, levels and triangle order (its model is the rest mesh with M = 0).
     const BDTree& Topology() const { return *mTopology; }
     /// Triangle `inTreeTriangle` of the tree's order, as vertex indices of the mesh.
-    const Triangle& TreeTriangle(std::uint32_t inTreeTriangle) const { return mTopology->GetModel().Triangles()[inTreeTriangle]; }
+    const Triangle& TreeTriangle(std::uint32_t inTreeTriangle) const
+    {
+        return mTopology->GetModel().Triangles()[inTreeTriangle];
+    }
 
     /// A node's influence of simulation node `node`: the least and largest weight over the node's vertices.
     struct Influence
@@ -69,8 +75,8 @@ public:
     };
     std::span<const Influence> Influences(std::uint32_t inNode) const
     {
-        return std::span<const Influence>(mInfluences).subspan(mInfluenceStart[inNode],
-                                                                mInfluenceStart[inNode + 1] - mInfluenceStart[inNode]);
+        return std::span<const Influence>(mInfluences)
+            .subspan(mInfluenceStart[inNode], mInfluenceStart[inNode + 1] - mInfluenceStart[inNode]);
     }
     /// The rest box of node `inNode`: centre and half extents.
     const Vec3d& RestCentre(std::uint32_t inNode) const { return mRestCentre[inNode]; }
@@ -81,8 +87,8 @@ public:
     /// The unique vertices of node `inNode` (for exact leaf bounds and the optimal bounds of the tests).
     std::span<const std::uint32_t> NodeVertices(std::uint32_t inNode) const
     {
-        return std::span<const std::uint32_t>(mVertices).subspan(mVertexStart[inNode],
-                                                                  mVertexStart[inNode + 1] - mVertexStart[inNode]);
+        return std::span<const std::uint32_t>(mVertices).subspan(
+            mVertexStart[inNode], mVertexStart[inNode + 1] - mVertexStart[inNode]);
     }
 
     std::size_t MemoryBytes() const;
@@ -103,11 +109,13 @@ private:
 /// The k-DOP of node `inNode` from the transforms by eq. 12 (O(n) per direction for n influencing nodes),
 /// raised by 1e-9 of the magnitudes involved against rounding (weights are stored in float and sum to 1 only
 /// to float precision: that error is covered too). `inTransforms` has the mesh's node count.
-Dop RefitDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<const AffineTransform> inTransforms, EDop inKind);
+Dop RefitDop(const BlendBoundsTree& inTree, std::uint32_t inNode,
+             std::span<const AffineTransform> inTransforms, EDop inKind);
 
 /// The tightest k-DOP of the node's deformed vertices (their projections' minima and maxima), raised as
 /// `RefitDop` is: the optimal bound, O(|Λ|·weights). What leaves use, and the reference of tightness figures.
-Dop ExactDop(const BlendBoundsTree& inTree, std::uint32_t inNode, std::span<const AffineTransform> inTransforms, EDop inKind);
+Dop ExactDop(const BlendBoundsTree& inTree, std::uint32_t inNode,
+             std::span<const AffineTransform> inTransforms, EDop inKind);
 
 /// Half the diagonal of a k-DOP's box part (its x, y, z intervals): the "radius" the paper compares (§6).
 double DopRadius(const Dop& inDop);
@@ -115,11 +123,12 @@ double DopRadius(const Dop& inDop);
 /// Whether two k-DOPs of the kind overlap (every axis's intervals meet).
 bool DopsOverlap(const Dop& inA, const Dop& inB, EDop inKind);
 
-/// Per body: the node transforms of the step and the lazily refitted k-DOPs. A node's k-DOP is refitted on its
-/// first visit in a step (eq. 12 for inner nodes, exactly from the deformed vertices at the leaves, §4.2).
-/// With front tracking (§4.2), a new step first refits the nodes at the bottom of last step's visited subtree
-/// by eq. 12 and every visited node above them by bounding its two children (a few comparisons), so the coarse
-/// levels no longer pay O(n) each; below the front, nodes are refitted on demand as before. One thread at a time.
+/// Per body: the node transforms of the step and the lazily refitted k-DOPs. A node's k-DOP is refitted on
+/// its first visit in a step (eq. 12 for inner nodes, exactly from the deformed vertices at the leaves,
+/// §4.2). With front tracking (§4.2), a new step first refits the nodes at the bottom of last step's visited
+/// subtree by eq. 12 and every visited node above them by bounding its two children (a few comparisons), so
+/// the coarse levels no longer pay O(n) each; below the front, nodes are refitted on demand as before. One
+/// thread at a time.
 class BlendBoundsState
 {
 public:
@@ -157,10 +166,10 @@ private:
     bool mFrontTracking = false;
     std::vector<AffineTransform> mTransforms;
     std::vector<Dop> mBounds;
-    std::vector<std::uint32_t> mStamp;   ///< Step in which the bound was made.
-    std::vector<std::uint32_t> mVisited; ///< Step in which the bound was asked for.
+    std::vector<std::uint32_t> mStamp;       ///< Step in which the bound was made.
+    std::vector<std::uint32_t> mVisited;     ///< Step in which the bound was asked for.
     std::vector<std::uint32_t> mVisitedList; ///< The nodes asked for this step, once each.
-    std::vector<Vec3d> mVertices;          ///< Deformed vertices computed this step.
+    std::vector<Vec3d> mVertices;            ///< Deformed vertices computed this step.
     std::vector<std::uint32_t> mVertexStamp;
     std::uint32_t mEpoch = 1;
     std::uint64_t mRefits = 0, mExactFits = 0, mChildUnions = 0;
@@ -169,6 +178,7 @@ private:
 /// Every pair of intersecting deformed triangles of two blended bodies (world coordinates: their transforms
 /// place them), each once, as indices in each tree's triangle order: simultaneous depth-first descent on the
 /// k-DOPs, splitting the larger, exact `TrianglesIntersect` at leaf pairs. Adds to `ioStats`.
-void CollideBlended(BlendBoundsState& ioA, BlendBoundsState& ioB, std::vector<TrianglePair>& outPairs, QueryStats& ioStats);
+void CollideBlended(BlendBoundsState& ioA, BlendBoundsState& ioB, std::vector<TrianglePair>& outPairs,
+                    QueryStats& ioStats);
 
 } // namespace bdt

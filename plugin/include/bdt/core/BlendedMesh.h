@@ -2,7 +2,6 @@
 
 #include <bdt/core/Math.h>
 #include <bdt/core/Model.h>
-
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -30,7 +29,7 @@ struct BlendWeight
 /// Everything needed to make a `BlendedMesh`, as plain arrays.
 struct BlendedMeshData
 {
-    std::vector<Vec3f> positions;    ///< Rest positions v_k⁰ (model units; the frame the transforms act in).
+    std::vector<Vec3f> positions; ///< Rest positions v_k⁰ (model units; the frame the transforms act in).
     std::vector<Triangle> triangles; ///< Vertex indices.
     std::uint32_t nodeCount = 0;     ///< n, the simulation nodes (or bones).
     /// Vertex k's weights are `weights[weightStart[k] .. weightStart[k + 1])`; N + 1 entries.
@@ -45,8 +44,8 @@ struct BlendedMeshData
 /// which covers meshless (MLS) deformation fields carried to the surface (eq. 1) and linear blend skinning.
 /// Immutable; share it between bodies.
 ///
-/// Validation on creation (throws `bdt::Error` with a one-line message): at least one vertex, triangle and node;
-/// every index in range; finite positions; every vertex with at least one weight, no weight negative or
+/// Validation on creation (throws `bdt::Error` with a one-line message): at least one vertex, triangle and
+/// node; every index in range; finite positions; every vertex with at least one weight, no weight negative or
 /// non-finite, each node at most once per vertex, and weights summing to 1 within 1e-3 (they are then scaled
 /// to sum to 1 in double before being stored).
 class BlendedMesh
@@ -63,16 +62,17 @@ public:
     std::span<const BlendWeight> Weights(std::size_t inVertex) const
     {
         return std::span<const BlendWeight>(mData.weights)
-            .subspan(mData.weightStart[inVertex], mData.weightStart[inVertex + 1] - mData.weightStart[inVertex]);
+            .subspan(mData.weightStart[inVertex],
+                     mData.weightStart[inVertex + 1] - mData.weightStart[inVertex]);
     }
 
     /// Vertex `inVertex` deformed by `inTransforms` (n of them), in double: the brute-force reference.
     Vec3d DeformedPosition(std::size_t inVertex, std::span<const AffineTransform> inTransforms) const;
 
-    /// The same surface as a reduced model p + U q (`Model`) with M = 12n: v_k is linear in the entries of the
-    /// transforms, so with q the entries of A_j − I (row-major) and t_j for each node (`ReducedCoordinates`),
-    /// U's columns are w_kj times v_k⁰'s coordinates or 1. So the GPU deformer and the BD-Tree take such
-    /// bodies as they are. Cost O(N·n) memory (dense in the modes).
+    /// The same surface as a reduced model p + U q (`Model`) with M = 12n: v_k is linear in the entries of
+    /// the transforms, so with q the entries of A_j − I (row-major) and t_j for each node
+    /// (`ReducedCoordinates`), U's columns are w_kj times v_k⁰'s coordinates or 1. So the GPU deformer and
+    /// the BD-Tree take such bodies as they are. Cost O(N·n) memory (dense in the modes).
     Model ToReducedModel() const;
     /// The q of `ToReducedModel` for `inTransforms` (n of them): 12n values.
     std::vector<float> ReducedCoordinates(std::span<const AffineTransform> inTransforms) const;

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <bdt/core/BDTree.h>
-
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -15,7 +14,7 @@ namespace bdt
 struct DistanceRegion
 {
     std::uint32_t centralVertex = 0; ///< Vertex index into the tree's model.
-    float restRadius = 0.0f;         ///< max ‖v − v_central‖ over the region's rest vertices (model units).
+    float restRadius = 0.0f; ///< max ‖v − v_central‖ over the region's rest vertices (model units).
 };
 static_assert(sizeof(DistanceRegion) == 8, "DistanceRegion is the paper's 8 bytes");
 
@@ -50,8 +49,9 @@ public:
 
     /// The radius of region `inNode` for the vertex positions `inPositions` (one per model vertex, any frame
     /// the positions share): max ‖v − v_central‖ over the region's vertices, computed in float and raised by
-    /// 16 units of float rounding, so the ball contains every vertex. Cost one float distance per region vertex. `inPositions` must
-    /// have the model's vertex count (not checked here: `DistanceRegions` checks it once a step).
+    /// 16 units of float rounding, so the ball contains every vertex. Cost one float distance per region
+    /// vertex. `inPositions` must have the model's vertex count (not checked here: `DistanceRegions` checks
+    /// it once a step).
     float Radius(std::uint32_t inNode, std::span<const Vec3f> inPositions) const;
 
     /// Bytes of the regions (8 a node) and of the vertex lists the radius update reads.
@@ -66,8 +66,9 @@ private:
 
     std::shared_ptr<const BDTree> mTree;
     std::vector<DistanceRegion> mRegions;
-    std::vector<std::uint32_t> mVertices;    ///< Every node's unique vertices, node after node.
-    std::vector<std::uint32_t> mVertexStart; ///< Node i's vertices are [mVertexStart[i], mVertexStart[i + 1]).
+    std::vector<std::uint32_t> mVertices; ///< Every node's unique vertices, node after node.
+    std::vector<std::uint32_t>
+        mVertexStart; ///< Node i's vertices are [mVertexStart[i], mVertexStart[i + 1]).
 };
 
 } // namespace bdt

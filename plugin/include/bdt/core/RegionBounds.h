@@ -2,7 +2,6 @@
 
 #include <bdt/core/BDAabbTree.h>
 #include <bdt/core/DistanceHierarchy.h>
-
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -33,8 +32,7 @@ struct WorldBox
 ///
 /// Before the first step the bounds are those of the rest shape at the identity placement.
 /// Per body; one thread at a time.
-template <class Bound>
-class RegionBoundsBase
+template <class Bound> class RegionBoundsBase
 {
 public:
     using BoundType = Bound;
@@ -54,7 +52,10 @@ public:
     /// Bounds computed since construction (cache misses): the update count of the papers' cost models.
     std::uint64_t Updates() const { return mUpdates; }
     /// Bytes of this body's cache (bounds and stamps).
-    std::size_t CacheBytes() const { return mBounds.size() * sizeof(Bound) + mStamp.size() * sizeof(std::uint32_t); }
+    std::size_t CacheBytes() const
+    {
+        return mBounds.size() * sizeof(Bound) + mStamp.size() * sizeof(std::uint32_t);
+    }
 
 protected:
     RegionBoundsBase(std::shared_ptr<const BDTree> inTree, std::uint32_t inLevel);
@@ -66,8 +67,7 @@ protected:
     bool BeginStep(std::span<const Vec3f> inPositions, const Pose& inPose, double inScale);
 
     /// The cached bound of `inNode` (< LevelEnd(Level())), computed by `inCompute(inNode)` on a miss.
-    template <class Compute>
-    const Bound& Cached(std::uint32_t inNode, Compute&& inCompute)
+    template <class Compute> const Bound& Cached(std::uint32_t inNode, Compute&& inCompute)
     {
         if (mStamp[inNode] != mEpoch)
         {
@@ -145,8 +145,7 @@ private:
 
 /// The base of region kinds bounded from deformed vertices (the Distance Hierarchy, and refits of spheres or
 /// boxes): the regions' vertex lists (those of a `DistanceHierarchy`) and this step's deformed vertices.
-template <class Bound>
-class VertexRegionBounds : public RegionBoundsBase<Bound>
+template <class Bound> class VertexRegionBounds : public RegionBoundsBase<Bound>
 {
 public:
     /// Starts a step with the deformed vertex positions `inPositions` (rest frame, one per model vertex, all

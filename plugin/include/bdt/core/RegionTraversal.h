@@ -1,7 +1,6 @@
 #pragma once
 
 #include <bdt/core/RegionBounds.h>
-
 #include <cstdint>
 #include <vector>
 
@@ -18,8 +17,9 @@ struct RegionPair
 /// Work of region traversals, added to by each call.
 struct RegionStats
 {
-    std::uint64_t overlapTests = 0; ///< Bounding-volume pairs tested (the N_V of the cost model T = N_V C_V + N_U C_U + ...).
-    std::uint64_t regionPairs = 0;  ///< Overlapping region pairs reported (the papers' "collisions").
+    std::uint64_t overlapTests =
+        0; ///< Bounding-volume pairs tested (the N_V of the cost model T = N_V C_V + N_U C_U + ...).
+    std::uint64_t regionPairs = 0; ///< Overlapping region pairs reported (the papers' "collisions").
 };
 
 /// The overlap test of two balls, inflated by 1e-9 of the radii plus 1e-13 of the coordinates against the
@@ -45,8 +45,14 @@ private:
 
 namespace detail
 {
-inline double BoundSize(const WorldBall& inBall) { return inBall.radius; }
-inline double BoundSize(const WorldBox& inBox) { return inBox.halfExtents.norm(); }
+inline double BoundSize(const WorldBall& inBall)
+{
+    return inBall.radius;
+}
+inline double BoundSize(const WorldBox& inBox)
+{
+    return inBox.halfExtents.norm();
+}
 
 // The overlap test of a pair of bodies' bounds: balls directly, boxes through the pair's set-up.
 struct BallPairTest
@@ -57,22 +63,29 @@ struct BallPairTest
 struct BoxPairTest : BoxOverlapTest
 {
     template <class Regions>
-    BoxPairTest(const Regions& inA, const Regions& inB) : BoxOverlapTest(inA.GetPose().rotation, inB.GetPose().rotation)
+    BoxPairTest(const Regions& inA, const Regions& inB)
+        : BoxOverlapTest(inA.GetPose().rotation, inB.GetPose().rotation)
     {
     }
 };
 template <class Bound> struct PairTestOf;
-template <> struct PairTestOf<WorldBall> { using Type = BallPairTest; };
-template <> struct PairTestOf<WorldBox> { using Type = BoxPairTest; };
+template <> struct PairTestOf<WorldBall>
+{
+    using Type = BallPairTest;
+};
+template <> struct PairTestOf<WorldBox>
+{
+    using Type = BoxPairTest;
+};
 } // namespace detail
 
-/// The traversal of two region hierarchies of the same kind (`SphereRegions`, `BoxRegions`, `DistanceRegions`,
-/// or any `RegionBoundsBase<WorldBall or WorldBox>` with a `Bound(node)`) down to their regions: every pair of
-/// a region of A and a region of B whose bounds overlap and whose ancestors' bounds all overlap, each once,
-/// appended to `outPairs`. Depth first with an explicit stack, descending the larger bound of a pair (or the
-/// one that is not yet a region). Conservative: every bound contains its node's triangles, so two
-/// intersecting triangles always lie under a reported pair. Bounds are updated lazily on first visit (counted
-/// by each side's `Updates`).
+/// The traversal of two region hierarchies of the same kind (`SphereRegions`, `BoxRegions`,
+/// `DistanceRegions`, or any `RegionBoundsBase<WorldBall or WorldBox>` with a `Bound(node)`) down to their
+/// regions: every pair of a region of A and a region of B whose bounds overlap and whose ancestors' bounds
+/// all overlap, each once, appended to `outPairs`. Depth first with an explicit stack, descending the larger
+/// bound of a pair (or the one that is not yet a region). Conservative: every bound contains its node's
+/// triangles, so two intersecting triangles always lie under a reported pair. Bounds are updated lazily on
+/// first visit (counted by each side's `Updates`).
 template <class Regions>
 void CollideRegions(Regions& ioA, Regions& ioB, std::vector<RegionPair>& outPairs, RegionStats& ioStats)
 {
