@@ -8,20 +8,6 @@
 namespace bdt
 {
 
-namespace
-{
-
-// M finite entries no larger than TreeState's limit.
-bool ValidQ(std::span<const float> inQ, std::uint32_t inModes)
-{
-    if (inQ.size() != inModes)
-        return false;
-    return std::all_of(inQ.begin(), inQ.end(),
-                       [](float inValue)
-                       { return std::isfinite(inValue) && std::abs(inValue) <= TreeState::cMaxAbsQ; });
-}
-
-} // namespace
 
 template <class Bound>
 RegionBoundsBase<Bound>::RegionBoundsBase(std::shared_ptr<const BDTree> inTree, std::uint32_t inLevel)
@@ -72,7 +58,7 @@ SphereRegions::SphereRegions(std::shared_ptr<const BDTree> inTree, std::uint32_t
 
 bool SphereRegions::SetStep(std::span<const float> inQ, const Pose& inPose, double inScale)
 {
-    if (!ValidQ(inQ, mTree->ModeCount()) || !BeginStep(inPose, inScale))
+    if (!TreeState::AcceptsQ(inQ, mTree->ModeCount()) || !BeginStep(inPose, inScale))
         return false;
     double norm2 = 0.0;
     for (std::size_t j = 0; j < inQ.size(); ++j)
@@ -101,7 +87,7 @@ BoxRegions::BoxRegions(std::shared_ptr<const BDAabbTree> inBoxes, std::uint32_t 
 
 bool BoxRegions::SetStep(std::span<const float> inQ, const Pose& inPose, double inScale)
 {
-    if (!ValidQ(inQ, mTree->ModeCount()) || !BeginStep(inPose, inScale))
+    if (!TreeState::AcceptsQ(inQ, mTree->ModeCount()) || !BeginStep(inPose, inScale))
         return false;
     MakeBoxUpdateInput(inQ, mQq.data());
     return true;

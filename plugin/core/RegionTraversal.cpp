@@ -1,25 +1,15 @@
+#include "TreeQueriesInternal.h"
+
 #include <bdt/core/RegionTraversal.h>
 #include <cmath>
 
 namespace bdt
 {
 
-namespace
-{
-
-// The rounding allowance of a separation test: 1e-9 of the bounds' sizes plus 1e-13 of the coordinates.
-double Slack(double inSizes, const Vec3d& inA, const Vec3d& inB)
-{
-    return 1e-9 * inSizes + 1e-13 * (inA.cwiseAbs().maxCoeff() + inB.cwiseAbs().maxCoeff());
-}
-
-} // namespace
-
+// The queries' own test and slack (`detail::SpheresOverlap`: 1e-9 of the radii plus 1e-13 of the coordinates).
 bool BallsOverlap(const WorldBall& inA, const WorldBall& inB)
 {
-    const double reach = inA.radius + inB.radius;
-    const double allowed = reach + Slack(reach, inA.center, inB.center);
-    return (inA.center - inB.center).squaredNorm() <= allowed * allowed;
+    return detail::SpheresOverlap({inA.center, inA.radius}, {inB.center, inB.radius});
 }
 
 BoxOverlapTest::BoxOverlapTest(const Mat3d& inRotationA, const Mat3d& inRotationB)
@@ -33,7 +23,8 @@ bool BoxOverlapTest::operator()(const WorldBox& inA, const WorldBox& inB) const
     const Vec3d t = mRotationAT * (inB.center - inA.center); // B's centre in A's axes
     const Vec3d& a = inA.halfExtents;
     const Vec3d& b = inB.halfExtents;
-    const double slack = Slack(a.sum() + b.sum(), inA.center, inB.center);
+    const double slack =
+        detail::Slack(a.sum() + b.sum(), inA.center) + detail::cPositionSlack * inB.center.cwiseAbs().maxCoeff();
     // A's face normals, then B's.
     for (int i = 0; i < 3; ++i)
         if (std::abs(t[i]) > a[i] + mAbsR.row(i).dot(b) + slack)

@@ -85,15 +85,22 @@ void TreeState::RebuildQq(std::span<const float> inQ)
     mQRefNorm = RoundUpToFloat(std::sqrt(norm2));
 }
 
-bool TreeState::SetQ(std::span<const float> inQ)
+bool TreeState::AcceptsQ(std::span<const float> inQ, std::uint32_t inModes)
 {
-    if (inQ.size() != mModes)
+    if (inQ.size() != inModes)
         return false;
     for (float q : inQ)
     {
         if (!std::isfinite(q) || std::abs(q) > cMaxAbsQ)
             return false;
     }
+    return true;
+}
+
+bool TreeState::SetQ(std::span<const float> inQ)
+{
+    if (!AcceptsQ(inQ, mModes))
+        return false;
     std::copy(inQ.begin(), inQ.end(), mQ.begin());
 
     if (mCoherence)

@@ -70,6 +70,9 @@ public:
     /// Sets q for a new step. Returns false, and changes nothing, when `inQ` does not have M entries or has
     /// a non-finite entry or one larger than `cMaxAbsQ` in magnitude.
     [[nodiscard]] bool SetQ(std::span<const float> inQ);
+    /// Whether `SetQ` would accept `inQ` for M = `inModes`: M finite entries, none above `cMaxAbsQ` in
+    /// magnitude. O(M).
+    static bool AcceptsQ(std::span<const float> inQ, std::uint32_t inModes);
     /// The current q (M entries).
     std::span<const float> Q() const { return mQ; }
 
