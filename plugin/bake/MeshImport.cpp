@@ -1,3 +1,5 @@
+#include "ChildProcess.h"
+
 #include <bdt/bake/MeshImport.h>
 #include <bdt/core/Error.h>
 
@@ -9,10 +11,12 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <span>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -101,16 +105,20 @@ void CheckOffHeader(const std::string& inPath)
     std::string token;
     while (file >> token && token[0] == '#')
         std::getline(file, token);
-    if (token.size() < 3 || token.compare(token.size() - 3, 3, "OFF") != 0)
+    const bool keyword = token.size() >= 3 && token.compare(token.size() - 3, 3, "OFF") == 0;
+    std::string extension = std::filesystem::path(inPath).extension().string();
+    std::ranges::transform(extension, extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (!keyword && extension != ".off")
         return;
-    if (token.find('4') != std::string::npos || token.find('n') != std::string::npos)
+    if (keyword && (token.find('4') != std::string::npos || token.find('n') != std::string::npos))
         return; // Higher-dimensional variants carry an extra dimension field first.
-    // The counts follow on the header line itself or on the next non-comment line ("OFF BINARY" aside).
+    // The counts follow on the header line itself or on the next non-comment line ("OFF BINARY" aside). Assimp
+    // also reads a .off file without the keyword, its first line then being the counts (found by the fuzzer).
     std::string line;
     std::getline(file, line);
     double vertices = 0.0, faces = 0.0;
-    std::istringstream rest(line);
-    if (!(rest >> vertices >> faces))
+    std::istringstream rest(keyword ? line : token + " " + line);
+    if (!(rest >> vertices >> faces) && keyword)
     {
         while (file >> std::ws && file.peek() == '#')
             std::getline(file, line);
@@ -124,6 +132,109 @@ void CheckOffHeader(const std::string& inPath)
         std::ostringstream message;
         message << std::fixed << std::setprecision(0) << "OFF header declares " << vertices
                 << " vertices and " << faces << " faces, more than the file can hold";
+        throw Error(message.str());
+    }
+}
+
+// Size in bytes of a PLY scalar type, 0 if unknown.
+std::size_t PlyTypeBytes(const std::string& inType)
+{
+    static const std::unordered_map<std::string, std::size_t> sizes = {
+        {"char", 1},  {"uchar", 1},  {"int8", 1},   {"uint8", 1},   {"short", 2},   {"ushort", 2},
+        {"int16", 2}, {"uint16", 2}, {"int", 4},    {"uint", 4},    {"int32", 4},   {"uint32", 4},
+        {"float", 4}, {"float32", 4}, {"double", 8}, {"float64", 8}};
+    const auto it = sizes.find(inType);
+    return it == sizes.end() ? 0 : it->second;
+}
+
+// Assimp's PLY reader reads past the end of its buffer when the header has no end_header line or a binary
+// body is shorter than the header's element counts (found by the mesh fuzzer: tests/fuzz/regressions/mesh).
+// So a PLY file must have a well-formed header, and a binary one at least the bytes its elements need
+// (fixed properties, and each list's count; the list items themselves are checked by Assimp).
+void CheckPlyHeader(const std::string& inPath)
+{
+    std::ifstream file(inPath, std::ios::binary);
+    std::string line;
+    std::getline(file, line);
+    std::string extension = std::filesystem::path(inPath).extension().string();
+    std::ranges::transform(extension, extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (line.rfind("ply", 0) != 0 && extension != ".ply")
+        return; // Not a PLY file: another reader's business.
+    // Assimp takes any file named .ply, or starting with "ply", to its PLY reader.
+    if (line.rfind("ply", 0) != 0 || line.find_first_not_of(" \t\r", 3) != std::string::npos)
+        throw Error("PLY file does not start with a 'ply' line");
+    bool binary = false, ended = false;
+    double bodyBytes = 0.0;          // the least the binary body takes
+    double elementCount = 0.0;       // of the element being declared
+    double elementBytes = 0.0;       // per item of that element
+    bool inVertexElement = false;    // declaring the vertex element
+    int axes = 0;                    // its x, y, z properties seen (bits)
+    const auto closeElement = [&] { bodyBytes += elementCount * elementBytes; };
+    for (int lineNumber = 2; std::getline(file, line); ++lineNumber)
+    {
+        if (lineNumber > 10000)
+            throw Error("PLY header has more than 10000 lines");
+        std::istringstream words(line);
+        std::string keyword;
+        words >> keyword;
+        if (keyword == "end_header")
+        {
+            ended = true;
+            break;
+        }
+        if (keyword == "format")
+        {
+            std::string format;
+            words >> format;
+            binary = format.rfind("binary", 0) == 0;
+        }
+        else if (keyword == "element")
+        {
+            closeElement();
+            std::string name;
+            elementCount = 0.0;
+            elementBytes = 0.0;
+            if (!(words >> name >> elementCount) || !(elementCount >= 0.0))
+                throw Error("PLY header line " + std::to_string(lineNumber) + " declares an element without a count");
+            if (inVertexElement && axes != 7)
+                throw Error("PLY vertex element lacks an x, y or z property");
+            inVertexElement = name == "vertex";
+            axes = 0;
+        }
+        else if (keyword == "property")
+        {
+            std::string type, name;
+            words >> type;
+            if (type == "list")
+                words >> type; // a list costs at least its count
+            const std::size_t bytes = PlyTypeBytes(type);
+            if (bytes == 0)
+                throw Error("PLY header line " + std::to_string(lineNumber) + " has unknown property type '" +
+                            type.substr(0, 32) + "'");
+            words >> name;
+            if (name.empty())
+                throw Error("PLY header line " + std::to_string(lineNumber) + " has a property without a name");
+            if (inVertexElement)
+                axes |= name == "x" ? 1 : name == "y" ? 2 : name == "z" ? 4 : 0;
+            elementBytes += double(bytes);
+        }
+        else if (keyword != "comment" && keyword != "obj_info" && !keyword.empty())
+            throw Error("PLY header line " + std::to_string(lineNumber) + " has unknown keyword '" +
+                        keyword.substr(0, 32) + "'");
+    }
+    if (!ended)
+        throw Error("PLY header has no end_header line");
+    if (inVertexElement && axes != 7)
+        throw Error("PLY vertex element lacks an x, y or z property");
+    closeElement();
+    std::error_code error;
+    const double fileBytes = double(std::filesystem::file_size(inPath, error));
+    const double headerBytes = double(file.tellg());
+    if (binary && !error && headerBytes >= 0.0 && bodyBytes > fileBytes - headerBytes)
+    {
+        std::ostringstream message;
+        message << std::fixed << std::setprecision(0) << "PLY header declares elements of at least " << bodyBytes
+                << " bytes, the file holds " << (fileBytes - headerBytes) << " after its header";
         throw Error(message.str());
     }
 }
@@ -230,6 +341,74 @@ RawMesh GatherScene(const aiScene& inScene, ImportReport& ioReport)
     return raw;
 }
 
+// Reads the file with Assimp in this process and gathers its triangles.
+RawMesh ReadRawMesh(const std::string& inPath, ImportReport& ioReport)
+{
+    Assimp::Importer importer;
+    const aiScene* scene = ReadScene(importer, inPath);
+    return GatherScene(*scene, ioReport);
+}
+
+// The child's answer of `ReadRawMeshIsolated`: the report's counts, the sizes, then the arrays (same host).
+std::vector<std::uint8_t> PackRawMesh(const RawMesh& inRaw, const ImportReport& inReport)
+{
+    const std::uint64_t header[6] = {inReport.parts, inReport.inputVertices, inReport.inputTriangles,
+                                     inReport.droppedNonTriangles, inRaw.positions.size(), inRaw.triangles.size()};
+    const std::size_t positionBytes = inRaw.positions.size() * sizeof(Vec3d);
+    const std::size_t triangleBytes = inRaw.triangles.size() * sizeof(Triangle);
+    std::vector<std::uint8_t> bytes(sizeof header + positionBytes + triangleBytes);
+    std::memcpy(bytes.data(), header, sizeof header);
+    if (positionBytes > 0)
+        std::memcpy(bytes.data() + sizeof header, inRaw.positions.data(), positionBytes);
+    if (triangleBytes > 0)
+        std::memcpy(bytes.data() + sizeof header + positionBytes, inRaw.triangles.data(), triangleBytes);
+    return bytes;
+}
+
+RawMesh UnpackRawMesh(std::span<const std::uint8_t> inBytes, ImportReport& ioReport)
+{
+    std::uint64_t header[6];
+    if (inBytes.size() < sizeof header)
+        throw Error("the reader process returned a truncated mesh");
+    std::memcpy(header, inBytes.data(), sizeof header);
+    const std::uint64_t positions = header[4], triangles = header[5];
+    const std::uint64_t rest = inBytes.size() - sizeof header;
+    if (positions > rest / sizeof(Vec3d) || triangles > rest / sizeof(Triangle) ||
+        positions * sizeof(Vec3d) + triangles * sizeof(Triangle) != rest)
+        throw Error("the reader process returned a truncated mesh");
+    ioReport.parts = header[0];
+    ioReport.inputVertices = header[1];
+    ioReport.inputTriangles = header[2];
+    ioReport.droppedNonTriangles = header[3];
+    RawMesh raw;
+    raw.positions.resize(positions);
+    raw.triangles.resize(triangles);
+    if (positions > 0)
+        std::memcpy(static_cast<void*>(raw.positions.data()), inBytes.data() + sizeof header, positions * sizeof(Vec3d));
+    if (triangles > 0)
+        std::memcpy(raw.triangles.data(), inBytes.data() + sizeof header + positions * sizeof(Vec3d),
+                    triangles * sizeof(Triangle));
+    for (const Triangle& t : raw.triangles)
+        for (const std::uint32_t index : t)
+            if (index >= positions)
+                throw Error("the reader process returned a mesh with an index out of range");
+    return raw;
+}
+
+// `ReadRawMesh` in a child process (`ImportSettings::isolateReader`).
+RawMesh ReadRawMeshIsolated(const std::string& inPath, double inTimeoutSeconds, ImportReport& ioReport)
+{
+    const std::vector<std::uint8_t> bytes = detail::RunInChildProcess(
+        [&inPath]
+        {
+            ImportReport report;
+            const RawMesh raw = ReadRawMesh(inPath, report);
+            return PackRawMesh(raw, report);
+        },
+        inTimeoutSeconds);
+    return UnpackRawMesh(bytes, ioReport);
+}
+
 struct CellHash
 {
     std::size_t operator()(const std::array<std::int64_t, 3>& inCell) const
@@ -332,10 +511,13 @@ ImportedMesh ImportMesh(const std::string& inPath, const ImportSettings& inSetti
         throw Error("weld tolerance must be finite and non-negative");
     CheckReadable(inPath);
     CheckOffHeader(inPath);
-    Assimp::Importer importer;
-    const aiScene* scene = ReadScene(importer, inPath);
+    CheckPlyHeader(inPath);
+    if (inSettings.isolateReader && !(inSettings.readerTimeoutSeconds > 0.0))
+        throw Error("reader timeout must be positive");
     ImportedMesh mesh;
-    const RawMesh raw = GatherScene(*scene, mesh.report);
+    const RawMesh raw = inSettings.isolateReader
+                            ? ReadRawMeshIsolated(inPath, inSettings.readerTimeoutSeconds, mesh.report)
+                            : ReadRawMesh(inPath, mesh.report);
     if (raw.triangles.empty())
         throw Error("the file has no triangles" +
                     std::string(mesh.report.droppedNonTriangles > 0 ? " (only points or lines)" : ""));

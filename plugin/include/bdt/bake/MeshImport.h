@@ -33,6 +33,14 @@ struct ImportSettings
 {
     /// Vertices closer than this fraction of the bounding-box diagonal are welded into one.
     double weldTolerance = 1e-6;
+    /// Read the file with Assimp in a child process (`fork`), so that a crash, an abort or a hang of Assimp on
+    /// a malformed file becomes a `bdt::Error` ("the reader crashed (SIGSEGV)") instead of taking the caller
+    /// down. Assimp is not hardened against hostile files: the fuzzer found out-of-bounds reads and aborts in
+    /// its PLY reader (docs/ROBUSTNESS.md). Costs a fork and a copy of the geometry through a pipe (about
+    /// 2 ms for a 100k-triangle mesh). Off: Assimp runs in the calling process.
+    bool isolateReader = true;
+    /// With `isolateReader`, a reader still running after this many seconds is killed and reported.
+    double readerTimeoutSeconds = 600.0;
 };
 
 /// Imports OBJ, PLY, STL, OFF, glTF and any other format Assimp reads: merges every mesh of the scene with
@@ -40,7 +48,9 @@ struct ImportSettings
 /// `bdt::Error` with a one-line message (without the file name) when the file is missing, unreadable,
 /// malformed, empty, or has no triangle left, or has non-finite coordinates. OFF headers whose counts exceed
 /// what the file can hold are rejected before Assimp reads them (its reader would allocate that many faces).
-/// Unused vertices are dropped; the output's vertex order is first use by the kept triangles.
+/// Unused vertices are dropped; the output's vertex order is first use by the kept triangles. PLY headers must be
+/// well formed (a `ply` line, known keywords and types, x, y and z, `end_header`, a binary body at least as long
+/// as its elements need): Assimp's PLY reader reads out of bounds otherwise.
 ImportedMesh ImportMesh(const std::string& inPath, const ImportSettings& inSettings = {});
 
 } // namespace bdt

@@ -1,0 +1,157 @@
+#include "ChildProcess.h"
+
+#include <bdt/core/Error.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <string>
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace bdt::detail
+{
+
+namespace
+{
+
+// The pipe's protocol: one status byte, then the work's bytes (status 0) or an error message (status 1).
+constexpr std::uint8_t cStatusBytes = 0;
+constexpr std::uint8_t cStatusError = 1;
+
+bool WriteAll(int inFd, const void* inData, std::size_t inSize)
+{
+    const auto* bytes = static_cast<const std::uint8_t*>(inData);
+    while (inSize > 0)
+    {
+        const ssize_t written = ::write(inFd, bytes, inSize);
+        if (written < 0 && errno == EINTR)
+            continue;
+        if (written <= 0)
+            return false;
+        bytes += written;
+        inSize -= std::size_t(written);
+    }
+    return true;
+}
+
+[[noreturn]] void RunChild(int inFd, const std::function<std::vector<std::uint8_t>()>& inWork)
+{
+    // A crash must end this process, not run the parent's handlers (a fuzzer's, a game's crash reporter).
+    for (const int signal : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL})
+        std::signal(signal, SIG_DFL);
+    std::uint8_t status = cStatusBytes;
+    std::vector<std::uint8_t> bytes;
+    try
+    {
+        bytes = inWork();
+    }
+    catch (const Error& error)
+    {
+        status = cStatusError;
+        const std::string message = error.what();
+        bytes.assign(message.begin(), message.end());
+    }
+    catch (const std::exception& exception)
+    {
+        status = cStatusError;
+        const std::string message = std::string("unexpected exception: ") + exception.what();
+        bytes.assign(message.begin(), message.end());
+    }
+    catch (...)
+    {
+        status = cStatusError;
+        const std::string message = "unexpected unknown exception";
+        bytes.assign(message.begin(), message.end());
+    }
+    const bool sent = WriteAll(inFd, &status, 1) && WriteAll(inFd, bytes.data(), bytes.size());
+    ::_exit(sent ? 0 : 3);
+}
+
+std::string SignalName(int inSignal)
+{
+    switch (inSignal)
+    {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGABRT: return "SIGABRT";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    default: return "signal " + std::to_string(inSignal);
+    }
+}
+
+} // namespace
+
+std::vector<std::uint8_t> RunInChildProcess(const std::function<std::vector<std::uint8_t>()>& inWork,
+                                            double inTimeoutSeconds)
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        throw Error(std::string("cannot create a pipe for the reader process (") + std::strerror(errno) + ")");
+    const pid_t child = ::fork();
+    if (child < 0)
+    {
+        const int error = errno;
+        ::close(fds[0]);
+        ::close(fds[1]);
+        throw Error(std::string("cannot start the reader process (") + std::strerror(error) + ")");
+    }
+    if (child == 0)
+    {
+        ::close(fds[0]);
+        RunChild(fds[1], inWork);
+    }
+    ::close(fds[1]);
+
+    // Read until the child closes its end (or the deadline passes), then reap it.
+    std::vector<std::uint8_t> received;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(inTimeoutSeconds);
+    bool timedOut = false;
+    std::uint8_t buffer[1 << 16];
+    for (;;)
+    {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+        {
+            timedOut = true;
+            break;
+        }
+        pollfd poller{fds[0], POLLIN, 0};
+        const int ready = ::poll(&poller, 1, int(std::min<long long>(left.count(), 1000)));
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (ready <= 0)
+            continue;
+        const ssize_t count = ::read(fds[0], buffer, sizeof buffer);
+        if (count < 0 && errno == EINTR)
+            continue;
+        if (count <= 0)
+            break;
+        received.insert(received.end(), buffer, buffer + count);
+    }
+    ::close(fds[0]);
+    if (timedOut)
+        ::kill(child, SIGKILL);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR)
+    {
+    }
+    if (timedOut)
+        throw Error("the reader did not finish within " + std::to_string(int(inTimeoutSeconds)) + " s");
+    if (WIFSIGNALED(status))
+        throw Error("the reader crashed (" + SignalName(WTERMSIG(status)) + ")");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || received.empty())
+        throw Error("the reader failed (exit code " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                    ")");
+    if (received[0] == cStatusError)
+        throw Error(std::string(received.begin() + 1, received.end()));
+    received.erase(received.begin());
+    return received;
+}
+
+} // namespace bdt::detail
