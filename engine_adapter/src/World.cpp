@@ -1,6 +1,7 @@
 // bdt::World: the BD-Tree bodies' part of a host Bullet step (pre-tick modal step, post-solve read-back).
 
 #include "ContactModes.h"
+#include "FastBodySweep.h"
 #include "PhaseTimer.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
@@ -109,6 +110,7 @@ struct World::Body
     bool hasPreviousVelocity = false; ///< False until the first modal step.
     btTransform lastGoodTransform =
         btTransform::getIdentity(); ///< Restored if the transform goes non-finite.
+    btVector3 stepStart{0, 0, 0};   ///< Centre of mass at the step's start, for the fast-body sweep.
 };
 
 World::World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings)
@@ -243,6 +245,7 @@ void World::OnPreTick(double inTimeStep)
     for (std::unique_ptr<Body>& body : mBodies)
     {
         DeformableShape& shape = *body->shape;
+        body->stepStart = body->rigidBody->getWorldTransform().getOrigin();
         if (mRigid)
         {
             // The rigid reference: q stays 0 and, once it is, no new update stamp, so no sphere is updated.
@@ -324,7 +327,7 @@ void World::StepModes(Body& ioBody, double inTimeStep)
         rigid.activate(true);
 }
 
-void World::OnPostTick(double /*inTimeStep*/)
+void World::OnPostTick(double inTimeStep)
 {
     const Clock::time_point start = Clock::now();
     const detail::PhaseTimes phases = detail::TakePhaseTimes();
@@ -337,6 +340,7 @@ void World::OnPostTick(double /*inTimeStep*/)
     mStats.overlapTests = 0;
     mStats.vibrationEnergy = 0.0;
     std::uint64_t clamped = 0, rejected = 0, resets = 0;
+    mSweeps = 0;
     for (std::unique_ptr<Body>& body : mBodies)
     {
         DeformableShape& shape = *body->shape;
@@ -353,7 +357,9 @@ void World::OnPostTick(double /*inTimeStep*/)
         if (IsFinite(transform) && IsFinite(rigid.getLinearVelocity()) &&
             IsFinite(rigid.getAngularVelocity()))
         {
-            body->lastGoodTransform = transform;
+            if (mSettings.sweepFastBodies)
+                SweepFastBody(*body, inTimeStep);
+            body->lastGoodTransform = rigid.getWorldTransform();
         }
         else
         {
@@ -368,10 +374,58 @@ void World::OnPostTick(double /*inTimeStep*/)
             ++mStats.transformResets;
         }
     }
+    mStats.sweeps = mSweeps;
     mStats.clamped = clamped;
     mStats.rejected = rejected;
     mStats.modalResets = resets + mStateResets;
     mStats.postSolveMs = Milliseconds(start);
+}
+
+void World::SweepFastBody(Body& ioBody, double inTimeStep)
+{
+    btRigidBody& rigid = *ioBody.rigidBody;
+    if (rigid.getInvMass() == 0 || !rigid.hasContactResponse() || rigid.getBroadphaseHandle() == nullptr)
+        return;
+    const btVector3 from = ioBody.stepStart;
+    const btVector3 to = rigid.getWorldTransform().getOrigin();
+    const double reach = ioBody.shape->SurfaceReach();
+    const double radius = mSettings.sweepCoreFraction * ioBody.shape->Asset().BoundingRadius() *
+                          double(ioBody.shape->getLocalScaling().x());
+    const double travel = double((to - from).length());
+    if (!(travel > radius) || !std::isfinite(travel))
+        return;
+    ++mSweeps;
+    const detail::CoreHit hit = detail::SweepCore(mWorld, rigid, from, to, btScalar(radius), btScalar(inTimeStep));
+    if (hit.object == nullptr)
+        return;
+    // Back to where the core hit, less the surface's reach beyond the core along the way: the body's outer
+    // parts are then short of what the core hit, not deep in it (a thin floor would push them out the far side).
+    const double fraction = std::max(0.0, double(hit.fraction) - (reach - radius) / travel);
+    btTransform stopped = rigid.getWorldTransform();
+    stopped.setOrigin(from.lerp(to, btScalar(fraction)));
+    rigid.setWorldTransform(stopped);
+    rigid.setInterpolationWorldTransform(stopped);
+    if (rigid.getMotionState() != nullptr)
+        rigid.getMotionState()->setWorldTransform(stopped);
+    // The impact the step skipped, as an impulse along the hit's normal through the centres of mass, with the
+    // contact's restitution (Bullet's product of the two): the approach along the normal stops (or bounces)
+    // here, momentum is kept, and what is left reaches the contact slowly enough for the next steps' contacts.
+    btRigidBody* other = btRigidBody::upcast(const_cast<btCollisionObject*>(hit.object));
+    const btScalar otherInvMass = other != nullptr ? other->getInvMass() : btScalar(0);
+    const btVector3 otherVelocity = other != nullptr ? other->getLinearVelocity() : btVector3(0, 0, 0);
+    const btScalar approach = (rigid.getLinearVelocity() - otherVelocity).dot(hit.normal);
+    if (approach < 0 && IsFinite(hit.normal))
+    {
+        const btScalar restitution = rigid.getRestitution() * hit.object->getRestitution();
+        const btScalar impulse = -(1 + restitution) * approach / (rigid.getInvMass() + otherInvMass);
+        rigid.setLinearVelocity(rigid.getLinearVelocity() + hit.normal * (impulse * rigid.getInvMass()));
+        if (other != nullptr && otherInvMass > 0)
+        {
+            other->setLinearVelocity(otherVelocity - hit.normal * (impulse * otherInvMass));
+            other->activate(true);
+        }
+    }
+    ++mStats.sweepStops;
 }
 
 void World::ReadImpulses()

@@ -1,0 +1,80 @@
+#include "FastBodySweep.h"
+
+#include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
+#include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
+#include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+
+namespace bdt::detail
+{
+
+namespace
+{
+
+/// The closest hit of the swept core on something it moves into.
+class CoreSweepCallback : public btCollisionWorld::ClosestConvexResultCallback
+{
+public:
+    CoreSweepCallback(const btRigidBody& inBody, const btVector3& inFrom, const btVector3& inTo, btScalar inTimeStep)
+        : ClosestConvexResultCallback(inFrom, inTo), mBody(inBody), mMotion(inTo - inFrom), mTimeStep(inTimeStep)
+    {
+        const btBroadphaseProxy* proxy = inBody.getBroadphaseHandle();
+        m_collisionFilterGroup = proxy != nullptr ? proxy->m_collisionFilterGroup : btBroadphaseProxy::DefaultFilter;
+        m_collisionFilterMask = proxy != nullptr ? proxy->m_collisionFilterMask : btBroadphaseProxy::AllFilter;
+    }
+
+    bool needsCollision(btBroadphaseProxy* inProxy) const override
+    {
+        const auto* object = static_cast<const btCollisionObject*>(inProxy->m_clientObject);
+        if (object == &mBody || !object->hasContactResponse() || !ClosestConvexResultCallback::needsCollision(inProxy))
+            return false;
+        // The body's own filter may exclude the other (constraints with disabled collisions do so through
+        // checkCollideWith).
+        return mBody.checkCollideWith(object) && object->checkCollideWith(&mBody);
+    }
+
+    btScalar addSingleResult(btCollisionWorld::LocalConvexResult& ioResult, bool inNormalInWorldSpace) override
+    {
+        // The hit normal points out of the other object, towards the core: a real hit is one the core moves
+        // into, against the normal (relative to the other object's own motion, when it is a body).
+        const btVector3 normal = inNormalInWorldSpace
+                                     ? ioResult.m_hitNormalLocal
+                                     : ioResult.m_hitCollisionObject->getWorldTransform().getBasis() *
+                                           ioResult.m_hitNormalLocal;
+        btVector3 relativeMotion = mMotion;
+        if (const btRigidBody* other = btRigidBody::upcast(ioResult.m_hitCollisionObject))
+            relativeMotion -= other->getLinearVelocity() * mTimeStep;
+        if (normal.dot(relativeMotion) >= btScalar(0))
+            return btScalar(1);
+        return ClosestConvexResultCallback::addSingleResult(ioResult, inNormalInWorldSpace);
+    }
+
+private:
+    const btRigidBody& mBody;
+    btVector3 mMotion;
+    btScalar mTimeStep;
+};
+
+} // namespace
+
+CoreHit SweepCore(btCollisionWorld& ioWorld, const btRigidBody& inBody, const btVector3& inFrom, const btVector3& inTo,
+                  btScalar inRadius, btScalar inTimeStep)
+{
+    btSphereShape core(inRadius);
+    btTransform from = btTransform::getIdentity();
+    btTransform to = btTransform::getIdentity();
+    from.setOrigin(inFrom);
+    to.setOrigin(inTo);
+    CoreSweepCallback callback(inBody, inFrom, inTo, inTimeStep);
+    ioWorld.convexSweepTest(&core, from, to, callback);
+    CoreHit hit;
+    if (callback.hasHit())
+    {
+        hit.fraction = callback.m_closestHitFraction;
+        hit.normal = callback.m_hitNormalWorld;
+        hit.object = callback.m_hitCollisionObject;
+    }
+    return hit;
+}
+
+} // namespace bdt::detail
