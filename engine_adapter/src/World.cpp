@@ -388,21 +388,21 @@ void World::SweepFastBody(Body& ioBody, double inTimeStep)
         return;
     const btVector3 from = ioBody.stepStart;
     const btVector3 to = rigid.getWorldTransform().getOrigin();
-    const double reach = ioBody.shape->SurfaceReach();
-    const double radius = mSettings.sweepCoreFraction * ioBody.shape->Asset().BoundingRadius() *
-                          double(ioBody.shape->getLocalScaling().x());
     const double travel = double((to - from).length());
-    if (!(travel > radius) || !std::isfinite(travel))
+    const double threshold = mSettings.sweepTravelFraction * ioBody.shape->Asset().BoundingRadius() *
+                             double(ioBody.shape->getLocalScaling().x());
+    if (!(travel > threshold) || !std::isfinite(travel))
         return;
     ++mSweeps;
-    const detail::CoreHit hit = detail::SweepCore(mWorld, rigid, from, to, btScalar(radius), btScalar(inTimeStep));
+    // The sphere about the centre of mass that holds the whole deformed surface: where it first touches
+    // something, no part of the body is in it yet.
+    const double reach = ioBody.shape->SurfaceReach();
+    const detail::CoreHit hit = detail::SweepCore(mWorld, rigid, from, to, btScalar(reach), btScalar(inTimeStep),
+                                                     btScalar(threshold));
     if (hit.object == nullptr)
         return;
-    // Back to where the core hit, less the surface's reach beyond the core along the way: the body's outer
-    // parts are then short of what the core hit, not deep in it (a thin floor would push them out the far side).
-    const double fraction = std::max(0.0, double(hit.fraction) - (reach - radius) / travel);
     btTransform stopped = rigid.getWorldTransform();
-    stopped.setOrigin(from.lerp(to, btScalar(fraction)));
+    stopped.setOrigin(from.lerp(to, hit.fraction));
     rigid.setWorldTransform(stopped);
     rigid.setInterpolationWorldTransform(stopped);
     if (rigid.getMotionState() != nullptr)
@@ -635,6 +635,39 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
             }
         }
     }
+}
+
+std::uint64_t World::StateHash() const
+{
+    std::uint64_t hash = 0xcbf29ce484222325ull;
+    const auto add = [&hash](const void* inData, std::size_t inSize)
+    {
+        const auto* bytes = static_cast<const unsigned char*>(inData);
+        for (std::size_t k = 0; k < inSize; ++k)
+            hash = (hash ^ bytes[k]) * 0x100000001b3ull;
+    };
+    const auto addVector = [&add](const btVector3& inVector)
+    {
+        for (int axis = 0; axis < 3; ++axis)
+        {
+            const btScalar value = inVector[axis];
+            add(&value, sizeof value);
+        }
+    };
+    for (const std::unique_ptr<Body>& body : mBodies)
+    {
+        const btRigidBody& rigid = *body->rigidBody;
+        const btTransform& transform = rigid.getWorldTransform();
+        for (int row = 0; row < 3; ++row)
+            addVector(transform.getBasis()[row]);
+        addVector(transform.getOrigin());
+        addVector(rigid.getLinearVelocity());
+        addVector(rigid.getAngularVelocity());
+        const ModalDynamics& dynamics = body->shape->Dynamics();
+        add(dynamics.QDouble().data(), dynamics.QDouble().size_bytes());
+        add(dynamics.QDot().data(), dynamics.QDot().size_bytes());
+    }
+    return hash;
 }
 
 std::size_t World::BodyMemoryBytes() const

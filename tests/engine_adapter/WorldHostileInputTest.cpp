@@ -67,7 +67,9 @@ void StepAndCheck(SampleWorld& ioWorld, int inSteps, double inDepth = 0.05, int 
         {
             ExpectFinite(*body, "step " + std::to_string(step));
             if (step % inEvery == 0)
+            {
                 ASSERT_GE(test::LowestVertexHeight(*body), -inDepth) << "step " << step;
+            }
         }
     }
 }

@@ -65,19 +65,20 @@ struct WorldSettings
     /// 1.24x with 1024; 3601 chairs, about 20k: 3% off the step).
     int parallelReadBackManifolds = 1024;
     /// Continuous collision detection for fast bodies: a body whose centre of mass moved farther in a step
-    /// than its core's radius (`sweepCoreFraction` of its root sphere's rest radius) has its core swept along
-    /// the step's path. Where the core first hit something it was moving into, the body is put back by its
-    /// surface's reach beyond the core (so no part of it is deep in what was hit), and the impact the step
-    /// skipped is applied: an impulse along the hit's normal through the centres of mass with the contact's
-    /// restitution, which stops (or bounces) the approach and keeps momentum; the next steps' contacts do the
-    /// rest. Bullet's own CCD clamps convex bodies only. Without it a thrown body crosses a thin floor or wall
-    /// in one step: at 60 Hz, a 1 m box at more than 7.5 m/s. Costs one sphere sweep per fast body and step,
-    /// none at rest. A body stopped this way ends the step short of the contact, by at most its reach.
+    /// than `sweepTravelFraction` of its bounding radius has the sphere about its centre of mass that holds
+    /// its whole surface (`DeformableShape::SurfaceReach`) swept along the step's path. Where that sphere first
+    /// touched something it was moving into (any object that responds to contacts but other deformable
+    /// bodies: static geometry, rigid bodies; not what it already touched at the step's start unless it moves into it by more than the
+    /// travel threshold below), the body is put back (no part of it is in what was hit), and the
+    /// impact the step skipped is applied: an impulse along the hit's normal through the centres of mass with
+    /// the contact's restitution, which stops (or bounces) the approach and keeps momentum; the next steps'
+    /// contacts do the rest. Bullet's own CCD clamps convex bodies only. Without it a thrown body crosses a
+    /// thin floor or wall in one step: at 60 Hz, a 1 m box at more than 7.5 m/s. The price is the sphere's
+    /// approximation of the fast body's side: one that only grazes something may be stopped as if it hit.
+    /// Costs one sphere sweep per fast body and step, none at rest.
     bool sweepFastBodies = true;
-    /// Radius of the swept core sphere about the centre of mass, a fraction of the root sphere's rest radius,
-    /// in (0, 1]: small enough to stay inside the body's material, or it would stop the body short of contacts
-    /// (the default suits compact objects; a thin curtain wants less).
-    double sweepCoreFraction = 0.25;
+    /// How far (a fraction of the body's bounding radius) its centre must move in a step to be swept, > 0.
+    double sweepTravelFraction = 0.25;
 };
 
 /// What the last simulation step did, summed over the attached bodies.
@@ -173,6 +174,12 @@ public:
 
     /// Draws through `ioDrawer` (Bullet's debug-draw interface).
     void DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions = {}) const;
+
+    /// A fingerprint of the attached bodies' state: FNV-1a 64 over the bits of each body's transform, linear and
+    /// angular velocity, q and q̇, in creation order. Equal hashes mean (but for a 2^-64 chance) bit-identical
+    /// states: what a replay, a lockstep peer or a determinism test compares (`bdt-bench soak` checks that it
+    /// does not depend on the run or on the `ParallelDispatcher`'s thread count). O(bodies · M).
+    std::uint64_t StateHash() const;
 
     /// Bytes held by the bodies' per-body state (q, caches, shapes), not counting shared assets or Bullet.
     std::size_t BodyMemoryBytes() const;
