@@ -67,9 +67,9 @@ struct WorldSettings
     /// Continuous collision detection for fast bodies: a body whose centre of mass moved farther in a step
     /// than `sweepTravelFraction` of its bounding radius has the sphere about its centre of mass that holds
     /// its whole surface (`DeformableShape::SurfaceReach`) swept along the step's path. Where that sphere first
-    /// touched something it was moving into (any object that responds to contacts but other deformable
-    /// bodies: static geometry, rigid bodies; not what it already touched at the step's start unless it moves into it by more than the
-    /// travel threshold below), the body is put back (no part of it is in what was hit), and the
+    /// touched something it was moving into (any object that responds to contacts, other deformable bodies at
+    /// their contact proxies; not what it already touched at the step's start unless it moves into it by more
+    /// than the travel threshold below), the body is put back (no part of it is in what was hit), and the
     /// impact the step skipped is applied: an impulse along the hit's normal through the centres of mass with
     /// the contact's restitution, which stops (or bounces) the approach and keeps momentum; the next steps'
     /// contacts do the rest. Bullet's own CCD clamps convex bodies only. Without it a thrown body crosses a
