@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace bdt
@@ -222,6 +223,40 @@ TEST(MeshImportTest, FeedsTheTreeBuilder)
 {
     const auto tree = test::AssimpTree("OFF/Wuson.off", 6);
     EXPECT_GT(tree->GetModel().TriangleCount(), 3000u);
+}
+
+// Assimp aborts (an ai_assert in its triangulation) on this PLY file, found by the mesh fuzzer; read in a child
+// process, the abort is a one-line error and this process goes on.
+TEST(MeshImportTest, AReaderCrashIsAnErrorWhenIsolated)
+{
+    std::ifstream fuzzInput(std::string(BDT_SOURCE_DIR) + "/tests/fuzz/regressions/mesh/ply-face-list-abort.ply",
+                            std::ios::binary);
+    ASSERT_TRUE(fuzzInput);
+    std::string bytes((std::istreambuf_iterator<char>(fuzzInput)), std::istreambuf_iterator<char>());
+    const std::string path = WriteTemp("reader-abort.ply", bytes.substr(1)); // the fuzz input's first byte is its format
+    const std::string message = test::ErrorOf([&] { (void)ImportMesh(path); });
+    EXPECT_EQ(message, "the reader crashed (SIGABRT)");
+    // The same file, well formed apart from its faces, still imports after the crash: nothing was left behind.
+    ExpectValid(ImportMesh(Model("PLY/cube.ply")));
+}
+
+TEST(MeshImportTest, IsolatedAndInProcessReadsGiveTheSameMesh)
+{
+    ImportSettings inProcess;
+    inProcess.isolateReader = false;
+    for (const char* model : {"OBJ/spider.obj", "OFF/Wuson.off", "PLY/cube.ply"})
+    {
+        const ImportedMesh isolated = ImportMesh(Model(model));
+        const ImportedMesh direct = ImportMesh(Model(model), inProcess);
+        EXPECT_EQ(isolated.positions, direct.positions) << model;
+        EXPECT_EQ(isolated.triangles, direct.triangles) << model;
+        EXPECT_EQ(isolated.report.inputVertices, direct.report.inputVertices) << model;
+        EXPECT_EQ(isolated.report.parts, direct.report.parts) << model;
+    }
+    ImportSettings badTimeout;
+    badTimeout.readerTimeoutSeconds = 0.0;
+    EXPECT_EQ(test::ErrorOf([&] { (void)ImportMesh(Model("PLY/cube.ply"), badTimeout); }),
+              "reader timeout must be positive");
 }
 
 } // namespace

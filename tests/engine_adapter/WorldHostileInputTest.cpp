@@ -46,6 +46,18 @@ btRigidBody* AddBody(SampleWorld& ioWorld, const std::shared_ptr<const Deformabl
     return ioWorld.Deformables().CreateBody(inAsset, desc);
 }
 
+/// `inCount` boxes (300 triangles, M = 4) stacked 1.1 m apart above the ground plane (added here), every other
+/// one moved `inStagger` m along x.
+std::vector<btRigidBody*> AddStack(SampleWorld& ioWorld, int inCount, float inStagger = 0.0f)
+{
+    ioWorld.AddGroundPlane();
+    std::vector<btRigidBody*> bodies;
+    for (int i = 0; i < inCount; ++i)
+        bodies.push_back(AddBody(ioWorld, test::ShapeAsset("box", 300, 4),
+                                 btVector3(inStagger * float(i % 2), 0.6f + 1.1f * float(i), 0.0f)));
+    return bodies;
+}
+
 /// Every value a body carries is finite: transform, velocities, q and q̇.
 void ExpectFinite(btRigidBody& inBody, const std::string& inContext)
 {
@@ -105,11 +117,7 @@ TEST(WorldHostileInput, NonFiniteOrHugeQIsRejectedAndTheShapeKept)
 TEST(WorldHostileInput, NonFiniteTransformsVelocitiesAndImpulsesAreUndoneNotSpread)
 {
     SampleWorld world;
-    world.AddGroundPlane();
-    const auto asset = test::ShapeAsset("box", 300, 4);
-    std::vector<btRigidBody*> bodies;
-    for (int i = 0; i < 4; ++i)
-        bodies.push_back(AddBody(world, asset, btVector3(0.0f, 0.6f + 1.1f * float(i), 0.0f)));
+    const std::vector<btRigidBody*> bodies = AddStack(world, 4);
     world.Step(30, cStep);
     btTransform nanOrigin = bodies[0]->getWorldTransform();
     nanOrigin.setOrigin(btVector3(cNaN, 0, 0));
@@ -149,11 +157,7 @@ TEST(WorldHostileInput, NonFiniteContactImpulsesOnTheModesAreIgnoredAndCounted)
 TEST(WorldHostileInput, HugeImpulsesLeaveEveryValueFiniteAndNothingUnderTheGround)
 {
     SampleWorld world;
-    world.AddGroundPlane();
-    const auto asset = test::ShapeAsset("box", 300, 4);
-    std::vector<btRigidBody*> bodies;
-    for (int i = 0; i < 6; ++i)
-        bodies.push_back(AddBody(world, asset, btVector3(0.3f * float(i % 2), 0.6f + 1.1f * float(i), 0.0f)));
+    const std::vector<btRigidBody*> bodies = AddStack(world, 6, 0.3f);
     std::mt19937 random(7);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     for (int round = 0; round < 12; ++round)
