@@ -16,6 +16,7 @@
 #include <bdt/bullet/ParallelDispatcher.h>
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
+#include <bdt/core/Fnv1a.h>
 #include <bdt/core/ModalProperties.h>
 #include <bdt/core/Prefetch.h>
 #include <chrono>
@@ -639,19 +640,13 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
 
 std::uint64_t World::StateHash() const
 {
-    std::uint64_t hash = 0xcbf29ce484222325ull;
-    const auto add = [&hash](const void* inData, std::size_t inSize)
-    {
-        const auto* bytes = static_cast<const unsigned char*>(inData);
-        for (std::size_t k = 0; k < inSize; ++k)
-            hash = (hash ^ bytes[k]) * 0x100000001b3ull;
-    };
-    const auto addVector = [&add](const btVector3& inVector)
+    Fnv1a64 hash;
+    const auto addVector = [&hash](const btVector3& inVector)
     {
         for (int axis = 0; axis < 3; ++axis)
         {
             const btScalar value = inVector[axis];
-            add(&value, sizeof value);
+            hash.Add(&value, sizeof value);
         }
     };
     for (const std::unique_ptr<Body>& body : mBodies)
@@ -664,10 +659,10 @@ std::uint64_t World::StateHash() const
         addVector(rigid.getLinearVelocity());
         addVector(rigid.getAngularVelocity());
         const ModalDynamics& dynamics = body->shape->Dynamics();
-        add(dynamics.QDouble().data(), dynamics.QDouble().size_bytes());
-        add(dynamics.QDot().data(), dynamics.QDot().size_bytes());
+        hash.Add(dynamics.QDouble().data(), dynamics.QDouble().size_bytes());
+        hash.Add(dynamics.QDot().data(), dynamics.QDot().size_bytes());
     }
-    return hash;
+    return hash.Value();
 }
 
 std::size_t World::BodyMemoryBytes() const

@@ -1,5 +1,6 @@
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
+#include <bdt/core/Fnv1a.h>
 
 #include <array>
 #include <bit>
@@ -27,19 +28,6 @@ constexpr std::uint32_t cFlagAnimation = 1u << 2;
 constexpr std::uint32_t cKnownFlags = cFlagNormalBasis | cFlagModes | cFlagAnimation;
 constexpr std::size_t cNodeBytes = 16;
 constexpr std::size_t cModeBytes = 8;
-
-/// FNV-1a, 64 bits. Every step is a bijection of the running hash for a fixed byte, so any single changed
-/// byte changes the result.
-std::uint64_t Fnv1a64(std::span<const std::uint8_t> inBytes)
-{
-    std::uint64_t hash = 0xcbf29ce484222325ull;
-    for (std::uint8_t byte : inBytes)
-    {
-        hash ^= byte;
-        hash *= 0x100000001b3ull;
-    }
-    return hash;
-}
 
 /// Appends little-endian values to a byte vector.
 class ByteWriter
@@ -317,7 +305,7 @@ std::vector<std::uint8_t> SerializeAsset(const BDTree& inTree)
     out.U32(data.modeCount);
     out.U32(inTree.NodeCount());
     out.U64(payload.size());
-    out.U64(Fnv1a64(payload));
+    out.U64(Fnv1a64::Of(payload));
     out.Bytes(payload);
     return bytes;
 }
@@ -327,7 +315,7 @@ BDTree DeserializeAsset(std::span<const std::uint8_t> inBytes)
     const Header header = ReadHeader(inBytes);
     ValidateHeader(header, inBytes.size());
     const std::span<const std::uint8_t> payload = inBytes.subspan(cHeaderBytes);
-    if (Fnv1a64(payload) != header.checksum)
+    if (Fnv1a64::Of(payload) != header.checksum)
         throw Error("asset is corrupt (checksum mismatch)");
 
     ByteReader reader(payload);

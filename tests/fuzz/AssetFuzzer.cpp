@@ -10,6 +10,7 @@
 
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
+#include <bdt/core/Fnv1a.h>
 #include <bdt/core/ProxyLevel.h>
 #include <bdt/core/TreeQueries.h>
 
@@ -25,14 +26,6 @@ namespace
 
 constexpr std::size_t cHeaderBytes = 56;   // docs/ASSET_FORMAT.md
 constexpr std::size_t cChecksumOffset = 48; // the header's last field, FNV-1a 64 of the payload
-
-std::uint64_t Fnv1a64(std::span<const std::uint8_t> inBytes)
-{
-    std::uint64_t hash = 0xcbf29ce484222325ull;
-    for (std::uint8_t byte : inBytes)
-        hash = (hash ^ byte) * 0x100000001b3ull;
-    return hash;
-}
 
 /// Uses a loaded tree the way a world would: q from the input's bytes, then every kind of query. Large
 /// trees are only loaded (the queries' cost would slow the fuzzer, not reach new code).
@@ -99,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* inData, std::size_t in
     if (inSize >= cHeaderBytes)
     {
         std::vector<std::uint8_t> repaired(bytes.begin(), bytes.end());
-        const std::uint64_t checksum = Fnv1a64(bytes.subspan(cHeaderBytes));
+        const std::uint64_t checksum = bdt::Fnv1a64::Of(bytes.subspan(cHeaderBytes));
         for (int k = 0; k < 8; ++k)
             repaired[cChecksumOffset + k] = static_cast<std::uint8_t>(checksum >> (8 * k));
         if (!std::ranges::equal(repaired, bytes))
