@@ -160,10 +160,7 @@ SoakRun RunSoak(const SoakOptions& inOptions, const std::shared_ptr<const Deform
                         : btVector3(btScalar(unit(random) - 0.5), btScalar(0.5), btScalar(unit(random) - 0.5));
             btTransform transform = body.getWorldTransform();
             transform.setOrigin(from);
-            body.setWorldTransform(transform);
-            body.setInterpolationWorldTransform(transform);
-            if (body.getMotionState() != nullptr)
-                body.getMotionState()->setWorldTransform(transform);
+            World::PlaceBody(body, transform);
             body.setLinearVelocity((target - from).normalized() * btScalar(inOptions.speed));
             body.setAngularVelocity(btVector3(btScalar(unit(random) * 10 - 5), btScalar(unit(random) * 10 - 5),
                                               btScalar(unit(random) * 10 - 5)));

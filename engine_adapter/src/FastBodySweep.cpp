@@ -32,7 +32,7 @@ bool CountsAsHit(const btVector3& inNormal, const btVector3& inRelativeMotion, b
 }
 
 /// The closest hit of the swept sphere on an object that is not a deformable body (Bullet casts it against
-/// the object's shape); the deformable bodies it meets in the broadphase are listed for `SweepCore`.
+/// the object's shape); the deformable bodies it meets in the broadphase are listed for `SweepSphere`.
 class SphereSweepCallback : public btCollisionWorld::ClosestConvexResultCallback
 {
 public:
@@ -55,7 +55,7 @@ public:
         // checkCollideWith).
         if (!mBody.checkCollideWith(object) || !object->checkCollideWith(&mBody))
             return false;
-        // Deformable bodies are cast against here, at their contact proxies (`SweepCore`): Bullet would cast
+        // Deformable bodies are cast against here, at their contact proxies (`SweepSphere`): Bullet would cast
         // at each of their triangles in the swept box (thousands: 10x the step in a pile hit at 40 m/s).
         if (dynamic_cast<const DeformableShape*>(object->getCollisionShape()) != nullptr)
         {
@@ -119,7 +119,7 @@ double TimeOfImpact(const Vec3d& inFrom, const Vec3d& inMotion, double inRadius,
 
 } // namespace
 
-CoreHit SweepCore(btCollisionWorld& ioWorld, const btRigidBody& inBody, const btVector3& inFrom, const btVector3& inTo,
+SweepHit SweepSphere(btCollisionWorld& ioWorld, const btRigidBody& inBody, const btVector3& inFrom, const btVector3& inTo,
                   btScalar inRadius, btScalar inTimeStep, btScalar inStartApproach)
 {
     btSphereShape sphere(inRadius);
@@ -129,7 +129,7 @@ CoreHit SweepCore(btCollisionWorld& ioWorld, const btRigidBody& inBody, const bt
     to.setOrigin(inTo);
     SphereSweepCallback callback(inBody, inFrom, inTo, inTimeStep, inStartApproach);
     ioWorld.convexSweepTest(&sphere, from, to, callback);
-    CoreHit hit;
+    SweepHit hit;
     if (callback.hasHit())
     {
         hit.fraction = callback.m_closestHitFraction;

@@ -364,10 +364,7 @@ void World::OnPostTick(double inTimeStep)
         }
         else
         {
-            rigid.setWorldTransform(body->lastGoodTransform);
-            rigid.setInterpolationWorldTransform(body->lastGoodTransform);
-            if (rigid.getMotionState() != nullptr)
-                rigid.getMotionState()->setWorldTransform(body->lastGoodTransform);
+            PlaceBody(rigid, body->lastGoodTransform);
             rigid.setLinearVelocity(btVector3(0, 0, 0));
             rigid.setAngularVelocity(btVector3(0, 0, 0));
             rigid.clearForces();
@@ -398,16 +395,13 @@ void World::SweepFastBody(Body& ioBody, double inTimeStep)
     // The sphere about the centre of mass that holds the whole deformed surface: where it first touches
     // something, no part of the body is in it yet.
     const double reach = ioBody.shape->SurfaceReach();
-    const detail::CoreHit hit = detail::SweepCore(mWorld, rigid, from, to, btScalar(reach), btScalar(inTimeStep),
+    const detail::SweepHit hit = detail::SweepSphere(mWorld, rigid, from, to, btScalar(reach), btScalar(inTimeStep),
                                                      btScalar(threshold));
     if (hit.object == nullptr)
         return;
     btTransform stopped = rigid.getWorldTransform();
     stopped.setOrigin(from.lerp(to, hit.fraction));
-    rigid.setWorldTransform(stopped);
-    rigid.setInterpolationWorldTransform(stopped);
-    if (rigid.getMotionState() != nullptr)
-        rigid.getMotionState()->setWorldTransform(stopped);
+    PlaceBody(rigid, stopped);
     // The impact the step skipped, as an impulse along the hit's normal through the centres of mass, with the
     // contact's restitution (Bullet's product of the two): the approach along the normal stops (or bounces)
     // here, momentum is kept, and what is left reaches the contact slowly enough for the next steps' contacts.
@@ -636,6 +630,14 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
             }
         }
     }
+}
+
+void World::PlaceBody(btRigidBody& ioBody, const btTransform& inTransform)
+{
+    ioBody.setWorldTransform(inTransform);
+    ioBody.setInterpolationWorldTransform(inTransform);
+    if (ioBody.getMotionState() != nullptr)
+        ioBody.getMotionState()->setWorldTransform(inTransform);
 }
 
 std::uint64_t World::StateHash() const

@@ -175,6 +175,10 @@ public:
     /// Draws through `ioDrawer` (Bullet's debug-draw interface).
     void DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions = {}) const;
 
+    /// Puts `ioBody` at `inTransform` between steps (a teleport, a restore): its world and interpolation
+    /// transforms and its motion state's, so that rendering and the next step agree. Velocities unchanged.
+    static void PlaceBody(btRigidBody& ioBody, const btTransform& inTransform);
+
     /// A fingerprint of the attached bodies' state: FNV-1a 64 over the bits of each body's transform, linear and
     /// angular velocity, q and q̇, in creation order. Equal hashes mean (but for a 2^-64 chance) bit-identical
     /// states: what a replay, a lockstep peer or a determinism test compares (`bdt-bench soak` checks that it
