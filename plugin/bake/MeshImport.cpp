@@ -96,6 +96,14 @@ void CheckReadable(const std::string& inPath)
         throw Error("empty file");
 }
 
+// The file's extension in lower case, with its dot (".off"); empty if none. Assimp picks its reader by it.
+std::string LowerCaseExtension(const std::string& inPath)
+{
+    std::string extension = std::filesystem::path(inPath).extension().string();
+    std::ranges::transform(extension, extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return extension;
+}
+
 // Assimp's OFF reader trusts the header's counts and allocates (and zero-fills) that many faces before
 // reading any, so a corrupt header costs tens of gigabytes (assimp's invalid/OutOfMemory.off). Every
 // vertex and face takes at least two bytes in ASCII and more in binary, so larger counts are rejected here.
@@ -106,9 +114,7 @@ void CheckOffHeader(const std::string& inPath)
     while (file >> token && token[0] == '#')
         std::getline(file, token);
     const bool keyword = token.size() >= 3 && token.compare(token.size() - 3, 3, "OFF") == 0;
-    std::string extension = std::filesystem::path(inPath).extension().string();
-    std::ranges::transform(extension, extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    if (!keyword && extension != ".off")
+    if (!keyword && LowerCaseExtension(inPath) != ".off")
         return;
     if (keyword && (token.find('4') != std::string::npos || token.find('n') != std::string::npos))
         return; // Higher-dimensional variants carry an extra dimension field first.
@@ -156,9 +162,7 @@ void CheckPlyHeader(const std::string& inPath)
     std::ifstream file(inPath, std::ios::binary);
     std::string line;
     std::getline(file, line);
-    std::string extension = std::filesystem::path(inPath).extension().string();
-    std::ranges::transform(extension, extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    if (line.rfind("ply", 0) != 0 && extension != ".ply")
+    if (line.rfind("ply", 0) != 0 && LowerCaseExtension(inPath) != ".ply")
         return; // Not a PLY file: another reader's business.
     // Assimp takes any file named .ply, or starting with "ply", to its PLY reader.
     if (line.rfind("ply", 0) != 0 || line.find_first_not_of(" \t\r", 3) != std::string::npos)
