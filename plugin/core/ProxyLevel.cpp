@@ -82,13 +82,6 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
     const std::uint32_t tight = NodeRowLayout::TightOffset(m);
     const double gamma = FloatUpdateSlack(m);
     mRows.assign(tree.Rows().begin(), tree.Rows().begin() + std::size_t(mWrappedCount) * stride);
-    mParent.assign(VisitCount(), 0);
-    for (std::uint32_t i = 0; i < VisitCount(); ++i)
-        if (const std::uint32_t child = tree.Node(i).firstChild; child != 0 && child + 1 < VisitCount())
-        {
-            mParent[child] = i;
-            mParent[child + 1] = i;
-        }
     mChildrenBelow.resize(VisitCount());
     for (std::uint32_t i = 0; i < VisitCount(); ++i)
         mChildrenBelow[i] = IsProxy(i) ? 0 : tree.Node(i).firstChild;
@@ -156,14 +149,18 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
                 std::max(mCentreBounds[column], RoundUpToFloat(Vec(Row(i) + 4 * column).norm() * (1.0 + 1e-6)));
 
     mProxyRadiusBounds.assign(m + 2, 0.0f);
+    mNodeRadiusBounds.assign(m + 2, 0.0f);
+    const auto widen = [&](std::vector<float>& ioBounds, const float* inRow)
+    {
+        for (std::uint32_t column = 0; column <= m; ++column)
+            ioBounds[column] = std::max(ioBounds[column], std::abs(inRow[4 * column + 3]));
+        ioBounds[m + 1] = std::max(ioBounds[m + 1], std::abs(inRow[tight]));
+    };
     for (std::uint32_t i = 0; i < VisitCount(); ++i)
     {
-        if (!IsProxy(i))
-            continue;
-        const float* proxy = Row(i);
-        for (std::uint32_t column = 0; column <= m; ++column)
-            mProxyRadiusBounds[column] = std::max(mProxyRadiusBounds[column], std::abs(proxy[4 * column + 3]));
-        mProxyRadiusBounds[m + 1] = std::max(mProxyRadiusBounds[m + 1], std::abs(proxy[tight]));
+        widen(mNodeRadiusBounds, Row(i));
+        if (IsProxy(i))
+            widen(mProxyRadiusBounds, Row(i));
     }
 }
 

@@ -15,31 +15,40 @@ namespace bdt
 namespace detail
 {
 
-double ProxyDrift(const TreeState& inState, std::span<const float> inQ0)
+SphereMotion MotionSince(const TreeState& inState, std::span<const float> inQ0, std::span<const float> inRadiusBounds)
 {
     const std::span<const float> q = inState.Q();
     const std::span<const float> centre = inState.Proxies().CentreBounds();
-    const std::span<const float> radius = inState.Proxies().ProxyRadiusBounds();
     const std::uint32_t m = inState.ModeCount();
     double moved = 0.0, grown = 0.0, squared = 0.0;
     for (std::uint32_t j = 0; j < m; ++j)
     {
         const double dq = std::abs(double(q[j]) - double(inQ0[j]));
         moved += double(centre[j + 1]) * dq;
-        grown += double(radius[j + 1]) * dq;
+        grown += double(inRadiusBounds[j + 1]) * dq;
         squared += dq * dq;
     }
-    return moved + std::max(grown, double(radius[m + 1]) * std::sqrt(squared));
+    return {moved, std::max(grown, double(inRadiusBounds[m + 1]) * std::sqrt(squared))};
+}
+
+double ProxyDrift(const TreeState& inState, std::span<const float> inQ0)
+{
+    const SphereMotion motion = MotionSince(inState, inQ0, inState.Proxies().ProxyRadiusBounds());
+    return motion.moved + motion.grown;
+}
+
+double LargestRadius(const TreeState& inState, std::span<const float> inRadiusBounds)
+{
+    const std::span<const float> q = inState.Q();
+    double largest = double(inRadiusBounds[0]);
+    for (std::uint32_t j = 0; j < inState.ModeCount(); ++j)
+        largest += double(inRadiusBounds[j + 1]) * std::abs(double(q[j]));
+    return largest;
 }
 
 double LargestProxyRadius(const TreeState& inState)
 {
-    const std::span<const float> radius = inState.Proxies().ProxyRadiusBounds();
-    const std::span<const float> q = inState.Q();
-    double largest = double(radius[0]);
-    for (std::uint32_t j = 0; j < inState.ModeCount(); ++j)
-        largest += double(radius[j + 1]) * std::abs(double(q[j]));
-    return largest;
+    return LargestRadius(inState, inState.Proxies().ProxyRadiusBounds());
 }
 
 double ProxyRounding(const TreeState& inState)

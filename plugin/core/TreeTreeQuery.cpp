@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <limits>
+#include <utility>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/ProxyPairCache.h>
 #include <bdt/core/TriangleGeometry.h>
@@ -69,8 +71,8 @@ public:
     {
         const Mat3d toA = inA.pose.rotation.transpose();
         const double scaleB = inB.scale / inA.scale;
-        const Mat3d rotation = scaleB * (toA * inB.pose.rotation);
-        const Vec3d translation = toA * (inB.pose.translation - inA.pose.translation) / inA.scale;
+        rotation = scaleB * (toA * inB.pose.rotation);
+        translation = toA * (inB.pose.translation - inA.pose.translation) / inA.scale;
         for (int row = 0; row < 3; ++row)
         {
             for (int column = 0; column < 3; ++column)
@@ -100,14 +102,34 @@ public:
     /// Whether A's sphere and B's mapped one may overlap, inflates included.
     bool Overlap(const UpdatedSphere& inA, const UpdatedSphere& inMappedB) const
     {
+        return Distance2(inA, inMappedB) <= Reach(inA, inMappedB) * Reach(inA, inMappedB);
+    }
+
+    /// By how much the two spheres of a pair that `Overlap` rejected miss, beyond its reach (A's units, ≥ 0;
+    /// a front pair's clearance).
+    float Clearance(const UpdatedSphere& inA, const UpdatedSphere& inMappedB) const
+    {
+        return std::max(0.0f, std::sqrt(Distance2(inA, inMappedB)) - Reach(inA, inMappedB));
+    }
+
+    float Slack() const { return mSlack; }
+
+    Mat3d rotation;     ///< N = (s_B/s_A) R_Aᵀ R_B, in double: B's rest frame into A's.
+    Vec3d translation;  ///< u = R_Aᵀ(t_B − t_A)/s_A, in double.
+
+private:
+    static float Distance2(const UpdatedSphere& inA, const UpdatedSphere& inMappedB)
+    {
         const float dx = inA.center[0] - inMappedB.center[0];
         const float dy = inA.center[1] - inMappedB.center[1];
         const float dz = inA.center[2] - inMappedB.center[2];
-        const float reach = (inA.radius + inMappedB.radius) * (1.0f + 0x1p-19f) + mSlack;
-        return dx * dx + dy * dy + dz * dz <= reach * reach;
+        return dx * dx + dy * dy + dz * dz;
+    }
+    float Reach(const UpdatedSphere& inA, const UpdatedSphere& inMappedB) const
+    {
+        return (inA.radius + inMappedB.radius) * (1.0f + 0x1p-19f) + mSlack;
     }
 
-private:
     float mMap[4][3];    // columns of M, then t
     float mScaleB = 1.0f; // s_B / s_A
     float mSlack = 0.0f;  // inflates, mapping error and position slack, A's units
@@ -126,8 +148,8 @@ struct PairEntry
 // The children's spheres a descent computed last for a few nodes of one side (mapped into A's frame for B),
 // direct-mapped by the first child: a node is split against several nodes of the other body, mostly close
 // together in a level (the pairs a split makes sit side by side), and each split needs its children's
-// spheres again. 64 entries, 3 KB.
-class SiblingCache
+// spheres again. 36 bytes a slot.
+template <std::uint32_t Slots> class SiblingCache
 {
 public:
     SiblingCache() { std::fill(std::begin(mKeys), std::end(mKeys), 0u); }
@@ -150,7 +172,7 @@ public:
     }
 
 private:
-    static constexpr std::uint32_t cSlots = 64;
+    static constexpr std::uint32_t cSlots = Slots;
     // Children sit at an odd index and the next one, so halving spreads consecutive families over the slots.
     static std::uint32_t Slot(std::uint32_t inFirstChild) { return (inFirstChild >> 1) & (cSlots - 1); }
 
@@ -158,40 +180,17 @@ private:
     UpdatedSphere mSpheres[cSlots][2];
 };
 
-// Marks a stop whose spheres missed (in nodeB's top bit; node indices stay far below 2³¹).
-constexpr std::uint32_t cMissedStop = 0x80000000u;
-
-// Raises a front (Ehmann & Lin's generalised front tracking): two stops that missed and differ only by sibling
-// nodes of one side, (a, b) and (a + 1, b) with a a first child, cover exactly the pairs under (parent(a), b),
-// which replaces them (and so on up, while the pair made and the stop before it are such siblings). The
-// descent tests the two pairs a split makes one after the other, and a front's pairs in the order they were
-// stored, so such siblings sit side by side in the stops: one pass with a stack finds them, O(k) for k stops.
-// So a front follows a contact that recedes, or bodies that part, back up the tree instead of keeping the
-// deepest pairs it ever reached. Stops that reached proxies are kept. Clears the missed marks.
-void RaiseFront(std::vector<TraversalFront::NodePair>& ioStops, const ProxyLevel& inA, const ProxyLevel& inB)
+// What a query from a front carries from the last one (`TraversalFront`): each start pair's clearance, the
+// bound on how far any pair's gap can have closed since, and where the next front's clearances go.
+struct FrontCarry
 {
-    const auto missed = [](const TraversalFront::NodePair& inPair) { return (inPair.nodeB & cMissedStop) != 0; };
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < ioStops.size(); ++i)
-    {
-        ioStops[kept++] = ioStops[i];
-        while (kept >= 2 && missed(ioStops[kept - 2]) && missed(ioStops[kept - 1]))
-        {
-            TraversalFront::NodePair& x = ioStops[kept - 2];
-            const TraversalFront::NodePair& y = ioStops[kept - 1];
-            if (x.nodeB == y.nodeB && x.nodeA % 2 == 1 && y.nodeA == x.nodeA + 1)
-                x.nodeA = inA.Parent(x.nodeA);
-            else if (x.nodeA == y.nodeA && (x.nodeB & ~cMissedStop) % 2 == 1 && y.nodeB == x.nodeB + 1)
-                x.nodeB = inB.Parent(x.nodeB & ~cMissedStop) | cMissedStop;
-            else
-                break;
-            --kept;
-        }
-    }
-    ioStops.resize(kept);
-    for (TraversalFront::NodePair& pair : ioStops)
-        pair.nodeB &= ~cMissedStop;
-}
+    const RelativeFrame* frame = nullptr; // the pair's frame, when the caller has made it
+    std::span<const float> clearances; // one per start pair; empty: test every start pair
+    float drift = 0.0f;                // a start pair whose clearance exceeds it still misses
+    std::vector<TraversalFront::NodePair>* outStops = nullptr;
+    std::vector<float>* outClearances = nullptr;
+    std::size_t skipped = 0; // start pairs carried over untested
+};
 
 // Simultaneous descent, breadth first, from the node pairs `inStart` down to the terminal nodes (proxies, or
 // leaves with `ToLeaves`). A pair is tested when it is made; a node's children are computed only when a pair
@@ -209,9 +208,10 @@ void RaiseFront(std::vector<TraversalFront::NodePair>& ioStops, const ProxyLevel
 // 48 bytes for the next (two arrays per thread, kept between calls: tens of kilobytes in a pile).
 //
 // Calls inOnTerminal(nodeA, nodeB, sphereA, sphereB) for each pair of terminal nodes whose world spheres
-// overlap (the double test of `detail::SpheresOverlap`), each once, level by level. With `outStops`, appends
-// every pair where the descent stopped: each pair whose spheres missed and each terminal pair reached (the
-// next front, `TraversalFront`).
+// overlap (the double test of `detail::SpheresOverlap`), each once, level by level. With `ioCarry`, writes
+// every pair where the descent stopped, with its clearance (each pair whose spheres missed, and each terminal
+// pair reached, clearance 0): the next front, `TraversalFront`. A start pair whose clearance exceeds the
+// carry's drift is not tested: it is written as it is, its clearance reduced by the drift.
 //
 // With a budget (`inOnCut` not null, Mendoza & O'Sullivan's interruptible traversal), the descent tests at
 // most `inMaxTests` pairs (at least the start pairs): when splitting the next pair would exceed it, it stops
@@ -220,14 +220,13 @@ void RaiseFront(std::vector<TraversalFront::NodePair>& ioStops, const ProxyLevel
 // not yet refined: every terminal pair the full descent would report lies under one of them or was reported.
 template <bool ToLeaves, class OnTerminal, class OnCut = std::nullptr_t>
 void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
-                  std::span<const TraversalFront::NodePair> inStart,
-                  std::vector<TraversalFront::NodePair>* outStops, QueryStats& ioStats,
+                  std::span<const TraversalFront::NodePair> inStart, FrontCarry* ioCarry, QueryStats& ioStats,
                   OnTerminal&& inOnTerminal, std::uint64_t inMaxTests = 0, OnCut&& inOnCut = nullptr)
 {
     constexpr bool budgeted = !std::is_same_v<std::decay_t<OnCut>, std::nullptr_t>;
     TreeState& a = *inA.state;
     TreeState& b = *inB.state;
-    const RelativeFrame frame(inA, inB);
+    const RelativeFrame frame = ioCarry != nullptr && ioCarry->frame != nullptr ? *ioCarry->frame : RelativeFrame(inA, inB);
     // Where the traversal goes below a node: its first child, 0 at a terminal node.
     const std::uint32_t* const proxyChildrenA = ToLeaves ? nullptr : &a.Proxies().ChildrenBelow(0);
     const std::uint32_t* const proxyChildrenB = ToLeaves ? nullptr : &b.Proxies().ChildrenBelow(0);
@@ -240,20 +239,26 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
     // common path has no branch to mispredict, and no test waits on the one before.
     thread_local std::vector<PairEntry> level, made;
     std::size_t levelCount = 0;
-    const bool recordStops = outStops != nullptr;
+    const bool recordStops = ioCarry != nullptr;
     // Stops are written like kept pairs: always into the next slot, the count advanced by the outcome (a miss,
     // or a terminal pair), so recording them adds no branch to the loop. Room for `inMore` more.
-    // They go to a per-thread buffer that only grows (no clearing per call), copied out at the end.
+    // They go to per-thread buffers that only grow (no clearing per call), copied out at the end.
     thread_local std::vector<TraversalFront::NodePair> stopBuffer;
+    thread_local std::vector<float> clearanceBuffer;
     std::size_t stopCount = 0;
     TraversalFront::NodePair* stops = nullptr;
+    float* clearances = nullptr;
     const auto reserveStops = [&](std::size_t inMore)
     {
         if (!recordStops)
             return;
         if (stopBuffer.size() < stopCount + inMore)
+        {
             stopBuffer.resize(2 * (stopCount + inMore));
+            clearanceBuffer.resize(stopBuffer.size());
+        }
         stops = stopBuffer.data();
+        clearances = clearanceBuffer.data();
     };
     // (B's terminal spheres are computed again for the exact test; those are not counted twice.)
     std::uint64_t tests = 0, updatesA = 0, updatesB = 0;
@@ -283,35 +288,76 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
         ioCount += std::size_t(hit & inner);
         if (recordStops)
         {
-            stops[stopCount] = {inNodeA, inNodeB | (hit ? 0u : cMissedStop)};
+            stops[stopCount] = {inNodeA, inNodeB};
+            clearances[stopCount] = hit ? 0.0f : frame.Clearance(inSphereA, inSphereB);
             stopCount += std::size_t(!(hit & inner));
         }
         if (hit & !inner) [[unlikely]]
             rare(slot);
     };
+    // A's children as computed, B's mapped into A's frame.
+    SiblingCache<256> cacheA, cacheB;
+    UpdatedSphere children[2];
+    // The spheres of the siblings `inFirst` and `inFirst + 1`, through the caches.
+    const auto siblingsA = [&](std::uint32_t inFirst)
+    {
+        const UpdatedSphere* spheres = cacheA.Find(inFirst);
+        if (spheres == nullptr)
+        {
+            updatesA += a.ComputeSiblingSpheres(inFirst, children);
+            spheres = cacheA.Store(inFirst, children);
+        }
+        return spheres;
+    };
+    const auto siblingsB = [&](std::uint32_t inFirst)
+    {
+        const UpdatedSphere* spheres = cacheB.Find(inFirst);
+        if (spheres == nullptr)
+        {
+            updatesB += b.ComputeSiblingSpheres(inFirst, children);
+            children[0] = frame.MapB(children[0]);
+            children[1] = frame.MapB(children[1]);
+            spheres = cacheB.Store(inFirst, children);
+        }
+        return spheres;
+    };
     if (level.size() < inStart.size() + 1)
         level.resize(inStart.size() + 1);
     reserveStops(inStart.size());
-    if (inStart.size() == 1)
+    if (inStart.size() == 1 && (ioCarry == nullptr || ioCarry->clearances.empty()))
     {
         const UpdatedSphere sphereA = a.Sphere(inStart[0].nodeA);
         const UpdatedSphere sphereB = frame.MapB(b.Sphere(inStart[0].nodeB));
         consider(inStart[0].nodeA, inStart[0].nodeB, sphereA, sphereB, level.data(), levelCount);
+        tests += 1;
     }
     else
     {
-        // A front's pairs sit anywhere in the trees: their spheres are computed from the rows (shared by every
-        // body, so likely cached) rather than read from the bodies' caches, as the descent's children are, and
-        // kept in a small direct-mapped table per side, since a node is in several pairs of a front, mostly
-        // close together (B's mapped into A's frame).
-        constexpr std::uint32_t cSlots = 64;
+        // A front's pairs sit anywhere in the trees. A pair whose clearance exceeds the drift still misses:
+        // it goes to the next front as it is. The others' spheres are computed from the rows (shared by every
+        // body, so likely cached) rather than read from the bodies' caches, and kept in a direct-mapped table
+        // per side, since a node is in several pairs of a front (B's mapped into A's frame).
+        const std::span<const float> carried = ioCarry != nullptr ? ioCarry->clearances : std::span<const float>();
+        const float drift = ioCarry != nullptr ? ioCarry->drift : 0.0f;
+        constexpr std::uint32_t cSlots = 256;
         std::uint32_t keysA[cSlots], keysB[cSlots];
         UpdatedSphere spheresA[cSlots], spheresB[cSlots];
         std::fill(std::begin(keysA), std::end(keysA), 0xffffffffu);
         std::fill(std::begin(keysB), std::end(keysB), 0xffffffffu);
         const std::uint32_t restA = a.RestShape() ? 0u : 1u, restB = b.RestShape() ? 0u : 1u;
-        for (const TraversalFront::NodePair& start : inStart)
+        std::size_t skipped = 0;
+        for (std::size_t i = 0; i < inStart.size(); ++i)
         {
+            const TraversalFront::NodePair start = inStart[i];
+            if (!carried.empty() && carried[i] > drift)
+            {
+                // (x − d)(1 − 2⁻²⁰) in float is below x − d: the float subtraction rounds by 2⁻²⁴ of it.
+                stops[stopCount] = start;
+                clearances[stopCount] = (carried[i] - drift) * (1.0f - 0x1p-20f);
+                ++stopCount;
+                ++skipped;
+                continue;
+            }
             const std::uint32_t slotA = start.nodeA & (cSlots - 1), slotB = start.nodeB & (cSlots - 1);
             if (keysA[slotA] != start.nodeA)
             {
@@ -327,10 +373,10 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
             }
             consider(start.nodeA, start.nodeB, spheresA[slotA], spheresB[slotB], level.data(), levelCount);
         }
+        tests += inStart.size() - skipped;
+        if (ioCarry != nullptr)
+            ioCarry->skipped = skipped;
     }
-    tests += inStart.size();
-    SiblingCache cacheA, cacheB; // A's children as computed, B's mapped into A's frame
-    UpdatedSphere children[2];
     while (levelCount != 0)
     {
         if (made.size() < 2 * levelCount + 1)
@@ -359,25 +405,13 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
             const std::uint32_t splitB = childrenB(entry.nodeB);
             if (splitA != 0 && (splitB == 0 || entry.sphereA.radius >= entry.sphereB.radius))
             {
-                const UpdatedSphere* spheres = cacheA.Find(splitA);
-                if (spheres == nullptr)
-                {
-                    updatesA += a.ComputeSiblingSpheres(splitA, children);
-                    spheres = cacheA.Store(splitA, children);
-                }
+                const UpdatedSphere* spheres = siblingsA(splitA);
                 consider(splitA, entry.nodeB, spheres[0], entry.sphereB, out, madeCount);
                 consider(splitA + 1, entry.nodeB, spheres[1], entry.sphereB, out, madeCount);
             }
             else
             {
-                const UpdatedSphere* spheres = cacheB.Find(splitB);
-                if (spheres == nullptr)
-                {
-                    updatesB += b.ComputeSiblingSpheres(splitB, children);
-                    children[0] = frame.MapB(children[0]);
-                    children[1] = frame.MapB(children[1]);
-                    spheres = cacheB.Store(splitB, children);
-                }
+                const UpdatedSphere* spheres = siblingsB(splitB);
                 consider(entry.nodeA, splitB, entry.sphereA, spheres[0], out, madeCount);
                 consider(entry.nodeA, splitB + 1, entry.sphereA, spheres[1], out, madeCount);
             }
@@ -388,7 +422,10 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
         levelCount = madeCount;
     }
     if (recordStops)
-        outStops->assign(stopBuffer.begin(), stopBuffer.begin() + std::ptrdiff_t(stopCount));
+    {
+        ioCarry->outStops->assign(stopBuffer.begin(), stopBuffer.begin() + std::ptrdiff_t(stopCount));
+        ioCarry->outClearances->assign(clearanceBuffer.begin(), clearanceBuffer.begin() + std::ptrdiff_t(stopCount));
+    }
     ioStats.overlapTests += tests;
     a.CountUpdates(updatesA);
     b.CountUpdates(updatesB);
@@ -470,9 +507,59 @@ struct TraversalFrontAccess
                 inB.state->Proxies().Level()};
     }
     static std::vector<TraversalFront::NodePair>& Pairs(TraversalFront& ioFront) { return ioFront.mPairs; }
+    static std::vector<float>& Clearances(TraversalFront& ioFront) { return ioFront.mClearances; }
     static std::uint64_t& RootTests(TraversalFront& ioFront) { return ioFront.mRootTests; }
+    static std::uint32_t& QueriesSinceRoots(TraversalFront& ioFront) { return ioFront.mQueriesSinceRoots; }
+    static std::size_t& Skipped(TraversalFront& ioFront) { return ioFront.mSkipped; }
     static TraversalFront::Key& Key(TraversalFront& ioFront) { return ioFront.mKey; }
+    using Reference = TraversalFront::Reference;
+    static Reference& Ref(TraversalFront& ioFront) { return ioFront.mReference; }
 };
+
+namespace
+{
+
+// How far any front pair's gap can have closed since the front's reference (A's units), or infinity when the
+// clearances do not apply (other states, scales or bounds, or §3.5 temporal coherence: its spheres are those
+// of a reference q). The terms are those of `TraversalFront`'s comment; the float rounding of the centres'
+// updates, of B's mapping and of the clearance itself, at the reference and now, is covered by a relative
+// margin on every magnitude involved.
+double FrontDrift(const TraversalFrontAccess::Reference& inReference, const DeformedBody& inA, const DeformedBody& inB,
+                  const RelativeFrame& inFrame)
+{
+    constexpr double cNever = std::numeric_limits<double>::infinity();
+    const TreeState& a = *inA.state;
+    const TreeState& b = *inB.state;
+    if (!inReference.valid || inReference.stateA != &a || inReference.stateB != &b ||
+        inReference.boundA != int(a.Bound()) || inReference.boundB != int(b.Bound()) ||
+        inReference.scaleA != inA.scale || inReference.scaleB != inB.scale || a.TemporalCoherence() ||
+        b.TemporalCoherence() || inReference.qA.size() != a.Q().size() || inReference.qB.size() != b.Q().size())
+        return cNever;
+    const double k = inB.scale / inA.scale;
+    const auto [movedA, grownA] = detail::MotionSince(a, inReference.qA, a.Proxies().NodeRadiusBounds());
+    const auto [movedB, grownB] = detail::MotionSince(b, inReference.qB, b.Proxies().NodeRadiusBounds());
+    double turn = 0.0; // ‖N' − N‖_F
+    for (int row = 0; row < 3; ++row)
+        for (int column = 0; column < 3; ++column)
+        {
+            const double d = inFrame.rotation(row, column) - inReference.map[row][column];
+            turn += d * d;
+        }
+    turn = std::sqrt(turn);
+    const Vec3d shift(inReference.shift[0], inReference.shift[1], inReference.shift[2]);
+    const double drift = movedA + k * movedB + turn * inReference.centreBoundB +
+                         (inFrame.translation - shift).norm() + (1.0 + 0x1p-19) * (grownA + k * grownB) +
+                         std::max(0.0, double(inFrame.Slack()) - inReference.slack);
+    const double centreA = double(a.CentreBound()) + movedA, centreB = double(b.CentreBound()) + movedB;
+    const double magnitude = centreA + detail::LargestRadius(a, a.Proxies().NodeRadiusBounds()) + grownA +
+                             k * (centreB + detail::LargestRadius(b, b.Proxies().NodeRadiusBounds()) + grownB) +
+                             std::max(inFrame.translation.norm(), shift.norm()) + double(inFrame.Slack());
+    const double rounding =
+        4.0 * (std::max(FloatUpdateSlack(a.ModeCount()), FloatUpdateSlack(b.ModeCount())) + 0x1p-18) * magnitude;
+    return drift + rounding;
+}
+
+} // namespace
 
 void CollideProxies(DeformedBody inA, DeformedBody inB, std::vector<ProxyContact>& outContacts,
                     QueryStats& ioStats)
@@ -483,28 +570,74 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, std::vector<ProxyContact
 void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
                     std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
 {
-    std::vector<TraversalFront::NodePair>& front = TraversalFrontAccess::Pairs(ioFront);
-    std::uint64_t& rootTests = TraversalFrontAccess::RootTests(ioFront);
+    // Every this many queries the front is rebuilt from the roots: it only deepens in between.
+    constexpr std::uint32_t cRootsEvery = 16;
+    // A front is kept for bodies that do not touch only when the descent from the roots needed at least this
+    // many tests: a query from a front costs about as much as that many tests before it tests anything (the
+    // drift bound, the reference kept), more than the two or three tests of bodies that are well apart.
+    constexpr std::uint64_t cKeepApartTests = 16;
+    using Access = TraversalFrontAccess;
+    std::vector<TraversalFront::NodePair>& front = Access::Pairs(ioFront);
+    std::vector<float>& clearances = Access::Clearances(ioFront);
+    std::uint64_t& rootTests = Access::RootTests(ioFront);
+    std::uint32_t& sinceRoots = Access::QueriesSinceRoots(ioFront);
+    Access::Reference& reference = Access::Ref(ioFront);
     // A front is only valid for the trees and proxy levels it was made with.
-    const TraversalFront::Key key = TraversalFrontAccess::KeyOf(inA, inB);
-    if (TraversalFrontAccess::Key(ioFront) != key)
+    const TraversalFront::Key key = Access::KeyOf(inA, inB);
+    if (Access::Key(ioFront) != key)
         ioFront.Clear();
-    TraversalFrontAccess::Key(ioFront) = key;
-    const bool fromRoots = front.empty();
+    Access::Key(ioFront) = key;
+    const bool fromRoots = front.empty() || ++sinceRoots >= cRootsEvery;
+    const RelativeFrame frame(inA, inB);
+    const double drift = fromRoots ? 0.0 : FrontDrift(reference, inA, inB, frame);
     const std::uint64_t testsBefore = ioStats.overlapTests;
     const std::size_t contactsBefore = outContacts.size();
     // The next front is built apart from the one being read (per thread, reused: no allocation when warm).
     thread_local std::vector<TraversalFront::NodePair> next;
-    next.clear();
-    DescendPairs<false>(inA, inB, fromRoots ? std::span<const TraversalFront::NodePair>(cRoots) : front,
-                        &next, ioStats, AppendSphereContact(outContacts, ioStats));
+    thread_local std::vector<float> nextClearances;
+    FrontCarry carry;
+    carry.frame = &frame;
+    if (!fromRoots && drift < double(std::numeric_limits<float>::max()))
+    {
+        carry.clearances = clearances;
+        carry.drift = RoundUpToFloat(drift);
+    }
+    carry.outStops = &next;
+    carry.outClearances = &nextClearances;
+    DescendPairs<false>(inA, inB, fromRoots ? std::span<const TraversalFront::NodePair>(cRoots) : front, &carry,
+                        ioStats, AppendSphereContact(outContacts, ioStats));
     const std::uint64_t tests = ioStats.overlapTests - testsBefore;
     if (fromRoots)
+    {
         rootTests = tests;
-    RaiseFront(next, inA.state->Proxies(), inB.state->Proxies());
-    // Keep the front while it pays: the bodies still touch and it cost no more than the roots did.
-    if (outContacts.size() > contactsBefore && (fromRoots || tests <= rootTests))
+        sinceRoots = 0;
+    }
+    // Keep the front while it pays: it cost no more than the roots did, and the bodies touch or are close.
+    if ((outContacts.size() > contactsBefore || rootTests >= cKeepApartTests) && (fromRoots || tests <= rootTests))
+    {
         front.swap(next);
+        clearances.swap(nextClearances);
+        Access::Skipped(ioFront) = carry.skipped;
+        const TreeState& a = *inA.state;
+        const TreeState& b = *inB.state;
+        reference.valid = true;
+        reference.stateA = &a;
+        reference.stateB = &b;
+        reference.boundA = int(a.Bound());
+        reference.boundB = int(b.Bound());
+        reference.scaleA = inA.scale;
+        reference.scaleB = inB.scale;
+        reference.qA.assign(a.Q().begin(), a.Q().end());
+        reference.qB.assign(b.Q().begin(), b.Q().end());
+        for (int row = 0; row < 3; ++row)
+        {
+            for (int column = 0; column < 3; ++column)
+                reference.map[row][column] = frame.rotation(row, column);
+            reference.shift[row] = frame.translation[row];
+        }
+        reference.slack = double(frame.Slack());
+        reference.centreBoundB = double(b.CentreBound());
+    }
     else
         ioFront.Clear();
 }

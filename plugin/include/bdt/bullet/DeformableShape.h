@@ -28,17 +28,15 @@ struct DeformableShapeSettings
     std::uint32_t regionDepth = 3;
     std::uint32_t maxManifoldsPerPair = 8; ///< Cap on the region manifolds of one pair; ≥ 1.
     /// Temporal coherence of the narrowphase between two deformables (`TraversalFront`): each pair's proxy
-    /// descent starts where last step's stopped instead of at the roots. Used for a pair only when both
-    /// bodies allow it. It changes the work, not the result: the pair's contacts are the same, bit for bit,
-    /// in the same order (the narrowphase sorts them), so a world steps identically either way. Fewer sphere
-    /// tests but more sphere updates (a front's pairs each need their two spheres, where a descent computes a
-    /// node's children once for all its pairs): whether it pays depends on the scene (`bdt-bench chairs --scenes
-    /// front`). The front is generalised (Ehmann & Lin): it is lowered where pairs overlap and raised where two
-    /// sibling pairs both miss, so it follows receding contact back up. Off by default: in a falling and
-    /// settling pile it does not pay (100 18k-triangle chairs at L = 10, 300 steps, against descents from the
-    /// roots: 0.99x the tests, 2x the sphere updates, 1.43x the step; against the pair cache, slower still).
-    /// Takes precedence over `pairCacheSkin` when both bodies ask for it. 8 bytes per front pair on the heap,
-    /// about 30 KB per pair of touching 18k-triangle chairs at L = 10.
+    /// descent starts where last step's stopped instead of at the roots, and a front pair that missed by more
+    /// than the pair's gap can have closed since (the modes' and the frames' motion, bounded) is carried over
+    /// without computing its spheres. Used for a pair only when both bodies allow it. It changes the work, not
+    /// the result: the pair's contacts are the same, bit for bit, in the same order (the narrowphase sorts
+    /// them), so a world steps identically either way. Off by default: in a falling and settling pile it makes
+    /// a quarter of the sphere tests and 0.6x the sphere updates of descents from the roots, but the step is
+    /// about the same (100 18k-triangle chairs at L = 10, `bdt-bench chairs --scenes front --skin 0 --seeds 4`:
+    /// 1.04x the step over 300 steps, 0.97x over 1000), and the pair cache is faster. Takes precedence over
+    /// `pairCacheSkin` when both bodies ask for it. 12 bytes per front pair on the heap, plus 8 bytes a mode.
     bool frontTracking = false;
     /// Temporal coherence of the narrowphase between two deformables by a skin (`ProxyPairCache`): each pair
     /// keeps the proxy pairs it found within the contact reach plus a skin, and answers the next steps from

@@ -54,8 +54,6 @@ public:
     /// Where a traversal to the proxies goes below `inNode` (< `VisitCount()`): its first child (the second is
     /// the next index), or 0 for a proxy. One load from a table of 4 bytes a node, shared by every body.
     const std::uint32_t& ChildrenBelow(std::uint32_t inNode) const { return mChildrenBelow[inNode]; }
-    /// The parent of `inNode` (< `VisitCount()`, not the root): what a front raises a pair of siblings to.
-    std::uint32_t Parent(std::uint32_t inNode) const { return mParent[inNode]; }
 
     /// Bounds on the rows' centres: entry 0 the largest ‖c‖, entry j + 1 the largest ‖Ū_j‖, over every row
     /// a query may read (the wrapped rows and all the tree's), so ‖c + Σ_j Ū_j q_j‖ ≤ b_0 + Σ_j b_{j+1}|q_j|
@@ -68,6 +66,12 @@ public:
     /// by Δq, under either bound (`EBound`): what `ProxyPairCache` needs to know how far a proxy can move.
     std::span<const float> ProxyRadiusBounds() const { return mProxyRadiusBounds; }
 
+    /// The same bounds over every node a traversal to this level can visit ([0, `VisitCount()`), wrapped rows
+    /// above the proxies): how far any visited node's updated radius can change when q changes by Δq, at most
+    /// max(Σ_j e_{j+1}|Δq_j|, e_{M+1}‖Δq‖₂) (M + 2 entries). What a `TraversalFront` needs to carry a missed
+    /// pair's clearance from one step to the next.
+    std::span<const float> NodeRadiusBounds() const { return mNodeRadiusBounds; }
+
     /// The row to use for `inNode` (enlarged when above the proxies).
     const float* Row(std::uint32_t inNode) const
     {
@@ -76,7 +80,8 @@ public:
 
     std::size_t MemoryBytes() const
     {
-        return mRows.size() * sizeof(float) + (mChildrenBelow.size() + mParent.size()) * sizeof(std::uint32_t);
+        return mRows.size() * sizeof(float) + mChildrenBelow.size() * sizeof(std::uint32_t) +
+               (mCentreBounds.size() + mProxyRadiusBounds.size() + mNodeRadiusBounds.size()) * sizeof(float);
     }
 
 private:
@@ -85,9 +90,9 @@ private:
     std::uint32_t mWrappedCount = 0;
     AlignedVector<float> mRows;
     std::vector<std::uint32_t> mChildrenBelow; ///< `ChildrenBelow` of the visited nodes.
-    std::vector<std::uint32_t> mParent;        ///< `Parent` of the visited nodes (0 for the root).
     std::vector<float> mCentreBounds;          ///< `CentreBounds`.
     std::vector<float> mProxyRadiusBounds;     ///< `ProxyRadiusBounds`.
+    std::vector<float> mNodeRadiusBounds;      ///< `NodeRadiusBounds`.
 };
 
 } // namespace bdt
