@@ -36,7 +36,7 @@ struct DeformableShapeSettings
     /// a quarter of the sphere tests and 0.6x the sphere updates of descents from the roots, but the step is
     /// about the same (100 18k-triangle chairs at L = 10, `bdt-bench chairs --scenes front --skin 0 --seeds 4`:
     /// 1.04x the step over 300 steps, 0.97x over 1000), and the pair cache is faster. Takes precedence over
-    /// `pairCacheSkin` when both bodies ask for it. 12 bytes per front pair on the heap, plus 8 bytes a mode.
+    /// `pairCacheSkin` when both bodies ask for it. 12 bytes per front pair on the heap, plus 4 bytes per mode of each body.
     bool frontTracking = false;
     /// Temporal coherence of the narrowphase between two deformables by a skin (`ProxyPairCache`): each pair
     /// keeps the proxy pairs it found within the contact reach plus a skin, and answers the next steps from

@@ -36,7 +36,7 @@ namespace bdt
 /// (A, B) must stay the same between queries. A query finding other trees or proxy levels than the front
 /// was made with starts from the roots; one finding other body states, scales or bound kinds, or §3.5
 /// temporal coherence on, tests every pair of the front (the clearances assume the same bodies).
-/// 12 bytes per front pair, plus 4 bytes a mode: a few KB for bodies in contact.
+/// 12 bytes per front pair, plus 4 bytes per mode of each body: a few KB for bodies in contact.
 class TraversalFront
 {
 public:
