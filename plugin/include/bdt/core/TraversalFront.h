@@ -29,8 +29,9 @@ namespace bdt
 /// of the descent from the roots.
 ///
 /// A front only deepens as pairs come to overlap; every 16th query, and whenever the front stops paying (it
-/// needed more tests than the last descent from the roots, or the bodies no longer touch), the query starts
-/// from the roots again and the front is rebuilt where that descent stopped.
+/// needed more tests than the last descent from the roots, or the bodies no longer touch and their descent
+/// from the roots took fewer than 16 tests), the query starts from the roots again and the front is rebuilt
+/// where that descent stopped.
 ///
 /// One per pair of bodies, owned by whoever owns the pair (a Bullet collision algorithm); the bodies' roles
 /// (A, B) must stay the same between queries. A query finding other trees or proxy levels than the front
@@ -54,6 +55,7 @@ public:
         mClearances.clear();
         mRootTests = 0;
         mQueriesSinceRoots = 0;
+        mSkipped = 0;
         mReference.valid = false;
     }
     /// Node pairs in the front (0 before the first query or after `Clear`).
