@@ -149,7 +149,7 @@ struct PairEntry
 // direct-mapped by the first child: a node is split against several nodes of the other body, mostly close
 // together in a level (the pairs a split makes sit side by side), and each split needs its children's
 // spheres again. 36 bytes a slot.
-template <std::uint32_t Slots> class SiblingCache
+class SiblingCache
 {
 public:
     SiblingCache() { std::fill(std::begin(mKeys), std::end(mKeys), 0u); }
@@ -172,7 +172,7 @@ public:
     }
 
 private:
-    static constexpr std::uint32_t cSlots = Slots;
+    static constexpr std::uint32_t cSlots = 256;
     // Children sit at an odd index and the next one, so halving spreads consecutive families over the slots.
     static std::uint32_t Slot(std::uint32_t inFirstChild) { return (inFirstChild >> 1) & (cSlots - 1); }
 
@@ -296,7 +296,7 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
             rare(slot);
     };
     // A's children as computed, B's mapped into A's frame.
-    SiblingCache<256> cacheA, cacheB;
+    SiblingCache cacheA, cacheB;
     UpdatedSphere children[2];
     // The spheres of the siblings `inFirst` and `inFirst + 1`, through the caches.
     const auto siblingsA = [&](std::uint32_t inFirst)
@@ -533,20 +533,13 @@ double FrontDrift(const TraversalFrontAccess::Reference& inReference, const Defo
     if (!inReference.valid || inReference.stateA != &a || inReference.stateB != &b ||
         inReference.boundA != int(a.Bound()) || inReference.boundB != int(b.Bound()) ||
         inReference.scaleA != inA.scale || inReference.scaleB != inB.scale || a.TemporalCoherence() ||
-        b.TemporalCoherence() || inReference.qA.size() != a.Q().size() || inReference.qB.size() != b.Q().size())
+        b.TemporalCoherence())
         return cNever;
     const double k = inB.scale / inA.scale;
     const auto [movedA, grownA] = detail::MotionSince(a, inReference.qA, a.Proxies().NodeRadiusBounds());
     const auto [movedB, grownB] = detail::MotionSince(b, inReference.qB, b.Proxies().NodeRadiusBounds());
-    double turn = 0.0; // ‖N' − N‖_F
-    for (int row = 0; row < 3; ++row)
-        for (int column = 0; column < 3; ++column)
-        {
-            const double d = inFrame.rotation(row, column) - inReference.map[row][column];
-            turn += d * d;
-        }
-    turn = std::sqrt(turn);
-    const Vec3d shift(inReference.shift[0], inReference.shift[1], inReference.shift[2]);
+    const double turn = (inFrame.rotation - inReference.map).norm(); // ‖N' − N‖_F
+    const Vec3d& shift = inReference.shift;
     const double drift = movedA + k * movedB + turn * inReference.centreBoundB +
                          (inFrame.translation - shift).norm() + (1.0 + 0x1p-19) * (grownA + k * grownB) +
                          std::max(0.0, double(inFrame.Slack()) - inReference.slack);
@@ -557,6 +550,27 @@ double FrontDrift(const TraversalFrontAccess::Reference& inReference, const Defo
     const double rounding =
         4.0 * (std::max(FloatUpdateSlack(a.ModeCount()), FloatUpdateSlack(b.ModeCount())) + 0x1p-18) * magnitude;
     return drift + rounding;
+}
+
+// Keeps how the bodies stand now, what the front's clearances are measured against (`FrontDrift`).
+void Remember(const DeformedBody& inA, const DeformedBody& inB, const RelativeFrame& inFrame,
+              TraversalFrontAccess::Reference& outReference)
+{
+    const TreeState& a = *inA.state;
+    const TreeState& b = *inB.state;
+    outReference.valid = true;
+    outReference.stateA = &a;
+    outReference.stateB = &b;
+    outReference.boundA = int(a.Bound());
+    outReference.boundB = int(b.Bound());
+    outReference.scaleA = inA.scale;
+    outReference.scaleB = inB.scale;
+    outReference.qA.assign(a.Q().begin(), a.Q().end());
+    outReference.qB.assign(b.Q().begin(), b.Q().end());
+    outReference.map = inFrame.rotation;
+    outReference.shift = inFrame.translation;
+    outReference.slack = double(inFrame.Slack());
+    outReference.centreBoundB = double(b.CentreBound());
 }
 
 } // namespace
@@ -618,25 +632,7 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
         front.swap(next);
         clearances.swap(nextClearances);
         Access::Skipped(ioFront) = carry.skipped;
-        const TreeState& a = *inA.state;
-        const TreeState& b = *inB.state;
-        reference.valid = true;
-        reference.stateA = &a;
-        reference.stateB = &b;
-        reference.boundA = int(a.Bound());
-        reference.boundB = int(b.Bound());
-        reference.scaleA = inA.scale;
-        reference.scaleB = inB.scale;
-        reference.qA.assign(a.Q().begin(), a.Q().end());
-        reference.qB.assign(b.Q().begin(), b.Q().end());
-        for (int row = 0; row < 3; ++row)
-        {
-            for (int column = 0; column < 3; ++column)
-                reference.map[row][column] = frame.rotation(row, column);
-            reference.shift[row] = frame.translation[row];
-        }
-        reference.slack = double(frame.Slack());
-        reference.centreBoundB = double(b.CentreBound());
+        Remember(inA, inB, frame, reference);
     }
     else
         ioFront.Clear();

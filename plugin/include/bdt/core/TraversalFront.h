@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bdt/core/Math.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -91,8 +93,8 @@ private:
         int boundA = 0, boundB = 0; // `EBound` of each state
         double scaleA = 1.0, scaleB = 1.0;
         std::vector<float> qA, qB;
-        double map[3][3] = {};      // N = (s_B/s_A) R_Aᵀ R_B: B's rest frame into A's
-        double shift[3] = {};       // u = R_Aᵀ(t_B − t_A)/s_A
+        Mat3d map = Mat3d::Zero();  // N = (s_B/s_A) R_Aᵀ R_B: B's rest frame into A's
+        Vec3d shift = Vec3d::Zero(); // u = R_Aᵀ(t_B − t_A)/s_A
         double slack = 0.0;         // the culling test's slack, A's units
         double centreBoundB = 0.0;  // bound on ‖c_B‖ of B's updated centres (`TreeState::CentreBound`)
     };
