@@ -9,6 +9,7 @@
 #include <array>
 #include <iterator>
 #include <limits>
+#include <numeric>
 #include <utility>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/ProxyPairCache.h>
@@ -345,19 +346,32 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
         std::fill(std::begin(keysA), std::end(keysA), 0xffffffffu);
         std::fill(std::begin(keysB), std::end(keysB), 0xffffffffu);
         const std::uint32_t restA = a.RestShape() ? 0u : 1u, restB = b.RestShape() ? 0u : 1u;
-        std::size_t skipped = 0;
-        for (std::size_t i = 0; i < inStart.size(); ++i)
+        // The carried pairs first, without a branch (three in four, in no order a predictor could follow):
+        // each is written as a stop, kept by advancing the count; the others are listed, to be tested.
+        thread_local std::vector<std::uint32_t> tested;
+        if (tested.size() < inStart.size())
+            tested.resize(inStart.size());
+        std::size_t testedCount = inStart.size();
+        if (carried.empty())
+            std::iota(tested.begin(), tested.begin() + std::ptrdiff_t(testedCount), 0u);
+        else
         {
-            const TraversalFront::NodePair start = inStart[i];
-            if (!carried.empty() && carried[i] > drift)
+            testedCount = 0;
+            for (std::size_t i = 0; i < inStart.size(); ++i)
             {
+                const bool carry = carried[i] > drift;
                 // (x − d)(1 − 2⁻²⁰) in float is below x − d: the float subtraction rounds by 2⁻²⁴ of it.
-                stops[stopCount] = start;
+                stops[stopCount] = inStart[i];
                 clearances[stopCount] = (carried[i] - drift) * (1.0f - 0x1p-20f);
-                ++stopCount;
-                ++skipped;
-                continue;
+                stopCount += std::size_t(carry);
+                tested[testedCount] = std::uint32_t(i);
+                testedCount += std::size_t(!carry);
             }
+        }
+        const std::size_t skipped = inStart.size() - testedCount;
+        for (std::size_t k = 0; k < testedCount; ++k)
+        {
+            const TraversalFront::NodePair start = inStart[tested[k]];
             const std::uint32_t slotA = start.nodeA & (cSlots - 1), slotB = start.nodeB & (cSlots - 1);
             if (keysA[slotA] != start.nodeA)
             {
