@@ -36,7 +36,7 @@ struct DeformableCollisionAlgorithm::PairCoherence
 {
     TraversalFront front;
     ProxyPairCache cache;
-    PrimitivePairCache primitive; ///< B a static primitive.
+    PrimitivePairCache primitive; ///< B an analytic primitive.
     const DeformableShape* shapeA = nullptr;
     const DeformableShape* shapeB = nullptr;
 };
@@ -154,11 +154,12 @@ DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceF
         return inShape.Settings().pairCacheSkin * double(inShape.State().Proxies().Row(0)[3]) *
                double(inShape.getLocalScaling().x());
     };
-    // A static analytic primitive (the ground) keeps a list too; a moving one would only ever make lists.
-    const bool staticPrimitive = shapeB == nullptr && inB.isStaticObject() && !inB.isKinematicObject() &&
-                                 IsAnalyticPrimitive(ClassifyOther(otherShape));
+    // An analytic primitive keeps a list too, static (the ground) or moving (a ball or crate resting on the
+    // body): the list follows the body relative to it, and one that moves too fast for the skin soon stops
+    // making lists (`SkinListHistory`).
+    const bool analyticPrimitive = shapeB == nullptr && IsAnalyticPrimitive(ClassifyOther(otherShape));
     const double skin = shapeB != nullptr && !front ? std::min(skinOf(inA), skinOf(*shapeB))
-                        : staticPrimitive          ? skinOf(inA)
+                        : analyticPrimitive        ? skinOf(inA)
                                                    : 0.0;
     if (mClosestPoints || (!front && !(skin > 0.0)))
     {
@@ -175,7 +176,7 @@ DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceF
         mCoherence->shapeA = &inA;
         mCoherence->shapeB = shapeB;
     }
-    if (staticPrimitive)
+    if (analyticPrimitive)
     {
         mCoherence->primitive.SetSkin(skin);
         return {nullptr, nullptr, &mCoherence->primitive};

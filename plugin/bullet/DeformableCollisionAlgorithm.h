@@ -214,10 +214,10 @@ private:
     static void DropUnreachable(const SpeculativeFilter& inFilter, const btCollisionObjectWrapper& inB,
                                 std::span<const SupportId> inSupports, std::vector<PairContact>& ioContacts);
     /// The front or the pair cache to pass to `GenerateContacts` for deformable A against `inB`, or none
-    /// (closest points, both off, or B neither deformable nor a static primitive): for two deformables the
+    /// (closest points, both off, or B neither deformable nor an analytic primitive): for two deformables the
     /// front when both bodies track fronts, else the pair cache when both have a skin
-    /// (`DeformableShapeSettings::pairCacheSkin`); for a static sphere, box, capsule or plane B (a static,
-    /// not kinematic, object) the primitive cache with A's skin. Cleared when the bodies' roles changed.
+    /// (`DeformableShapeSettings::pairCacheSkin`); for a sphere, box, capsule or plane B, static or moving,
+    /// the primitive cache with A's skin. Cleared when the bodies' roles changed.
     Coherence CoherenceFor(const DeformableShape& inA, const btCollisionObject& inB);
 
     std::vector<RegionManifold> mManifolds; ///< One per kept region, ascending region keys.

@@ -49,10 +49,11 @@ struct SphereAdapter
 
     static constexpr int cKind = 0;
     double Lipschitz() const { return 1.0; }
-    PrimitiveParameters Parameters() const
-    {
-        return {mSphere.center.x(), mSphere.center.y(), mSphere.center.z(), mSphere.radius};
-    }
+    // Its frame: at the centre, unturned (a sphere's tests depend on x − c alone).
+    Pose Frame() const { return {Mat3d::Identity(), mSphere.center}; }
+    PrimitiveParameters Shape() const { return {mSphere.radius}; }
+    PrimitiveParameters Placement() const { return {}; }
+    double PlacementChange(const PrimitiveParameters&) const { return 0.0; }
 
     bool Overlaps(const WorldSphere& inNode) const
     {
@@ -85,10 +86,14 @@ struct PlaneAdapter
     static constexpr int cKind = 1;
     // The test's height n·c − d changes by ‖n‖ per unit of centre motion, the radius by 1.
     double Lipschitz() const { return std::max(1.0, mPlane.normal.norm()); }
-    PrimitiveParameters Parameters() const
+    // The world frame: a plane that moves is another plane (its list starts again).
+    Pose Frame() const { return Pose::Identity(); }
+    PrimitiveParameters Shape() const
     {
         return {mPlane.normal.x(), mPlane.normal.y(), mPlane.normal.z(), mPlane.offset};
     }
+    PrimitiveParameters Placement() const { return {}; }
+    double PlacementChange(const PrimitiveParameters&) const { return 0.0; }
 
     bool Overlaps(const WorldSphere& inNode) const
     {
@@ -124,14 +129,14 @@ struct BoxAdapter
                                mBox.pose.rotation.row(2).transpose()};
         return std::max(1.0, SpectralNormBound(rows));
     }
-    PrimitiveParameters Parameters() const
+    // Its pose: the tests depend on Rᵀ(x − t) alone (`Pose::ApplyInverse`).
+    Pose Frame() const { return mBox.pose; }
+    PrimitiveParameters Shape() const
     {
-        const Mat3d& r = mBox.pose.rotation;
-        const Vec3d& t = mBox.pose.translation;
-        const Vec3d& h = mBox.halfExtents;
-        return {r(0, 0), r(0, 1), r(0, 2), r(1, 0), r(1, 1), r(1, 2), r(2, 0), r(2, 1),
-                r(2, 2), t.x(),   t.y(),   t.z(),   h.x(),   h.y(),   h.z()};
+        return {mBox.halfExtents.x(), mBox.halfExtents.y(), mBox.halfExtents.z()};
     }
+    PrimitiveParameters Placement() const { return {}; }
+    double PlacementChange(const PrimitiveParameters&) const { return 0.0; }
 
     bool Overlaps(const WorldSphere& inNode) const
     {
@@ -186,10 +191,18 @@ struct CapsuleAdapter
 
     static constexpr int cKind = 3;
     double Lipschitz() const { return 1.0; }
-    PrimitiveParameters Parameters() const
+    // Its frame: at end a, unturned; its placement in that frame, the axis b − a. A change of axis moves the
+    // segment, and so any point's distance to it, by at most the change (the end b moves by it, a not at all).
+    Pose Frame() const { return {Mat3d::Identity(), mCapsule.a}; }
+    PrimitiveParameters Shape() const { return {mCapsule.radius}; }
+    PrimitiveParameters Placement() const
     {
-        return {mCapsule.a.x(), mCapsule.a.y(), mCapsule.a.z(), mCapsule.b.x(),
-                mCapsule.b.y(), mCapsule.b.z(), mCapsule.radius};
+        const Vec3d axis = mCapsule.b - mCapsule.a;
+        return {axis.x(), axis.y(), axis.z()};
+    }
+    double PlacementChange(const PrimitiveParameters& inThen) const
+    {
+        return (mCapsule.b - mCapsule.a - Vec3d(inThen[0], inThen[1], inThen[2])).norm();
     }
 
     bool Overlaps(const WorldSphere& inNode) const
@@ -346,27 +359,46 @@ void CollideProxiesWith(const DeformedBody& inA, const Adapter& inPrimitive,
 /// Grants the queries access to a primitive pair cache's state.
 struct PrimitivePairCacheAccess
 {
+    // The body's frame seen from the primitive's (`Adapter::Frame`, P): M = R_Pᵀ R_A and u = R_Pᵀ(t_A − t_P), so
+    // that a proxy centre c (rest frame) sits at s M c + u, where the primitive's tests look at it. A static
+    // primitive's frame is fixed and this is the body's own frame moved; a moving one's motion is the body's
+    // relative to it.
+    static void RelativeFrame(const DeformedBody& inA, const Pose& inPrimitive, Mat3d& outMap, Vec3d& outShift)
+    {
+        const Mat3d toPrimitive = inPrimitive.rotation.transpose();
+        outMap = toPrimitive * inA.pose.rotation;
+        outShift = toPrimitive * (inA.pose.translation - inPrimitive.translation);
+    }
+
     // How far any proxy sphere can have come closer to the primitive since the list was made
     // (`PrimitivePairCache`): the list answers if it is within the skin, and then only proxies of the bands
     // it is within can be within reach (`SkinBandForBound`). Infinite when the frame's shift alone is too far.
-    static double Bound(const PrimitivePairCache& inCache, const DeformedBody& inA, double inLipschitz)
+    // A proxy's centre moved, in the primitive's frame, by s(M − M₀)c + s M₀Δc + (u − u₀).
+    static double Bound(const PrimitivePairCache& inCache, const DeformedBody& inA, const Pose& inPrimitive,
+                        double inPlacementChange, double inLipschitz)
     {
         const TreeState& state = *inA.state;
-        // The frame's shift alone, first: a body falling or sliding is out at once.
-        const double shift = (inA.pose.translation - inCache.mTranslation).norm();
+        Mat3d map;
+        Vec3d relative;
+        RelativeFrame(inA, inPrimitive, map, relative);
+        // The frame's shift (and the primitive's change of placement in its frame) alone, first: a body falling
+        // or sliding is out at once.
+        const double shift = (relative - inCache.mTranslation).norm() + inPlacementChange;
         if (!(shift * inLipschitz <= inCache.mSkin))
             return std::numeric_limits<double>::infinity();
         const double rounding = inA.scale * detail::ProxyRounding(state);
-        const Mat3d turn = inA.pose.rotation - inCache.mRotation;
+        const Mat3d turn = map - inCache.mRotation;
         const Vec3d columns[3] = {turn.col(0), turn.col(1), turn.col(2)};
         const double centre = inA.scale * double(state.CentreBound());
-        const double moved =
-            SpectralNormBound(columns) * centre + inA.scale * detail::ProxyDrift(state, inCache.mQ) + shift;
-        // The tests' own slack moves with the spheres' sizes and places: a bound on its change, with room.
+        const double moved = SpectralNormBound(columns) * centre +
+                             inCache.mMapNorm * inA.scale * detail::ProxyDrift(state, inCache.mQ) + shift;
+        // The tests' own slack moves with the spheres' sizes and places: a bound on its change, with room (the
+        // mapping into the primitive's frame rounds at the magnitudes of both translations).
         const double extent = centre + inA.scale * detail::LargestProxyRadius(state);
-        const double slack =
-            4.0 * (detail::cRelativeSlack * (inA.inflate + inCache.mSkin + extent) +
-                   detail::cPositionSlack * (inA.pose.translation.cwiseAbs().maxCoeff() + extent));
+        const double place = inA.pose.translation.cwiseAbs().maxCoeff() +
+                             inPrimitive.translation.cwiseAbs().maxCoeff() + relative.cwiseAbs().maxCoeff();
+        const double slack = 4.0 * (detail::cRelativeSlack * (inA.inflate + inCache.mSkin + extent) +
+                                    detail::cPositionSlack * (place + extent));
         return moved * inLipschitz * (1.0 + 1e-9) + (inA.inflate - inCache.mReach) + rounding + inCache.mRounding +
                slack;
     }
@@ -395,11 +427,15 @@ struct PrimitivePairCacheAccess
             return;
         }
         const PrimitivePairCache::Key key{inA.state, &state.Proxies(), int(state.Bound()),
-                                          inA.scale, Adapter::cKind,   inPrimitive.Parameters()};
+                                          inA.scale, Adapter::cKind,   inPrimitive.Shape()};
         if (cache.mValid)
         {
             const std::uint32_t band =
-                cache.mKey == key ? SkinBandForBound(cache.mSkin, Bound(cache, inA, inPrimitive.Lipschitz())) : 0;
+                cache.mKey == key
+                    ? SkinBandForBound(cache.mSkin, Bound(cache, inA, inPrimitive.Frame(),
+                                                          inPrimitive.PlacementChange(cache.mPlacement),
+                                                          inPrimitive.Lipschitz()))
+                    : 0;
             if (band != 0)
             {
                 // Each kept proxy of bands 1..band tested as the descent tests a terminal node, in the descent's
@@ -461,8 +497,10 @@ struct PrimitivePairCacheAccess
                          });
         ioStats.contacts += contacts;
         cache.mQ.assign(state.Q().begin(), state.Q().end());
-        cache.mRotation = inA.pose.rotation;
-        cache.mTranslation = inA.pose.translation;
+        RelativeFrame(inA, inPrimitive.Frame(), cache.mRotation, cache.mTranslation);
+        const Vec3d columns[3] = {cache.mRotation.col(0), cache.mRotation.col(1), cache.mRotation.col(2)};
+        cache.mMapNorm = std::max(1.0, SpectralNormBound(columns));
+        cache.mPlacement = inPrimitive.Placement();
         cache.mReach = inA.inflate;
         cache.mRounding = inA.scale * detail::ProxyRounding(state);
         cache.mKey = key;

@@ -389,5 +389,97 @@ TEST(PrimitiveCache, ChairsOnStaticPrimitivesStepIdentically)
     EXPECT_LT(ratio, 0.9);
 }
 
+// Balls, crates and capsules (dynamic rigid bodies) dropped onto a deformable box standing on the ground and
+// left to settle on it, with the skin (each pair of the box and a rigid body answers from a
+// `PrimitivePairCache` list that follows the box in the rigid body's frame) and without, for 5 s: the same
+// transforms, velocities and modes of every body, rigid ones included, every step, bit for bit, for fewer
+// sphere tests.
+TEST(PrimitiveCache, RigidBodiesOnADeformableStepIdentically)
+{
+    struct Scene
+    {
+        explicit Scene(double inSkin)
+        {
+            world.AddGroundPlane(0.0);
+            BodyDesc desc;
+            desc.mass = 20.0;
+            desc.proxyLevel = 8;
+            desc.transform = btTransform(btQuaternion(btVector3(0, 1, 0), 0.4f), btVector3(0, 0.52f, 0));
+            deformable = world.Deformables().CreateBody(test::ShapeAsset("box", 3000, 10), desc);
+            DeformableShape& shape = *World::Shape(deformable);
+            DeformableShapeSettings settings = shape.Settings();
+            settings.pairCacheSkin = inSkin;
+            shape.SetSettings(settings);
+            // Over the top face (1 m up once the box stands), a little apart, dropped one after another.
+            for (int i = 0; i < 6; ++i)
+            {
+                const btVector3 at(btScalar(-0.3 + 0.12 * i), btScalar(1.15 + 0.1 * i), btScalar(0.1 * (i % 3) - 0.1));
+                std::unique_ptr<btCollisionShape> shapeOf;
+                if (i % 3 == 0)
+                    shapeOf = std::make_unique<btSphereShape>(0.05f);
+                else if (i % 3 == 1)
+                    shapeOf = std::make_unique<btBoxShape>(btVector3(0.05f, 0.03f, 0.04f));
+                else
+                    shapeOf = std::make_unique<btCapsuleShape>(0.03f, 0.08f);
+                rigid.push_back(world.AddRigid(std::move(shapeOf),
+                                               btTransform(btQuaternion(btVector3(1, 0, 0), btScalar(0.3 * i)), at),
+                                               0.2));
+            }
+        }
+        // The chair's state and every rigid body's transform and velocities, as bytes.
+        std::vector<unsigned char> State()
+        {
+            std::vector<unsigned char> bytes = Snapshot(world.Deformables());
+            for (btRigidBody* body : rigid)
+            {
+                const btTransform& transform = body->getWorldTransform();
+                for (int row = 0; row < 3; ++row)
+                    AppendBytes(bytes, &transform.getBasis()[row][0], 3);
+                AppendBytes(bytes, &transform.getOrigin()[0], 3);
+                AppendBytes(bytes, &body->getLinearVelocity()[0], 3);
+                AppendBytes(bytes, &body->getAngularVelocity()[0], 3);
+            }
+            return bytes;
+        }
+        SampleWorld world;
+        btRigidBody* deformable = nullptr; ///< The deformable box.
+        std::vector<btRigidBody*> rigid;
+        std::uint64_t overlapTests = 0;
+    };
+    Scene with(DeformableShapeSettings{}.pairCacheSkin);
+    Scene without(0.0);
+    int mismatches = 0, touchingSteps = 0;
+    constexpr int cSteps = 300;
+    for (int step = 0; step < cSteps; ++step)
+    {
+        with.world.Step(1, 1.0 / 60.0);
+        without.world.Step(1, 1.0 / 60.0);
+        with.overlapTests += with.world.Deformables().Stats().overlapTests;
+        without.overlapTests += without.world.Deformables().Stats().overlapTests;
+        const std::vector<unsigned char> a = with.State();
+        const std::vector<unsigned char> b = without.State();
+        const bool same = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
+        if (!same && ++mismatches <= 3)
+            ADD_FAILURE() << "step " << step << ": the worlds differ";
+        // Steps in which some rigid body touches the deformable (a manifold of theirs has points).
+        btDispatcher& dispatcher = *with.world.Dynamics().getDispatcher();
+        bool touching = false;
+        for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+        {
+            const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
+            const bool deformablePair = manifold->getBody0() == with.deformable || manifold->getBody1() == with.deformable;
+            const bool groundPair = manifold->getBody0()->isStaticObject() || manifold->getBody1()->isStaticObject();
+            touching = touching || (deformablePair && !groundPair && manifold->getNumContacts() > 0);
+        }
+        touchingSteps += touching ? 1 : 0;
+    }
+    EXPECT_EQ(mismatches, 0) << "steps whose state differs, of " << cSteps;
+    const double ratio = double(with.overlapTests) / double(without.overlapTests);
+    std::cout << "[ info ] " << touchingSteps << " of " << cSteps << " steps with a rigid body on the box; overlap tests "
+              << with.overlapTests << " with the skin, " << without.overlapTests << " without: ratio " << ratio << "\n";
+    EXPECT_GT(touchingSteps, cSteps / 2);
+    EXPECT_LT(ratio, 0.9);
+}
+
 } // namespace
 } // namespace bdt

@@ -1,6 +1,7 @@
-// The primitive pair cache (`PrimitivePairCache`): a body's proxy query against a fixed sphere, plane, box or
+// The primitive pair cache (`PrimitivePairCache`): a body's proxy query against a sphere, plane, box or
 // capsule answered from the pair's list finds exactly what the descent finds (the same contacts, bits and
-// order), step after step, while the body approaches, presses in, turns, deforms and leaves; a resting body
+// order), step after step, while the body approaches, presses in, turns, deforms and leaves, or the primitive
+// moves instead (the list follows the body in the primitive's frame); a resting body
 // answers from the list; a list made for another primitive, state or scale is not used; a body moving
 // faster than the skin descends without it.
 #include "support/QueryOracles.h"
@@ -280,6 +281,211 @@ TEST(PrimitivePairCache, EachMotionAloneIsCovered)
         EXPECT_GT(stepsInContact, cSteps / 4) << name;
         EXPECT_GT(reusedWithNewProxies, 3) << name;
         EXPECT_GT(cache.Reuses(), 10u * cache.Descents()) << name;
+    }
+}
+
+// Every primitive moves instead of the body (which stays put, deforming a little): it comes in onto the body,
+// presses, slides and leaves, the box turning a little about its centre as it goes. The list follows the body
+// in the primitive's frame, so a sphere, a box and a capsule that move rigidly keep answering from it, with
+// exactly the descent's contacts; a plane that moves is another plane, and starts again every step.
+TEST(PrimitivePairCache, MovingPrimitivesGiveTheDescentsContacts)
+{
+    std::mt19937 random(61);
+    QueryBody body(ShapeTree("chair", 1500, 6), 6);
+    const double size = body.Size();
+    body.pose.rotation = RandomRotation(random);
+    body.pose.translation = -(body.pose.rotation * body.tree->GetModel().RestBounds().center().cast<double>());
+    for (const Case& test : Cases(size, random))
+    {
+        const Vec3d side = test.away.cross(RandomDirection(random)).normalized();
+        const Vec3d spinAxis = RandomDirection(random);
+        std::vector<float> q(body.tree->ModeCount(), 0.0f);
+        PrimitivePairCache cache(0.02 * size);
+        std::set<std::uint32_t> previous;
+        int stepsInContact = 0, reusedSteps = 0, reusedWithNewProxies = 0;
+        constexpr int cSteps = 400;
+        for (int step = 0; step < cSteps; ++step)
+        {
+            const double t = double(step) / cSteps;
+            // From 1.6 of the size away in to 0.5 and back, twice, sliding sideways; the box turning. The body
+            // stays on the primitive's `away` side, as when the body moves.
+            const double distance = size * (1.6 - 1.1 * std::pow(std::sin(2.0 * M_PI * t), 2.0));
+            const Vec3d offset = -(distance * test.away + 0.2 * size * std::sin(3.0 * t) * side);
+            Primitive primitive = test.primitive;
+            if (auto* sphere = std::get_if<Sphere>(&primitive))
+                sphere->center += offset;
+            else if (auto* plane = std::get_if<Plane>(&primitive))
+                plane->offset += plane->normal.dot(offset);
+            else if (auto* box = std::get_if<OrientedBox>(&primitive))
+            {
+                box->pose.rotation = Eigen::AngleAxisd(0.1 * std::sin(5.0 * t), spinAxis).toRotationMatrix() *
+                                     box->pose.rotation;
+                box->pose.translation += offset;
+            }
+            else if (auto* capsule = std::get_if<Capsule>(&primitive))
+            {
+                capsule->a += offset;
+                capsule->b += offset;
+            }
+            WalkQ(q, 1e-4 * size, 0.02 * size, random);
+            ASSERT_TRUE(body.state->SetQ(q));
+            DeformedBody deformed = body.Body();
+            deformed.inflate = 0.01 * size;
+
+            std::vector<ProxyContact> fromDescent, fromCache;
+            QueryStats descentStats, cacheStats;
+            Query(deformed, primitive, nullptr, fromDescent, descentStats);
+            const std::uint64_t reusesBefore = cache.Reuses();
+            Query(deformed, primitive, &cache, fromCache, cacheStats);
+            ExpectIdentical(fromDescent, fromCache, step, test.name);
+            std::set<std::uint32_t> now;
+            for (const ProxyContact& contact : fromDescent)
+                now.insert(contact.nodeA);
+            const bool reused = cache.Reuses() > reusesBefore;
+            bool newProxies = false;
+            for (const std::uint32_t node : now)
+                newProxies = newProxies || previous.count(node) == 0;
+            if (!now.empty())
+            {
+                ++stepsInContact;
+                reusedSteps += reused ? 1 : 0;
+                reusedWithNewProxies += reused && newProxies ? 1 : 0;
+            }
+            previous = std::move(now);
+        }
+        std::cout << "[ info ] moving " << test.name << ": " << stepsInContact << " steps in contact, "
+                  << reusedSteps << " answered from the list (" << reusedWithNewProxies
+                  << " with proxies new to the contacts); " << cache.Descents() << " descents in all\n";
+        if (std::holds_alternative<Plane>(test.primitive))
+        {
+            EXPECT_GT(stepsInContact, 0);
+            EXPECT_EQ(cache.Reuses(), 0u) << "a moved plane is another plane";
+            continue;
+        }
+        EXPECT_GT(stepsInContact, cSteps / 4) << test.name;
+        EXPECT_GT(reusedSteps, stepsInContact / 2) << test.name;
+        EXPECT_GT(reusedWithNewProxies, 5) << test.name;
+    }
+}
+
+// The primitive's own motion alone, slowly (a fraction of the skin a step, so lists are reused for many
+// steps), brings parts of the body that were far beyond the skin within reach: a sphere sliding into the
+// resting body, and a long box and a long capsule turning so that an end sweeps into it. Every step must give exactly the descent's contacts, and lists must have answered steps that found
+// proxies new to the contacts: a bound that left out the primitive's motion (its frame's, or the capsule's
+// change of axis) would keep a list too long and miss them.
+TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
+{
+    std::mt19937 random(67);
+    QueryBody body(ShapeTree("chair", 1500, 6), 9);
+    const double size = body.Size();
+    body.pose.rotation = RandomRotation(random);
+    body.pose.translation = -(body.pose.rotation * body.tree->GetModel().RestBounds().center().cast<double>());
+    const double inflate = 0.01 * size;
+    // How far the body's nearest vertex is from a point (the body's triangles at q = 0).
+    const std::vector<Tri> triangles = WorldTriangles(body);
+    const auto nearest = [&](const Vec3d& inPoint)
+    {
+        double distance = 1e300;
+        for (const Tri& triangle : triangles)
+            for (const Vec3d& vertex : triangle)
+                distance = std::min(distance, (vertex - inPoint).norm());
+        return distance;
+    };
+    // The point along `direction`, coming in from a size away, where something `inClearance` thick is 5% of
+    // the size plus the reach from the body.
+    const Vec3d direction = RandomDirection(random);
+    const auto approach = [&](double inClearance)
+    {
+        Vec3d point = direction * size;
+        while (nearest(point) > inClearance + inflate + 0.05 * size)
+            point -= 0.01 * size * direction;
+        return point;
+    };
+    enum class EMotion
+    {
+        SphereSliding,
+        BoxTurning,
+        CapsuleTurning
+    };
+    for (const EMotion motion : {EMotion::SphereSliding, EMotion::BoxTurning, EMotion::CapsuleTurning})
+    {
+        const char* name = motion == EMotion::SphereSliding ? "sphere sliding"
+                           : motion == EMotion::BoxTurning  ? "box turning"
+                                                            : "capsule turning";
+        // The sphere (radius 0.2 of the size) slides 15% of the size in. The box and the capsule, 1.2 sizes
+        // long and 0.08 thick, lie across `direction`, an end that far from the body, and turn (the box by 0.5
+        // rad about its centre, the capsule by 0.25 about its far end), so that this end sweeps 0.29 of the
+        // size towards the body.
+        const double radius = 0.2 * size;
+        const Vec3d start = approach(radius);
+        const Vec3d end = approach(0.04 * size);
+        const Vec3d across = direction.cross(RandomDirection(random)).normalized();
+        const Vec3d pivotAxis = direction.cross(across).normalized();
+        Mat3d axes;
+        axes.col(0) = across;
+        axes.col(1) = direction;
+        axes.col(2) = pivotAxis;
+        const Vec3d centre = end + 0.6 * size * across;
+        PrimitivePairCache cache(0.02 * size);
+        std::set<std::uint32_t> previous;
+        int reusedWithNewProxies = 0, stepsInContact = 0;
+        constexpr int cSteps = 400;
+        for (int step = 0; step <= cSteps; ++step)
+        {
+            const double s = double(step) / cSteps;
+            const Mat3d turned = Eigen::AngleAxisd(-0.5 * s, pivotAxis).toRotationMatrix() * axes;
+            DeformedBody deformed = body.Body();
+            deformed.inflate = inflate;
+            std::vector<ProxyContact> fromDescent, fromCache;
+            QueryStats stats;
+            const std::uint64_t reuses = cache.Reuses();
+            switch (motion)
+            {
+            case EMotion::SphereSliding:
+            {
+                const Sphere sphere{start - 0.15 * size * s * direction, radius};
+                CollideProxies(deformed, sphere, fromDescent, stats);
+                CollideProxies(deformed, sphere, cache, fromCache, stats);
+                break;
+            }
+            case EMotion::BoxTurning:
+            {
+                OrientedBox box;
+                box.pose = {turned, centre};
+                box.halfExtents = Vec3d(0.6 * size, 0.04 * size, 0.04 * size);
+                CollideProxies(deformed, box, fromDescent, stats);
+                CollideProxies(deformed, box, cache, fromCache, stats);
+                break;
+            }
+            case EMotion::CapsuleTurning:
+            {
+                // Turning by half as much about its far end a, so that its frame (at a) stays put and only its
+                // axis turns: the near end b sweeps in as the box's does.
+                const Mat3d halfTurned = Eigen::AngleAxisd(-0.25 * s, pivotAxis).toRotationMatrix() * axes;
+                const Vec3d far = end + 1.2 * size * across;
+                const Capsule capsule{far, far - 1.2 * size * halfTurned.col(0), 0.04 * size};
+                CollideProxies(deformed, capsule, fromDescent, stats);
+                CollideProxies(deformed, capsule, cache, fromCache, stats);
+                break;
+            }
+            }
+            ExpectIdentical(fromDescent, fromCache, step, name);
+            std::set<std::uint32_t> now;
+            for (const ProxyContact& contact : fromDescent)
+                now.insert(contact.nodeA);
+            bool newProxies = false;
+            for (const std::uint32_t node : now)
+                newProxies = newProxies || previous.count(node) == 0;
+            stepsInContact += now.empty() ? 0 : 1;
+            reusedWithNewProxies += cache.Reuses() > reuses && newProxies ? 1 : 0;
+            previous = std::move(now);
+        }
+        std::cout << "[ info ] " << name << ": " << stepsInContact << " steps in contact, " << cache.Reuses()
+                  << " answered from the list (" << reusedWithNewProxies
+                  << " with proxies new to the contacts), " << cache.Descents() << " descents\n";
+        EXPECT_GT(stepsInContact, cSteps / 4) << name;
+        EXPECT_GT(reusedWithNewProxies, 3) << name;
+        EXPECT_GT(cache.Reuses(), 3u * cache.Descents()) << name;
     }
 }
 
