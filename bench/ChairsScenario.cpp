@@ -348,11 +348,12 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
             report[key + "_step_ratio_paired_median"] = pairedStep;
             report[key + "_collision_ratio_paired_median"] = pairedCollision;
             report[key + "_steps_awake"] = ratios.size();
-            std::printf("%s / %s: step %.3f (ratio of totals), %.3f (ratio of medians), %.3f (median of per-step "
-                        "ratios over the %zu steps with bodies awake); collision %.3f (ratio of totals), %.3f "
-                        "(median of per-step ratios)\n",
-                        runs[a].name, runs[b].name, totalA / totalB, ratio, pairedStep, ratios.size(),
-                        collisionA / collisionB, pairedCollision);
+            std::printf(
+                "%s / %s: step %.3f (ratio of totals), %.3f (ratio of medians), %.3f (median of per-step "
+                "ratios over the %zu steps with bodies awake); collision %.3f (ratio of totals), %.3f "
+                "(median of per-step ratios)\n",
+                runs[a].name, runs[b].name, totalA / totalB, ratio, pairedStep, ratios.size(),
+                collisionA / collisionB, pairedCollision);
         }
     std::printf("peak resident %.0f MB\n", PeakResidentBytes() / 1e6);
     return report;

@@ -192,7 +192,8 @@ struct CapsuleAdapter
     static constexpr int cKind = 3;
     double Lipschitz() const { return 1.0; }
     // Its frame: at end a, unturned; its placement in that frame, the axis b − a. A change of axis moves the
-    // segment, and so any point's distance to it, by at most the change (the end b moves by it, a not at all).
+    // segment, and so any point's distance to it, by at most the change (the end b moves by it, a not at
+    // all).
     Pose Frame() const { return {Mat3d::Identity(), mCapsule.a}; }
     PrimitiveParameters Shape() const { return {mCapsule.radius}; }
     PrimitiveParameters Placement() const
@@ -359,11 +360,12 @@ void CollideProxiesWith(const DeformedBody& inA, const Adapter& inPrimitive,
 /// Grants the queries access to a primitive pair cache's state.
 struct PrimitivePairCacheAccess
 {
-    // The body's frame seen from the primitive's (`Adapter::Frame`, P): M = R_Pᵀ R_A and u = R_Pᵀ(t_A − t_P), so
-    // that a proxy centre c (rest frame) sits at s M c + u, where the primitive's tests look at it. A static
-    // primitive's frame is fixed and this is the body's own frame moved; a moving one's motion is the body's
-    // relative to it.
-    static void RelativeFrame(const DeformedBody& inA, const Pose& inPrimitive, Mat3d& outMap, Vec3d& outShift)
+    // The body's frame seen from the primitive's (`Adapter::Frame`, P): M = R_Pᵀ R_A and u = R_Pᵀ(t_A − t_P),
+    // so that a proxy centre c (rest frame) sits at s M c + u, where the primitive's tests look at it. A
+    // static primitive's frame is fixed and this is the body's own frame moved; a moving one's motion is the
+    // body's relative to it.
+    static void RelativeFrame(const DeformedBody& inA, const Pose& inPrimitive, Mat3d& outMap,
+                              Vec3d& outShift)
     {
         const Mat3d toPrimitive = inPrimitive.rotation.transpose();
         outMap = toPrimitive * inA.pose.rotation;
@@ -372,8 +374,8 @@ struct PrimitivePairCacheAccess
 
     // How far any proxy sphere can have come closer to the primitive since the list was made
     // (`PrimitivePairCache`): the list answers if it is within the skin, and then only proxies of the bands
-    // it is within can be within reach (`SkinBandForBound`). Infinite when the frame's shift alone is too far.
-    // A proxy's centre moved, in the primitive's frame, by s(M − M₀)c + s M₀Δc + (u − u₀).
+    // it is within can be within reach (`SkinBandForBound`). Infinite when the frame's shift alone is too
+    // far. A proxy's centre moved, in the primitive's frame, by s(M − M₀)c + s M₀Δc + (u − u₀).
     static double Bound(const PrimitivePairCache& inCache, const DeformedBody& inA, const Pose& inPrimitive,
                         double inPlacementChange, double inLipschitz)
     {
@@ -381,8 +383,8 @@ struct PrimitivePairCacheAccess
         Mat3d map;
         Vec3d relative;
         RelativeFrame(inA, inPrimitive, map, relative);
-        // The frame's shift (and the primitive's change of placement in its frame) alone, first: a body falling
-        // or sliding is out at once.
+        // The frame's shift (and the primitive's change of placement in its frame) alone, first: a body
+        // falling or sliding is out at once.
         const double shift = (relative - inCache.mTranslation).norm() + inPlacementChange;
         if (!(shift * inLipschitz <= inCache.mSkin))
             return std::numeric_limits<double>::infinity();
@@ -392,15 +394,15 @@ struct PrimitivePairCacheAccess
         const double centre = inA.scale * double(state.CentreBound());
         const double moved = SpectralNormBound(columns) * centre +
                              inCache.mMapNorm * inA.scale * detail::ProxyDrift(state, inCache.mQ) + shift;
-        // The tests' own slack moves with the spheres' sizes and places: a bound on its change, with room (the
-        // mapping into the primitive's frame rounds at the magnitudes of both translations).
+        // The tests' own slack moves with the spheres' sizes and places: a bound on its change, with room
+        // (the mapping into the primitive's frame rounds at the magnitudes of both translations).
         const double extent = centre + inA.scale * detail::LargestProxyRadius(state);
         const double place = inA.pose.translation.cwiseAbs().maxCoeff() +
                              inPrimitive.translation.cwiseAbs().maxCoeff() + relative.cwiseAbs().maxCoeff();
         const double slack = 4.0 * (detail::cRelativeSlack * (inA.inflate + inCache.mSkin + extent) +
                                     detail::cPositionSlack * (place + extent));
-        return moved * inLipschitz * (1.0 + 1e-9) + (inA.inflate - inCache.mReach) + rounding + inCache.mRounding +
-               slack;
+        return moved * inLipschitz * (1.0 + 1e-9) + (inA.inflate - inCache.mReach) + rounding +
+               inCache.mRounding + slack;
     }
 
     template <class Adapter>
@@ -438,8 +440,8 @@ struct PrimitivePairCacheAccess
                     : 0;
             if (band != 0)
             {
-                // Each kept proxy of bands 1..band tested as the descent tests a terminal node, in the descent's
-                // order; the others cannot be within reach.
+                // Each kept proxy of bands 1..band tested as the descent tests a terminal node, in the
+                // descent's order; the others cannot be within reach.
                 std::uint64_t contacts = 0, tested = 0;
                 for (std::size_t i = 0; i < cache.mNodes.size(); ++i)
                 {

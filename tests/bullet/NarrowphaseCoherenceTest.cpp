@@ -155,6 +155,23 @@ std::vector<unsigned char> Snapshot(World& inWorld)
     return bytes;
 }
 
+// Steps both worlds by one step of 1/60 s and adds each one's sphere tests (`StepStats::overlapTests`).
+void StepBoth(SampleWorld& ioA, std::uint64_t& ioTestsA, SampleWorld& ioB, std::uint64_t& ioTestsB)
+{
+    ioA.Step(1, 1.0 / 60.0);
+    ioB.Step(1, 1.0 / 60.0);
+    ioTestsA += ioA.Deformables().Stats().overlapTests;
+    ioTestsB += ioB.Deformables().Stats().overlapTests;
+}
+
+// Counts a step whose two worlds' states (bytes) differ, reporting the first three.
+void CompareStates(const std::vector<unsigned char>& inA, const std::vector<unsigned char>& inB, int inStep,
+                   int& ioMismatches)
+{
+    if (inA != inB && ++ioMismatches <= 3)
+        ADD_FAILURE() << "step " << inStep << ": the worlds differ";
+}
+
 // Which temporal coherence a pile's pairs use.
 enum class ECoherence
 {
@@ -210,15 +227,9 @@ double RunSideBySide(ECoherence inCoherence, int inSteps,
     {
         if (inBeforeStep)
             inBeforeStep(step, withFront, withoutFront);
-        withFront.world.Step(1, 1.0 / 60.0);
-        withoutFront.world.Step(1, 1.0 / 60.0);
-        withFront.overlapTests += withFront.world.Deformables().Stats().overlapTests;
-        withoutFront.overlapTests += withoutFront.world.Deformables().Stats().overlapTests;
-        const std::vector<unsigned char> a = Snapshot(withFront.world.Deformables());
-        const std::vector<unsigned char> b = Snapshot(withoutFront.world.Deformables());
-        const bool same = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
-        if (!same && ++mismatches <= 3)
-            ADD_FAILURE() << "step " << step << ": the worlds differ";
+        StepBoth(withFront.world, withFront.overlapTests, withoutFront.world, withoutFront.overlapTests);
+        CompareStates(Snapshot(withFront.world.Deformables()), Snapshot(withoutFront.world.Deformables()),
+                      step, mismatches);
         bool awake = false;
         for (btRigidBody* body : withFront.bodies)
             awake = awake || body->isActive();
@@ -357,15 +368,9 @@ TEST(PrimitiveCache, ChairsOnStaticPrimitivesStepIdentically)
     constexpr int cSteps = 360;
     for (int step = 0; step < cSteps; ++step)
     {
-        with.world.Step(1, 1.0 / 60.0);
-        without.world.Step(1, 1.0 / 60.0);
-        with.overlapTests += with.world.Deformables().Stats().overlapTests;
-        without.overlapTests += without.world.Deformables().Stats().overlapTests;
-        const std::vector<unsigned char> a = Snapshot(with.world.Deformables());
-        const std::vector<unsigned char> b = Snapshot(without.world.Deformables());
-        const bool same = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
-        if (!same && ++mismatches <= 3)
-            ADD_FAILURE() << "step " << step << ": the worlds differ";
+        StepBoth(with.world, with.overlapTests, without.world, without.overlapTests);
+        CompareStates(Snapshot(with.world.Deformables()), Snapshot(without.world.Deformables()), step,
+                      mismatches);
     }
     EXPECT_EQ(mismatches, 0) << "steps whose state differs, of " << cSteps;
     // Each piece holds a chair at the end (a manifold of a chair with it has points).
@@ -413,7 +418,8 @@ TEST(PrimitiveCache, RigidBodiesOnADeformableStepIdentically)
             // Over the top face (1 m up once the box stands), a little apart, dropped one after another.
             for (int i = 0; i < 6; ++i)
             {
-                const btVector3 at(btScalar(-0.3 + 0.12 * i), btScalar(1.15 + 0.1 * i), btScalar(0.1 * (i % 3) - 0.1));
+                const btVector3 at(btScalar(-0.3 + 0.12 * i), btScalar(1.15 + 0.1 * i),
+                                   btScalar(0.1 * (i % 3) - 0.1));
                 std::unique_ptr<btCollisionShape> shapeOf;
                 if (i % 3 == 0)
                     shapeOf = std::make_unique<btSphereShape>(0.05f);
@@ -421,9 +427,9 @@ TEST(PrimitiveCache, RigidBodiesOnADeformableStepIdentically)
                     shapeOf = std::make_unique<btBoxShape>(btVector3(0.05f, 0.03f, 0.04f));
                 else
                     shapeOf = std::make_unique<btCapsuleShape>(0.03f, 0.08f);
-                rigid.push_back(world.AddRigid(std::move(shapeOf),
-                                               btTransform(btQuaternion(btVector3(1, 0, 0), btScalar(0.3 * i)), at),
-                                               0.2));
+                rigid.push_back(world.AddRigid(
+                    std::move(shapeOf), btTransform(btQuaternion(btVector3(1, 0, 0), btScalar(0.3 * i)), at),
+                    0.2));
             }
         }
         // The chair's state and every rigid body's transform and velocities, as bytes.
@@ -452,31 +458,27 @@ TEST(PrimitiveCache, RigidBodiesOnADeformableStepIdentically)
     constexpr int cSteps = 300;
     for (int step = 0; step < cSteps; ++step)
     {
-        with.world.Step(1, 1.0 / 60.0);
-        without.world.Step(1, 1.0 / 60.0);
-        with.overlapTests += with.world.Deformables().Stats().overlapTests;
-        without.overlapTests += without.world.Deformables().Stats().overlapTests;
-        const std::vector<unsigned char> a = with.State();
-        const std::vector<unsigned char> b = without.State();
-        const bool same = a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size()) == 0;
-        if (!same && ++mismatches <= 3)
-            ADD_FAILURE() << "step " << step << ": the worlds differ";
+        StepBoth(with.world, with.overlapTests, without.world, without.overlapTests);
+        CompareStates(with.State(), without.State(), step, mismatches);
         // Steps in which some rigid body touches the deformable (a manifold of theirs has points).
         btDispatcher& dispatcher = *with.world.Dynamics().getDispatcher();
         bool touching = false;
         for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
         {
             const btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
-            const bool deformablePair = manifold->getBody0() == with.deformable || manifold->getBody1() == with.deformable;
-            const bool groundPair = manifold->getBody0()->isStaticObject() || manifold->getBody1()->isStaticObject();
+            const bool deformablePair =
+                manifold->getBody0() == with.deformable || manifold->getBody1() == with.deformable;
+            const bool groundPair =
+                manifold->getBody0()->isStaticObject() || manifold->getBody1()->isStaticObject();
             touching = touching || (deformablePair && !groundPair && manifold->getNumContacts() > 0);
         }
         touchingSteps += touching ? 1 : 0;
     }
     EXPECT_EQ(mismatches, 0) << "steps whose state differs, of " << cSteps;
     const double ratio = double(with.overlapTests) / double(without.overlapTests);
-    std::cout << "[ info ] " << touchingSteps << " of " << cSteps << " steps with a rigid body on the box; overlap tests "
-              << with.overlapTests << " with the skin, " << without.overlapTests << " without: ratio " << ratio << "\n";
+    std::cout << "[ info ] " << touchingSteps << " of " << cSteps
+              << " steps with a rigid body on the box; overlap tests " << with.overlapTests
+              << " with the skin, " << without.overlapTests << " without: ratio " << ratio << "\n";
     EXPECT_GT(touchingSteps, cSteps / 2);
     EXPECT_LT(ratio, 0.9);
 }

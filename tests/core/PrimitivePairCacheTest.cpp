@@ -66,6 +66,32 @@ void ExpectIdentical(const std::vector<ProxyContact>& inExpected, const std::vec
     }
 }
 
+// Step by step, of a query's contacts: the steps in contact, those answered from the list, and those of them
+// whose contacts hold proxies that the last step's did not (proxies that came within reach while a list was
+// kept, in its skin).
+struct ReuseTally
+{
+    void Step(const std::vector<ProxyContact>& inContacts, bool inReused)
+    {
+        std::set<std::uint32_t> now;
+        for (const ProxyContact& contact : inContacts)
+            now.insert(contact.nodeA);
+        bool newProxies = false;
+        for (const std::uint32_t node : now)
+            newProxies = newProxies || previous.count(node) == 0;
+        if (!now.empty())
+        {
+            ++stepsInContact;
+            reusedSteps += inReused ? 1 : 0;
+            reusedWithNewProxies += inReused && newProxies ? 1 : 0;
+        }
+        previous = std::move(now);
+    }
+
+    std::set<std::uint32_t> previous;
+    int stepsInContact = 0, reusedSteps = 0, reusedWithNewProxies = 0;
+};
+
 // A random walk of q: each coordinate moves by up to `inStep`, kept within `inLimit`.
 void WalkQ(std::vector<float>& ioQ, double inStep, double inLimit, std::mt19937& ioRandom)
 {
@@ -113,8 +139,7 @@ TEST(PrimitivePairCache, SameContactsAsTheDescentWhileTheBodyMoves)
         const Vec3d side = test.away.cross(RandomDirection(random)).normalized();
         std::vector<float> q(body.tree->ModeCount(), 0.0f);
         PrimitivePairCache cache(0.02 * size);
-        std::set<std::uint32_t> previous;
-        int stepsInContact = 0, reusedSteps = 0, reusedWithNewProxies = 0;
+        ReuseTally tally;
         constexpr int cSteps = 400;
         for (int step = 0; step < cSteps; ++step)
         {
@@ -137,27 +162,14 @@ TEST(PrimitivePairCache, SameContactsAsTheDescentWhileTheBodyMoves)
             Query(deformed, test.primitive, &cache, fromCache, cacheStats);
             ExpectIdentical(fromDescent, fromCache, step, test.name);
             EXPECT_EQ(cacheStats.contacts, fromCache.size());
-            std::set<std::uint32_t> now;
-            for (const ProxyContact& contact : fromDescent)
-                now.insert(contact.nodeA);
-            const bool reused = cache.Reuses() > reusesBefore;
-            bool newProxies = false;
-            for (const std::uint32_t node : now)
-                newProxies = newProxies || previous.count(node) == 0;
-            if (!now.empty())
-            {
-                ++stepsInContact;
-                reusedSteps += reused ? 1 : 0;
-                reusedWithNewProxies += reused && newProxies ? 1 : 0;
-            }
-            previous = std::move(now);
+            tally.Step(fromDescent, cache.Reuses() > reusesBefore);
         }
-        std::cout << "[ info ] " << test.name << ": " << stepsInContact << " steps in contact, "
-                  << reusedSteps << " answered from the list (" << reusedWithNewProxies
+        std::cout << "[ info ] " << test.name << ": " << tally.stepsInContact << " steps in contact, "
+                  << tally.reusedSteps << " answered from the list (" << tally.reusedWithNewProxies
                   << " with proxies new to the contacts); " << cache.Descents() << " descents in all\n";
-        EXPECT_GT(stepsInContact, cSteps / 4) << test.name;
-        EXPECT_GT(reusedSteps, stepsInContact / 2) << test.name;
-        EXPECT_GT(reusedWithNewProxies, 5) << test.name;
+        EXPECT_GT(tally.stepsInContact, cSteps / 4) << test.name;
+        EXPECT_GT(tally.reusedSteps, tally.stepsInContact / 2) << test.name;
+        EXPECT_GT(tally.reusedWithNewProxies, 5) << test.name;
         EXPECT_GT(cache.Descents(), 5u) << test.name;
     }
 }
@@ -234,8 +246,7 @@ TEST(PrimitivePairCache, EachMotionAloneIsCovered)
         body.pose = {start, Vec3d::Zero()};
         body.pose.translation = Vec3d(0.0, lowest(body.pose, zero) + inflate + 0.05 * size, 0.0);
         PrimitivePairCache cache(0.02 * size);
-        std::set<std::uint32_t> previous;
-        int reusedWithNewProxies = 0, stepsInContact = 0;
+        ReuseTally tally;
         constexpr int cSteps = 300;
         for (int step = 0; step <= cSteps; ++step)
         {
@@ -265,21 +276,13 @@ TEST(PrimitivePairCache, EachMotionAloneIsCovered)
             const std::uint64_t reuses = cache.Reuses();
             CollideProxies(deformed, ground, cache, fromCache, stats);
             ExpectIdentical(fromDescent, fromCache, step, name);
-            std::set<std::uint32_t> now;
-            for (const ProxyContact& contact : fromDescent)
-                now.insert(contact.nodeA);
-            bool newProxies = false;
-            for (const std::uint32_t node : now)
-                newProxies = newProxies || previous.count(node) == 0;
-            stepsInContact += now.empty() ? 0 : 1;
-            reusedWithNewProxies += cache.Reuses() > reuses && newProxies ? 1 : 0;
-            previous = std::move(now);
+            tally.Step(fromDescent, cache.Reuses() > reuses);
         }
-        std::cout << "[ info ] " << name << ": " << stepsInContact << " steps in contact, " << cache.Reuses()
-                  << " answered from the list (" << reusedWithNewProxies
+        std::cout << "[ info ] " << name << ": " << tally.stepsInContact << " steps in contact, "
+                  << cache.Reuses() << " answered from the list (" << tally.reusedWithNewProxies
                   << " with proxies new to the contacts), " << cache.Descents() << " descents\n";
-        EXPECT_GT(stepsInContact, cSteps / 4) << name;
-        EXPECT_GT(reusedWithNewProxies, 3) << name;
+        EXPECT_GT(tally.stepsInContact, cSteps / 4) << name;
+        EXPECT_GT(tally.reusedWithNewProxies, 3) << name;
         EXPECT_GT(cache.Reuses(), 10u * cache.Descents()) << name;
     }
 }
@@ -294,21 +297,21 @@ TEST(PrimitivePairCache, MovingPrimitivesGiveTheDescentsContacts)
     QueryBody body(ShapeTree("chair", 1500, 6), 6);
     const double size = body.Size();
     body.pose.rotation = RandomRotation(random);
-    body.pose.translation = -(body.pose.rotation * body.tree->GetModel().RestBounds().center().cast<double>());
+    body.pose.translation =
+        -(body.pose.rotation * body.tree->GetModel().RestBounds().center().cast<double>());
     for (const Case& test : Cases(size, random))
     {
         const Vec3d side = test.away.cross(RandomDirection(random)).normalized();
         const Vec3d spinAxis = RandomDirection(random);
         std::vector<float> q(body.tree->ModeCount(), 0.0f);
         PrimitivePairCache cache(0.02 * size);
-        std::set<std::uint32_t> previous;
-        int stepsInContact = 0, reusedSteps = 0, reusedWithNewProxies = 0;
+        ReuseTally tally;
         constexpr int cSteps = 400;
         for (int step = 0; step < cSteps; ++step)
         {
             const double t = double(step) / cSteps;
-            // From 1.6 of the size away in to 0.5 and back, twice, sliding sideways; the box turning. The body
-            // stays on the primitive's `away` side, as when the body moves.
+            // From 1.6 of the size away in to 0.5 and back, twice, sliding sideways; the box turning. The
+            // body stays on the primitive's `away` side, as when the body moves.
             const double distance = size * (1.6 - 1.1 * std::pow(std::sin(2.0 * M_PI * t), 2.0));
             const Vec3d offset = -(distance * test.away + 0.2 * size * std::sin(3.0 * t) * side);
             Primitive primitive = test.primitive;
@@ -338,48 +341,37 @@ TEST(PrimitivePairCache, MovingPrimitivesGiveTheDescentsContacts)
             const std::uint64_t reusesBefore = cache.Reuses();
             Query(deformed, primitive, &cache, fromCache, cacheStats);
             ExpectIdentical(fromDescent, fromCache, step, test.name);
-            std::set<std::uint32_t> now;
-            for (const ProxyContact& contact : fromDescent)
-                now.insert(contact.nodeA);
-            const bool reused = cache.Reuses() > reusesBefore;
-            bool newProxies = false;
-            for (const std::uint32_t node : now)
-                newProxies = newProxies || previous.count(node) == 0;
-            if (!now.empty())
-            {
-                ++stepsInContact;
-                reusedSteps += reused ? 1 : 0;
-                reusedWithNewProxies += reused && newProxies ? 1 : 0;
-            }
-            previous = std::move(now);
+            tally.Step(fromDescent, cache.Reuses() > reusesBefore);
         }
-        std::cout << "[ info ] moving " << test.name << ": " << stepsInContact << " steps in contact, "
-                  << reusedSteps << " answered from the list (" << reusedWithNewProxies
+        std::cout << "[ info ] moving " << test.name << ": " << tally.stepsInContact << " steps in contact, "
+                  << tally.reusedSteps << " answered from the list (" << tally.reusedWithNewProxies
                   << " with proxies new to the contacts); " << cache.Descents() << " descents in all\n";
         if (std::holds_alternative<Plane>(test.primitive))
         {
-            EXPECT_GT(stepsInContact, 0);
+            EXPECT_GT(tally.stepsInContact, 0);
             EXPECT_EQ(cache.Reuses(), 0u) << "a moved plane is another plane";
             continue;
         }
-        EXPECT_GT(stepsInContact, cSteps / 4) << test.name;
-        EXPECT_GT(reusedSteps, stepsInContact / 2) << test.name;
-        EXPECT_GT(reusedWithNewProxies, 5) << test.name;
+        EXPECT_GT(tally.stepsInContact, cSteps / 4) << test.name;
+        EXPECT_GT(tally.reusedSteps, tally.stepsInContact / 2) << test.name;
+        EXPECT_GT(tally.reusedWithNewProxies, 5) << test.name;
     }
 }
 
 // The primitive's own motion alone, slowly (a fraction of the skin a step, so lists are reused for many
 // steps), brings parts of the body that were far beyond the skin within reach: a sphere sliding into the
-// resting body, and a long box and a long capsule turning so that an end sweeps into it. Every step must give exactly the descent's contacts, and lists must have answered steps that found
-// proxies new to the contacts: a bound that left out the primitive's motion (its frame's, or the capsule's
-// change of axis) would keep a list too long and miss them.
+// resting body, and a long box and a long capsule turning so that an end sweeps into it. Every step must give
+// exactly the descent's contacts, and lists must have answered steps that found proxies new to the contacts:
+// a bound that left out the primitive's motion (its frame's, or the capsule's change of axis) would keep a
+// list too long and miss them.
 TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
 {
     std::mt19937 random(67);
     QueryBody body(ShapeTree("chair", 1500, 6), 9);
     const double size = body.Size();
     body.pose.rotation = RandomRotation(random);
-    body.pose.translation = -(body.pose.rotation * body.tree->GetModel().RestBounds().center().cast<double>());
+    body.pose.translation =
+        -(body.pose.rotation * body.tree->GetModel().RestBounds().center().cast<double>());
     const double inflate = 0.01 * size;
     // How far the body's nearest vertex is from a point (the body's triangles at q = 0).
     const std::vector<Tri> triangles = WorldTriangles(body);
@@ -413,9 +405,9 @@ TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
                            : motion == EMotion::BoxTurning  ? "box turning"
                                                             : "capsule turning";
         // The sphere (radius 0.2 of the size) slides 15% of the size in. The box and the capsule, 1.2 sizes
-        // long and 0.08 thick, lie across `direction`, an end that far from the body, and turn (the box by 0.5
-        // rad about its centre, the capsule by 0.25 about its far end), so that this end sweeps 0.29 of the
-        // size towards the body.
+        // long and 0.08 thick, lie across `direction`, an end that far from the body, and turn (the box by
+        // 0.5 rad about its centre, the capsule by 0.25 about its far end), so that this end sweeps 0.29 of
+        // the size towards the body.
         const double radius = 0.2 * size;
         const Vec3d start = approach(radius);
         const Vec3d end = approach(0.04 * size);
@@ -427,8 +419,7 @@ TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
         axes.col(2) = pivotAxis;
         const Vec3d centre = end + 0.6 * size * across;
         PrimitivePairCache cache(0.02 * size);
-        std::set<std::uint32_t> previous;
-        int reusedWithNewProxies = 0, stepsInContact = 0;
+        ReuseTally tally;
         constexpr int cSteps = 400;
         for (int step = 0; step <= cSteps; ++step)
         {
@@ -459,8 +450,8 @@ TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
             }
             case EMotion::CapsuleTurning:
             {
-                // Turning by half as much about its far end a, so that its frame (at a) stays put and only its
-                // axis turns: the near end b sweeps in as the box's does.
+                // Turning by half as much about its far end a, so that its frame (at a) stays put and only
+                // its axis turns: the near end b sweeps in as the box's does.
                 const Mat3d halfTurned = Eigen::AngleAxisd(-0.25 * s, pivotAxis).toRotationMatrix() * axes;
                 const Vec3d far = end + 1.2 * size * across;
                 const Capsule capsule{far, far - 1.2 * size * halfTurned.col(0), 0.04 * size};
@@ -470,21 +461,13 @@ TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
             }
             }
             ExpectIdentical(fromDescent, fromCache, step, name);
-            std::set<std::uint32_t> now;
-            for (const ProxyContact& contact : fromDescent)
-                now.insert(contact.nodeA);
-            bool newProxies = false;
-            for (const std::uint32_t node : now)
-                newProxies = newProxies || previous.count(node) == 0;
-            stepsInContact += now.empty() ? 0 : 1;
-            reusedWithNewProxies += cache.Reuses() > reuses && newProxies ? 1 : 0;
-            previous = std::move(now);
+            tally.Step(fromDescent, cache.Reuses() > reuses);
         }
-        std::cout << "[ info ] " << name << ": " << stepsInContact << " steps in contact, " << cache.Reuses()
-                  << " answered from the list (" << reusedWithNewProxies
+        std::cout << "[ info ] " << name << ": " << tally.stepsInContact << " steps in contact, "
+                  << cache.Reuses() << " answered from the list (" << tally.reusedWithNewProxies
                   << " with proxies new to the contacts), " << cache.Descents() << " descents\n";
-        EXPECT_GT(stepsInContact, cSteps / 4) << name;
-        EXPECT_GT(reusedWithNewProxies, 3) << name;
+        EXPECT_GT(tally.stepsInContact, cSteps / 4) << name;
+        EXPECT_GT(tally.reusedWithNewProxies, 3) << name;
         EXPECT_GT(cache.Reuses(), 3u * cache.Descents()) << name;
     }
 }
