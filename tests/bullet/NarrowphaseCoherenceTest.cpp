@@ -134,6 +134,18 @@ void AppendBytes(std::vector<unsigned char>& ioBytes, const T* inValues, std::si
     std::memcpy(ioBytes.data() + at, inValues, inCount * sizeof(T));
 }
 
+// A rigid body's transform (basis rows and origin, without Bullet's unused fourth lanes) and velocities, as
+// bytes.
+void AppendRigidState(std::vector<unsigned char>& ioBytes, const btRigidBody& inBody)
+{
+    const btTransform& transform = inBody.getWorldTransform();
+    for (int row = 0; row < 3; ++row)
+        AppendBytes(ioBytes, &transform.getBasis()[row][0], 3);
+    AppendBytes(ioBytes, &transform.getOrigin()[0], 3);
+    AppendBytes(ioBytes, &inBody.getLinearVelocity()[0], 3);
+    AppendBytes(ioBytes, &inBody.getAngularVelocity()[0], 3);
+}
+
 // Everything a step decides, as bytes: each body's transform (basis rows and origin, without Bullet's unused
 // fourth lanes), velocities, q (double and the float the trees see) and q̇.
 std::vector<unsigned char> Snapshot(World& inWorld)
@@ -141,12 +153,7 @@ std::vector<unsigned char> Snapshot(World& inWorld)
     std::vector<unsigned char> bytes;
     for (btRigidBody* body : inWorld.Bodies())
     {
-        const btTransform& transform = body->getWorldTransform();
-        for (int row = 0; row < 3; ++row)
-            AppendBytes(bytes, &transform.getBasis()[row][0], 3);
-        AppendBytes(bytes, &transform.getOrigin()[0], 3);
-        AppendBytes(bytes, &body->getLinearVelocity()[0], 3);
-        AppendBytes(bytes, &body->getAngularVelocity()[0], 3);
+        AppendRigidState(bytes, *body);
         const ModalDynamics& dynamics = World::Shape(body)->Dynamics();
         AppendBytes(bytes, dynamics.QDouble().data(), dynamics.QDouble().size());
         AppendBytes(bytes, dynamics.Q().data(), dynamics.Q().size());
@@ -436,15 +443,8 @@ TEST(PrimitiveCache, RigidBodiesOnADeformableStepIdentically)
         std::vector<unsigned char> State()
         {
             std::vector<unsigned char> bytes = Snapshot(world.Deformables());
-            for (btRigidBody* body : rigid)
-            {
-                const btTransform& transform = body->getWorldTransform();
-                for (int row = 0; row < 3; ++row)
-                    AppendBytes(bytes, &transform.getBasis()[row][0], 3);
-                AppendBytes(bytes, &transform.getOrigin()[0], 3);
-                AppendBytes(bytes, &body->getLinearVelocity()[0], 3);
-                AppendBytes(bytes, &body->getAngularVelocity()[0], 3);
-            }
+            for (const btRigidBody* body : rigid)
+                AppendRigidState(bytes, *body);
             return bytes;
         }
         SampleWorld world;
