@@ -29,6 +29,17 @@ std::uint32_t RegionOf(const BDTree& inTree, std::uint32_t inNode, std::uint32_t
     return node;
 }
 
+bool InRegion(const BDTree& inTree, std::uint32_t inNode, std::uint32_t inRegion, std::uint32_t inRegionLevel)
+{
+    // Below the region level, the node's region is the one node at that level (or the leaf above it) whose
+    // triangle range holds the node's first triangle: the ranges of a level partition the triangles.
+    const BDTreeNode& target = inTree.Node(inNode);
+    const BDTreeNode& region = inTree.Node(inRegion);
+    return target.level > inRegionLevel && region.level <= inRegionLevel &&
+           target.firstTriangle >= region.firstTriangle &&
+           target.firstTriangle < region.firstTriangle + region.triangleCount;
+}
+
 namespace
 {
 
@@ -53,13 +64,35 @@ void AssignRegions(std::span<const PairContact> inContacts, std::span<const std:
     if (inContacts.empty())
         return;
 
+    // One region, the common case (a body resting on a ball, a box or a small patch of ground): all its
+    // contacts go to it.
+    if (std::all_of(inKeys.begin(), inKeys.end(), [&](std::uint32_t inKey) { return inKey == inKeys[0]; }))
+    {
+        outAssignment.keys.push_back(inKeys[0]);
+        return;
+    }
+
     // Distinct keys, ascending.
-    thread_local std::vector<RegionInfo> regions;
-    regions.clear();
     thread_local std::vector<std::uint32_t> sortedKeys;
     sortedKeys.assign(inKeys.begin(), inKeys.end());
     std::sort(sortedKeys.begin(), sortedKeys.end());
     sortedKeys.erase(std::unique(sortedKeys.begin(), sortedKeys.end()), sortedKeys.end());
+    const auto regionIndex = [&](std::uint32_t inKey) {
+        return std::uint32_t(std::lower_bound(sortedKeys.begin(), sortedKeys.end(), inKey) -
+                             sortedKeys.begin());
+    };
+    const std::uint32_t cap = std::max<std::uint32_t>(inMaxRegions, 1);
+    if (sortedKeys.size() <= cap)
+    {
+        outAssignment.keys = sortedKeys;
+        for (std::size_t i = 0; i < inContacts.size(); ++i)
+            outAssignment.ofContact[i] = regionIndex(inKeys[i]);
+        return;
+    }
+
+    // More regions than the cap: each region's persistence, deepest contact and centroid rank them.
+    thread_local std::vector<RegionInfo> regions;
+    regions.clear();
     for (std::uint32_t key : sortedKeys)
     {
         RegionInfo info;
@@ -67,10 +100,6 @@ void AssignRegions(std::span<const PairContact> inContacts, std::span<const std:
         info.previous = std::find(inPreviousKeys.begin(), inPreviousKeys.end(), key) != inPreviousKeys.end();
         regions.push_back(info);
     }
-    const auto regionIndex = [&](std::uint32_t inKey) {
-        return std::uint32_t(std::lower_bound(sortedKeys.begin(), sortedKeys.end(), inKey) -
-                             sortedKeys.begin());
-    };
     for (std::size_t i = 0; i < inContacts.size(); ++i)
     {
         RegionInfo& info = regions[regionIndex(inKeys[i])];
@@ -80,15 +109,6 @@ void AssignRegions(std::span<const PairContact> inContacts, std::span<const std:
     }
     for (RegionInfo& info : regions)
         info.centroid /= double(info.count);
-
-    const std::uint32_t cap = std::max<std::uint32_t>(inMaxRegions, 1);
-    if (regions.size() <= cap)
-    {
-        outAssignment.keys = sortedKeys;
-        for (std::size_t i = 0; i < inContacts.size(); ++i)
-            outAssignment.ofContact[i] = regionIndex(inKeys[i]);
-        return;
-    }
 
     // Rank: persistent regions first (their manifolds and warm starts survive), then the deepest.
     thread_local std::vector<std::uint32_t> order;

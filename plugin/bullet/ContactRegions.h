@@ -23,6 +23,13 @@ std::uint32_t RegionLevel(std::uint32_t inProxyLevel, std::uint32_t inRegionDept
 /// holds the node's first triangle: O(level), no parent links needed.
 std::uint32_t RegionOf(const BDTree& inTree, std::uint32_t inNode, std::uint32_t inRegionLevel);
 
+/// True when `inNode` is below the region level and its region (`RegionOf` at `inRegionLevel`) is
+/// `inRegion`, itself a result of `RegionOf` at that level: its first triangle is in the region's range.
+/// False for a node at or above the level (its own region). O(1): a pair's contacts are mostly neighbours,
+/// so their regions are checked against the last one found before descending for them.
+bool InRegion(const BDTree& inTree, std::uint32_t inNode, std::uint32_t inRegion,
+              std::uint32_t inRegionLevel);
+
 /// The regions kept for a pair and the region of each contact.
 struct RegionAssignment
 {

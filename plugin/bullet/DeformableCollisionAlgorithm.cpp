@@ -459,8 +459,17 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
     const std::uint32_t regionLevel = RegionLevel(shapeA.State().Proxies().Level(), settings.regionDepth);
     thread_local std::vector<std::uint32_t> keys;
     keys.resize(inContacts.size());
+    const BDTree& tree = shapeA.State().Tree();
+    std::uint32_t lastRegion = cNoIndex;
     for (std::size_t i = 0; i < inContacts.size(); ++i)
-        keys[i] = RegionOf(shapeA.State().Tree(), inContacts[i].node0, regionLevel);
+    {
+        // A pair's contacts are mostly neighbours: one in the last one's region is found without descending.
+        const std::uint32_t node = inContacts[i].node0;
+        if (lastRegion != cNoIndex && InRegion(tree, node, lastRegion, regionLevel))
+            keys[i] = lastRegion;
+        else
+            keys[i] = lastRegion = RegionOf(tree, node, regionLevel);
+    }
 
     thread_local std::vector<std::uint32_t> previousKeys;
     previousKeys.clear();
@@ -485,11 +494,13 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
         const std::uint32_t key = assignment.keys[k];
         // Last step's points of this region keep their place unless clearly beaten (`ReduceContacts`): by
         // more than a tenth of the contact breaking threshold in depth (Bullet's own scale for a point's
-        // persistence) or a tenth in spread.
+        // persistence) or a tenth in spread. (A region of at most 4 contacts keeps them all: no flags.)
         keptFlags.assign(members[k].size(), 0);
         const auto previousRegion =
-            std::find_if(mManifolds.begin(), mManifolds.end(),
-                         [key](const RegionManifold& inRegion) { return inRegion.region == key; });
+            members[k].size() <= 4
+                ? mManifolds.end()
+                : std::find_if(mManifolds.begin(), mManifolds.end(),
+                               [key](const RegionManifold& inRegion) { return inRegion.region == key; });
         if (previousRegion != mManifolds.end())
             for (std::size_t c = 0; c < members[k].size(); ++c)
             {
@@ -548,6 +559,7 @@ void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper&
     thread_local std::vector<btManifoldPoint> points;
     next.clear();
     std::uint32_t begin = 0;
+    const PairMaterial material = CombineMaterial(objectA, objectB);
     for (std::size_t k = 0; k < inPlan.keys.size(); ++k)
     {
         const std::uint32_t key = inPlan.keys[k];
@@ -556,7 +568,7 @@ void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper&
         for (std::uint32_t i = begin; i < end; ++i)
         {
             const PairContact& contact = inPlan.points[i];
-            btManifoldPoint point = MakeManifoldPoint(contact, key, objectA, objectB, inTimeStep);
+            btManifoldPoint point = MakeManifoldPoint(contact, key, objectA, objectB, inTimeStep, material);
             const auto [partB, indexB] = OtherIdentifiers(contact, inB);
             point.m_partId1 = partB;
             point.m_index1 = indexB;

@@ -22,9 +22,40 @@ btScalar Combine(CalculateCombinedCallback inCallback,
 
 } // namespace
 
+PairMaterial CombineMaterial(const btCollisionObject& inA, const btCollisionObject& inB)
+{
+    PairMaterial material;
+    material.friction =
+        Combine(gCalculateCombinedFrictionCallback, &btManifoldResult::calculateCombinedFriction, inA, inB);
+    material.restitution = Combine(gCalculateCombinedRestitutionCallback,
+                                   &btManifoldResult::calculateCombinedRestitution, inA, inB);
+    material.rollingFriction = Combine(gCalculateCombinedRollingFrictionCallback,
+                                       &btManifoldResult::calculateCombinedRollingFriction, inA, inB);
+    material.spinningFriction = Combine(gCalculateCombinedSpinningFrictionCallback,
+                                        &btManifoldResult::calculateCombinedSpinningFriction, inA, inB);
+    const int flags = inA.getCollisionFlags() | inB.getCollisionFlags();
+    material.stiffnessDamping = (flags & btCollisionObject::CF_HAS_CONTACT_STIFFNESS_DAMPING) != 0;
+    if (material.stiffnessDamping)
+    {
+        material.contactDamping = Combine(gCalculateCombinedContactDampingCallback,
+                                          &btManifoldResult::calculateCombinedContactDamping, inA, inB);
+        material.contactStiffness = Combine(gCalculateCombinedContactStiffnessCallback,
+                                            &btManifoldResult::calculateCombinedContactStiffness, inA, inB);
+    }
+    material.frictionAnchor = (flags & btCollisionObject::CF_HAS_FRICTION_ANCHOR) != 0;
+    return material;
+}
+
 btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
                                   const btCollisionObject& inA, const btCollisionObject& inB,
                                   double inTimeStep)
+{
+    return MakeManifoldPoint(inContact, inRegion, inA, inB, inTimeStep, CombineMaterial(inA, inB));
+}
+
+btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
+                                  const btCollisionObject& inA, const btCollisionObject& inB,
+                                  double inTimeStep, const PairMaterial& inMaterial)
 {
     const btVector3 normal = ToBtVector(inContact.normal);
     const btVector3 pointOnB = ToBtVector(inContact.pointOnB);
@@ -34,24 +65,14 @@ btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t in
     point.m_positionWorldOnA = pointOnA;
     point.m_positionWorldOnB = pointOnB;
 
-    point.m_combinedFriction =
-        Combine(gCalculateCombinedFrictionCallback, &btManifoldResult::calculateCombinedFriction, inA, inB);
-    point.m_combinedRestitution = Combine(gCalculateCombinedRestitutionCallback,
-                                          &btManifoldResult::calculateCombinedRestitution, inA, inB);
-    point.m_combinedRollingFriction = Combine(gCalculateCombinedRollingFrictionCallback,
-                                              &btManifoldResult::calculateCombinedRollingFriction, inA, inB);
-    point.m_combinedSpinningFriction =
-        Combine(gCalculateCombinedSpinningFrictionCallback,
-                &btManifoldResult::calculateCombinedSpinningFriction, inA, inB);
-    if (((inA.getCollisionFlags() | inB.getCollisionFlags()) &
-         btCollisionObject::CF_HAS_CONTACT_STIFFNESS_DAMPING) != 0)
+    point.m_combinedFriction = inMaterial.friction;
+    point.m_combinedRestitution = inMaterial.restitution;
+    point.m_combinedRollingFriction = inMaterial.rollingFriction;
+    point.m_combinedSpinningFriction = inMaterial.spinningFriction;
+    if (inMaterial.stiffnessDamping)
     {
-        point.m_combinedContactDamping1 =
-            Combine(gCalculateCombinedContactDampingCallback,
-                    &btManifoldResult::calculateCombinedContactDamping, inA, inB);
-        point.m_combinedContactStiffness1 =
-            Combine(gCalculateCombinedContactStiffnessCallback,
-                    &btManifoldResult::calculateCombinedContactStiffness, inA, inB);
+        point.m_combinedContactDamping1 = inMaterial.contactDamping;
+        point.m_combinedContactStiffness1 = inMaterial.contactStiffness;
         point.m_contactPointFlags |= BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING;
     }
     if (inContact.compliance > 0.0 && std::isfinite(inContact.compliance))
@@ -76,8 +97,7 @@ btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t in
         point.m_contactCFM = btScalar(cfm);
         point.m_contactPointFlags |= BT_CONTACT_FLAG_HAS_CONTACT_CFM;
     }
-    if (((inA.getCollisionFlags() | inB.getCollisionFlags()) & btCollisionObject::CF_HAS_FRICTION_ANCHOR) !=
-        0)
+    if (inMaterial.frictionAnchor)
         point.m_contactPointFlags |= BT_CONTACT_FLAG_FRICTION_ANCHOR;
     btPlaneSpace1(point.m_normalWorldOnB, point.m_lateralFrictionDir1, point.m_lateralFrictionDir2);
 

@@ -36,6 +36,26 @@ btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t in
                                   const btCollisionObject& inA, const btCollisionObject& inB,
                                   double inTimeStep);
 
+/// What `MakeManifoldPoint` combines from a pair's two objects (the same for all its points): friction,
+/// restitution, rolling and spinning friction, contact damping and stiffness (when either object has
+/// them), the friction anchor.
+struct PairMaterial
+{
+    btScalar friction = 0, restitution = 0, rollingFriction = 0, spinningFriction = 0;
+    btScalar contactDamping = 0, contactStiffness = 0;
+    bool stiffnessDamping = false;
+    bool frictionAnchor = false;
+};
+
+/// The material of the pair (A, B), through Bullet's global combine callbacks where set (the narrowphase
+/// calls them once per pair and step, where Bullet's algorithms call them per point).
+PairMaterial CombineMaterial(const btCollisionObject& inA, const btCollisionObject& inB);
+
+/// `MakeManifoldPoint` with the pair's material combined once for all its points.
+btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
+                                  const btCollisionObject& inA, const btCollisionObject& inB,
+                                  double inTimeStep, const PairMaterial& inMaterial);
+
 /// A point as the narrowphase last wrote it into a manifold: its identifiers and lifetime. Bullet's
 /// refreshContactPoints, which btCompoundCollisionAlgorithm runs on its children's manifolds every step,
 /// counts m_lifeTime up too (and may drop points), so the lifetime is kept here rather than read back.

@@ -9,6 +9,7 @@
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
+#include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
@@ -118,6 +119,53 @@ TEST(ContactRegions, RegionIsTheAncestorRegionDepthLevelsAboveTheProxies)
             EXPECT_LE(regions.size(), std::size_t(1) << regionLevel);
         }
     }
+}
+
+TEST(ContactRegions, InRegionAgreesWithRegionOf)
+{
+    // Brute force: every proxy against every region `RegionOf` gives at that level.
+    const BDTree& tree = BoxAsset()->Tree();
+    int inside = 0;
+    for (const std::uint32_t proxyLevel : {3u, 5u, 7u})
+    {
+        const ProxyLevel& proxies = *BoxAsset()->Proxies(proxyLevel);
+        for (const std::uint32_t depth : {0u, 1u, 3u, 10u})
+        {
+            const std::uint32_t regionLevel = RegionLevel(proxies.Level(), depth);
+            std::set<std::uint32_t> regions;
+            for (const std::uint32_t node : ProxyNodes(proxies))
+                regions.insert(RegionOf(tree, node, regionLevel));
+            for (const std::uint32_t node : ProxyNodes(proxies))
+                for (const std::uint32_t region : regions)
+                {
+                    const bool expected =
+                        tree.Node(node).level > regionLevel && RegionOf(tree, node, regionLevel) == region;
+                    ASSERT_EQ(InRegion(tree, node, region, regionLevel), expected)
+                        << "level " << proxyLevel << " depth " << depth << " node " << node << " region "
+                        << region;
+                    inside += expected ? 1 : 0;
+                }
+        }
+    }
+    EXPECT_GT(inside, 100);
+}
+
+TEST(ContactRegions, OneRegionTakesEveryContact)
+{
+    std::vector<PairContact> contacts(5);
+    for (std::size_t i = 0; i < contacts.size(); ++i)
+        contacts[i].distance = -0.01 * double(i);
+    const std::vector<std::uint32_t> keys(contacts.size(), 42);
+    RegionAssignment assignment;
+    assignment.keys = {7, 8};
+    for (const std::uint32_t cap : {1u, 3u})
+        for (const std::vector<std::uint32_t>& previous :
+             {std::vector<std::uint32_t>{}, std::vector<std::uint32_t>{41, 42}})
+        {
+            AssignRegions(contacts, keys, previous, cap, assignment);
+            EXPECT_EQ(assignment.keys, (std::vector<std::uint32_t>{42}));
+            EXPECT_EQ(assignment.ofContact, std::vector<std::uint32_t>(contacts.size(), 0u));
+        }
 }
 
 TEST(ContactRegions, ReductionKeepsTheDeepestAndMostOfTheBestSpread)
@@ -685,6 +733,59 @@ TEST(ContactManifolds, ModalComplianceIsThePointsCfmInSeriesWithContactStiffness
         const double cfm = 0.003 + 1.0 / (step * k + c);
         EXPECT_NEAR(point.m_contactCFM, cfm, 1e-6 * cfm);
         EXPECT_NEAR(point.m_contactERP, step * k / (step * k + c), 1e-6);
+    }
+}
+
+TEST(ContactManifolds, PairMaterialIsBulletsCombinationOfTheTwoObjects)
+{
+    btSphereShape sphere(0.5);
+    btCollisionObject a, b;
+    a.setCollisionShape(&sphere);
+    b.setCollisionShape(&sphere);
+    a.setFriction(0.3);
+    b.setFriction(0.8);
+    a.setRestitution(0.5);
+    b.setRestitution(0.2);
+    a.setRollingFriction(0.01);
+    b.setRollingFriction(0.04);
+    a.setSpinningFriction(0.02);
+    b.setSpinningFriction(0.05);
+    const double h = 1.0 / 60.0;
+    for (const bool soft : {false, true})
+    {
+        if (soft)
+        {
+            a.setContactStiffnessAndDamping(2e4, 30);
+            b.setCollisionFlags(b.getCollisionFlags() | btCollisionObject::CF_HAS_FRICTION_ANCHOR);
+        }
+        const PairMaterial material = CombineMaterial(a, b);
+        EXPECT_EQ(material.friction, btManifoldResult::calculateCombinedFriction(&a, &b));
+        EXPECT_EQ(material.restitution, btManifoldResult::calculateCombinedRestitution(&a, &b));
+        EXPECT_EQ(material.rollingFriction, btManifoldResult::calculateCombinedRollingFriction(&a, &b));
+        EXPECT_EQ(material.spinningFriction, btManifoldResult::calculateCombinedSpinningFriction(&a, &b));
+        EXPECT_EQ(material.stiffnessDamping, soft);
+        EXPECT_EQ(material.frictionAnchor, soft);
+        if (soft)
+        {
+            EXPECT_EQ(material.contactStiffness, btManifoldResult::calculateCombinedContactStiffness(&a, &b));
+            EXPECT_EQ(material.contactDamping, btManifoldResult::calculateCombinedContactDamping(&a, &b));
+        }
+        // A point made with the pair's material is the point made without it.
+        for (const double compliance : {0.0, 0.003})
+        {
+            const PairContact contact = PredictedContact(-0.01, 0.002, compliance, 0.2);
+            const btManifoldPoint once = MakeManifoldPoint(contact, 3, a, b, h, material);
+            const btManifoldPoint each = MakeManifoldPoint(contact, 3, a, b, h);
+            EXPECT_EQ(once.m_combinedFriction, each.m_combinedFriction);
+            EXPECT_EQ(once.m_combinedRestitution, each.m_combinedRestitution);
+            EXPECT_EQ(once.m_combinedRollingFriction, each.m_combinedRollingFriction);
+            EXPECT_EQ(once.m_combinedSpinningFriction, each.m_combinedSpinningFriction);
+            EXPECT_EQ(once.m_contactPointFlags, each.m_contactPointFlags);
+            EXPECT_EQ(once.m_contactCFM, each.m_contactCFM);
+            EXPECT_EQ(once.m_contactERP, each.m_contactERP);
+            EXPECT_EQ(once.m_distance1, each.m_distance1);
+            EXPECT_EQ((once.m_contactPointFlags & BT_CONTACT_FLAG_FRICTION_ANCHOR) != 0, soft);
+        }
     }
 }
 
