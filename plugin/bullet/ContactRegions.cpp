@@ -212,7 +212,7 @@ void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std
                     double inDepthTolerance, double inSpreadTolerance)
 {
     outChosen.clear();
-    if (inCandidates.size() <= 4)
+    if (inCandidates.size() <= cReducedPointCount)
     {
         outChosen.assign(inCandidates.begin(), inCandidates.end());
         return;

@@ -8,6 +8,7 @@
 #include "ContactGeneration.h"
 
 #include <bdt/core/BDTree.h>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -44,6 +45,9 @@ struct RegionAssignment
 void AssignRegions(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
                    std::span<const std::uint32_t> inPreviousKeys, std::uint32_t inMaxRegions,
                    RegionAssignment& outAssignment);
+
+/// The most points `ReduceContacts` keeps of a region: a persistent manifold's four.
+inline constexpr std::size_t cReducedPointCount = 4;
 
 /// Chooses at most 4 of the contacts `inCandidates` (indices into `inContacts`), all of them when there are
 /// at most 4: the deepest (least distance) first, then the one farthest from it, then the one making the

@@ -494,10 +494,11 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
         const std::uint32_t key = assignment.keys[k];
         // Last step's points of this region keep their place unless clearly beaten (`ReduceContacts`): by
         // more than a tenth of the contact breaking threshold in depth (Bullet's own scale for a point's
-        // persistence) or a tenth in spread. (A region of at most 4 contacts keeps them all: no flags.)
+        // persistence) or a tenth in spread. (A region of at most `cReducedPointCount` contacts keeps them
+        // all: no flags.)
         keptFlags.assign(members[k].size(), 0);
         const auto previousRegion =
-            members[k].size() <= 4
+            members[k].size() <= cReducedPointCount
                 ? mManifolds.end()
                 : std::find_if(mManifolds.begin(), mManifolds.end(),
                                [key](const RegionManifold& inRegion) { return inRegion.region == key; });
