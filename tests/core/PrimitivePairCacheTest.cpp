@@ -138,7 +138,9 @@ TEST(PrimitivePairCache, SameContactsAsTheDescentWhileTheBodyMoves)
         const Vec3d spinAxis = RandomDirection(random);
         const Vec3d side = test.away.cross(RandomDirection(random)).normalized();
         std::vector<float> q(body.tree->ModeCount(), 0.0f);
-        PrimitivePairCache cache(0.02 * size);
+        // A skin that lasts a few steps at this speed (at 0.02 each list answers one step, which does not pay
+        // for it: `SkinListHistory` holds off).
+        PrimitivePairCache cache(0.04 * size);
         ReuseTally tally;
         constexpr int cSteps = 400;
         for (int step = 0; step < cSteps; ++step)
@@ -304,7 +306,9 @@ TEST(PrimitivePairCache, MovingPrimitivesGiveTheDescentsContacts)
         const Vec3d side = test.away.cross(RandomDirection(random)).normalized();
         const Vec3d spinAxis = RandomDirection(random);
         std::vector<float> q(body.tree->ModeCount(), 0.0f);
-        PrimitivePairCache cache(0.02 * size);
+        // A skin that lasts a few steps at this speed (at 0.02 each list answers one step, which does not pay
+        // for it: `SkinListHistory` holds off).
+        PrimitivePairCache cache(0.04 * size);
         ReuseTally tally;
         constexpr int cSteps = 400;
         for (int step = 0; step < cSteps; ++step)
@@ -583,6 +587,7 @@ TEST(PrimitivePairCache, AListForAnotherPrimitiveStateOrScaleIsNotUsed)
     };
     check(deformed, ground, false, "first");
     check(deformed, ground, true, "same again");
+    check(deformed, ground, true, "and again (the list has paid: `SkinListHistory`)");
     Plane moved = ground;
     moved.offset = std::nextafter(ground.offset, 1.0);
     check(deformed, moved, false, "plane moved by one ulp");
@@ -627,6 +632,49 @@ TEST(PrimitivePairCache, AFastBodyDescendsWithoutTheSkin)
     EXPECT_EQ(cache.Reuses(), 0u);
     EXPECT_EQ(cache.Descents(), std::uint64_t(cSteps));
     EXPECT_LT(double(cacheTests), 1.15 * double(descentTests));
+}
+
+// A list that answers one query does not pay for its widened descent (`PrimitivePairCache::cReusesThatPay`):
+// dropped after one reuse, the next descent keeps no list; dropped after two, the next descent makes one at
+// once. The contacts are the descent's throughout.
+TEST(PrimitivePairCache, AListUsedOnceDoesNotPayForItsDescent)
+{
+    QueryBody body(ShapeTree("chair", 1500, 6), 6);
+    const double size = body.Size();
+    const double skin = 0.02 * size;
+    const Plane ground{Vec3d::UnitY(), 0.0};
+    double lowest = 1e300;
+    for (const Vec3f& p : body.tree->GetModel().Positions())
+        lowest = std::min(lowest, double(p.y()));
+    for (const std::uint32_t reuses : {1u, 2u})
+    {
+        PrimitivePairCache cache(skin);
+        double sink = 0.0; // how far the body is in the ground (its lowest vertex)
+        const auto query = [&](const char* inWhat)
+        {
+            body.pose.translation = Vec3d(0.0, -lowest - sink, 0.0);
+            DeformedBody deformed = body.Body();
+            deformed.inflate = 0.01 * size;
+            std::vector<ProxyContact> fromDescent, fromCache;
+            QueryStats stats;
+            CollideProxies(deformed, ground, fromDescent, stats);
+            CollideProxies(deformed, ground, cache, fromCache, stats);
+            ExpectIdentical(fromDescent, fromCache, int(reuses), inWhat);
+            EXPECT_FALSE(fromDescent.empty()) << inWhat;
+        };
+        query("the list is made");
+        ASSERT_TRUE(cache.Valid());
+        for (std::uint32_t i = 0; i < reuses; ++i)
+            query("unmoved");
+        ASSERT_EQ(cache.Reuses(), reuses);
+        sink = 1.5 * skin; // beyond the skin: the list no longer answers
+        query("sunk by 1.5 skins");
+        EXPECT_EQ(cache.Descents(), 2u);
+        EXPECT_EQ(cache.Valid(), reuses == 2)
+            << reuses << " reuses: a list is made again only after one that paid";
+        query("sunk, unmoved");
+        EXPECT_TRUE(cache.Valid()) << "the hold-off is one descent";
+    }
 }
 
 } // namespace

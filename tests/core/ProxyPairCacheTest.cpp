@@ -286,5 +286,37 @@ TEST(ProxyPairCache, AListOfOtherBodiesOrSettingsIsNotUsed)
     EXPECT_EQ(cache.Size(), 0u);
 }
 
+// Between two bodies a list that answered one query has paid (unlike `PrimitivePairCache`'s): moved beyond
+// the skin after one reuse, the pair makes a new list at once. The contacts are the descent's throughout.
+TEST(ProxyPairCache, AListUsedOncePaysForItsDescent)
+{
+    QueryBody a(ShapeTree("sphere", 600, 4), 6);
+    QueryBody b(ShapeTree("torus", 800, 4), 6);
+    const double skin = 0.01 * a.Size();
+    ProxyPairCache cache(skin);
+    double press = 0.0; // how far B is pushed into A
+    const auto query = [&](const char* inWhat)
+    {
+        a.pose.translation = Vec3d::Zero();
+        b.pose.translation = Vec3d(0.5 * (a.Size() + b.Size()) - press, 0, 0) -
+                             b.tree->GetModel().RestBounds().center().cast<double>();
+        std::vector<ProxyContact> fromRoots, fromCache;
+        QueryStats stats;
+        CollideProxies(a.Body(), b.Body(), fromRoots, stats);
+        CollideProxies(a.Body(), b.Body(), cache, fromCache, stats);
+        ASSERT_FALSE(fromRoots.empty()) << inWhat << ": the bodies should touch";
+        ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), 0, inWhat);
+    };
+    query("the list is made");
+    query("unmoved");
+    ASSERT_EQ(cache.Reuses(), 1u);
+    press = 1.5 * skin; // beyond the skin: the list no longer answers
+    query("pressed in by 1.5 skins");
+    EXPECT_EQ(cache.Descents(), 2u);
+    EXPECT_TRUE(cache.Valid()) << "one reuse paid: the descent made a new list";
+    query("pressed, unmoved");
+    EXPECT_EQ(cache.Reuses(), 2u);
+}
+
 } // namespace
 } // namespace bdt
