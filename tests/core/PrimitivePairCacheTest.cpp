@@ -9,6 +9,8 @@
 #include "support/TestModels.h"
 
 #include <Eigen/Geometry>
+#include <algorithm>
+#include <bdt/core/Model.h>
 #include <bdt/core/PrimitivePairCache.h>
 #include <bdt/core/TreeQueries.h>
 #include <cmath>
@@ -91,6 +93,15 @@ struct ReuseTally
     std::set<std::uint32_t> previous;
     int stepsInContact = 0, reusedSteps = 0, reusedWithNewProxies = 0;
 };
+
+// The height (y) of a model's lowest rest vertex once turned by `inRotation`, model units.
+double LowestRestHeight(const Model& inModel, const Mat3d& inRotation = Mat3d::Identity())
+{
+    double lowest = 1e300;
+    for (const Vec3f& p : inModel.Positions())
+        lowest = std::min(lowest, (inRotation * p.cast<double>()).y());
+    return lowest;
+}
 
 // A random walk of q: each coordinate moves by up to `inStep`, kept within `inLimit`.
 void WalkQ(std::vector<float>& ioQ, double inStep, double inLimit, std::mt19937& ioRandom)
@@ -485,9 +496,7 @@ TEST(PrimitivePairCache, RestingBodyAnswersFromTheList)
     const double size = body.Size();
     const Plane ground{Vec3d::UnitY(), 0.0};
     // Resting on its lowest proxies: the lowest vertex just below the ground.
-    double lowest = 1e300;
-    for (const Vec3f& p : body.tree->GetModel().Positions())
-        lowest = std::min(lowest, double(p.y()));
+    const double lowest = LowestRestHeight(body.tree->GetModel());
     const Vec3d rest(0.0, -lowest - 1e-3 * size, 0.0);
     std::vector<float> q(body.tree->ModeCount(), 0.0f);
     PrimitivePairCache cache(0.02 * size);
@@ -535,9 +544,7 @@ TEST(PrimitivePairCache, ASmallBoundTestsOnlyTheNearBands)
     const double skin = 0.02 * size;
     // Tilted by 0.04 rad: the bottom face rises across it; its lowest corner 0.1 s into the ground.
     body.pose.rotation = Eigen::AngleAxisd(0.04, Vec3d::UnitZ()).toRotationMatrix();
-    double lowest = 1e300;
-    for (const Vec3f& p : body.tree->GetModel().Positions())
-        lowest = std::min(lowest, (body.pose.rotation * p.cast<double>()).y());
+    const double lowest = LowestRestHeight(body.tree->GetModel(), body.pose.rotation);
     body.pose.translation = Vec3d(0.0, -lowest - 0.1 * skin, 0.0);
     std::mt19937 random(3);
     ASSERT_TRUE(body.state->SetQ(RandomQ(body.tree->ModeCount(), 1e-5 * size, random)));
@@ -643,9 +650,7 @@ TEST(PrimitivePairCache, AListUsedOnceDoesNotPayForItsDescent)
     const double size = body.Size();
     const double skin = 0.02 * size;
     const Plane ground{Vec3d::UnitY(), 0.0};
-    double lowest = 1e300;
-    for (const Vec3f& p : body.tree->GetModel().Positions())
-        lowest = std::min(lowest, double(p.y()));
+    const double lowest = LowestRestHeight(body.tree->GetModel());
     for (const std::uint32_t reuses : {1u, 2u})
     {
         PrimitivePairCache cache(skin);
