@@ -2,7 +2,8 @@
 // several triangle counts with the same M smooth fields, animated (q prescribed, a few millimetres of
 // vibration), with rigid balls resting on its top face. The BD-Tree (`DeformableShape`, contacts at proxy
 // level L, spheres updated from q alone) against Bullet's btGImpactMeshShape with every vertex rewritten and
-// `updateBound()` every step, side by side in one run at each size.
+// `updateBound()` every step, side by side in one run at each size, with a rigid btBoxShape of the same
+// extents under the same balls as the floor: what the scene costs when nothing deforms.
 #include "BulletReducedScene.h"
 #include "GImpactMesh.h"
 #include "Scenario.h"
@@ -30,6 +31,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <unistd.h>
 
 namespace bdt::bench
@@ -95,20 +97,23 @@ void AddBalls(SampleWorld& ioWorld, const std::vector<Vec3d>& inCentres)
                          btTransform(btQuaternion::getIdentity(), ToBtVector(centre)), 0.2, 0.6f);
 }
 
-// Two scenes take turns by blocks of `cBlockSteps` steps: `inFirst(step, k)` for the steps of a block, then
-// `inSecond(step, k)` for the same steps (k: the step's index in its block), so that a slow moment of the
-// machine falls on both, while each block runs with the caches its own scene leaves (per-step turns would
-// make each scene start every step with the other's data in cache: at 100k triangles the refit's 20 MB).
+// Scenes take turns by blocks of `cBlockSteps` steps: the first scene's `(step, k)` for the steps of a block,
+// then the next scene's for the same steps (k: the step's index in its block), and so on, so that a slow
+// moment of the machine falls on all, while each block runs with the caches its own scene leaves (per-step
+// turns would make each scene start every step with the other's data in cache: at 100k triangles the refit's
+// 20 MB).
 constexpr int cBlockSteps = 20;
-template <class First, class Second> void TakeTurns(int inSteps, First&& inFirst, Second&& inSecond)
+template <class... Scenes> void TakeTurns(int inSteps, Scenes&&... inScenes)
 {
     for (int first = 0; first < inSteps; first += cBlockSteps)
     {
         const int last = std::min(inSteps, first + cBlockSteps);
-        for (int step = first; step < last; ++step)
-            inFirst(step, std::size_t(step - first));
-        for (int step = first; step < last; ++step)
-            inSecond(step, std::size_t(step - first));
+        const auto block = [&](auto& ioScene)
+        {
+            for (int step = first; step < last; ++step)
+                ioScene(step, std::size_t(step - first));
+        };
+        (block(inScenes), ...);
     }
 }
 
@@ -197,9 +202,26 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
                      btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre)));
     AddBalls(gWorld, BallCentres(inOptions.balls, 1.0));
 
-    Series bd, gi;
+    // The rigid floor: a static btBoxShape of the mesh's rest extents where the mesh's rest bounds are (the
+    // rest frame's origin at cBoxCentre, unrotated), the same balls. Nothing deforms: its collision cost is
+    // what Bullet pays for the scene without the plugin.
+    Vec3d low = Vec3d::Constant(std::numeric_limits<double>::infinity()), high = -low;
+    for (const Vec3f& position : model.Positions())
+    {
+        low = low.cwiseMin(position.cast<double>());
+        high = high.cwiseMax(position.cast<double>());
+    }
+    SampleWorld rigidWorld;
+    rigidWorld.AddGroundPlane();
+    rigidWorld.AddStatic(
+        std::make_unique<btBoxShape>(ToBtVector(0.5 * (high - low))),
+        btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre + 0.5 * (low + high))));
+    AddBalls(rigidWorld, BallCentres(inOptions.balls, 1.0));
+
+    Series bd, gi, rigid;
     std::vector<float> q;
-    std::vector<std::vector<float>> held(cBlockSteps); // the q the BD-Tree's body held at each step of a block
+    std::vector<std::vector<float>> held(
+        cBlockSteps); // the q the BD-Tree's body held at each step of a block
     std::vector<Vec3f> deformed(model.VertexCount());
     TakeTurns(
         inOptions.steps,
@@ -219,8 +241,8 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
         },
         [&](int, std::size_t inInBlock)
         {
-            // GImpact: every vertex deformed with the q the BD-Tree's body held at this step (its strain limit
-            // may have clamped the prescribed one), and the tree refitted.
+            // GImpact: every vertex deformed with the q the BD-Tree's body held at this step (its strain
+            // limit may have clamped the prescribed one), and the tree refitted.
             start = Clock::now();
             DeformVertices(model, held[inInBlock], deformed);
             gimpact.Update(deformed);
@@ -229,20 +251,29 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
             gWorld.Step(1, cTimeStep);
             gi.Add(updateMs, gWorld.Deformables().Stats().collisionMs, MsSince(start),
                    *gWorld.Dynamics().getDispatcher());
+        },
+        [&](int, std::size_t)
+        {
+            start = Clock::now();
+            rigidWorld.Step(1, cTimeStep);
+            rigid.Add(0.0, rigidWorld.Deformables().Stats().collisionMs, MsSince(start),
+                      *rigidWorld.Dynamics().getDispatcher());
         });
     nlohmann::json report = {{"triangles", model.TriangleCount()},
                              {"vertices", model.VertexCount()},
                              {"nodes", tree->NodeCount()},
                              {"build_ms", buildMs},
                              {"bdtree", bd.Report()},
-                             {"gimpact", gi.Report()}};
+                             {"gimpact", gi.Report()},
+                             {"rigid_box", rigid.Report()}};
     const double bdMs = report["bdtree"]["collision_ms_median"],
-                 giMs = report["gimpact"]["collision_ms_median"];
-    std::printf("%10zu %9.0f %12.4f %12.4f %9.0f %12.4f %12.4f %9.0f %10.1f\n", model.TriangleCount(),
-                buildMs, bdMs, double(report["bdtree"]["step_ms_median"]),
+                 giMs = report["gimpact"]["collision_ms_median"],
+                 boxMs = report["rigid_box"]["collision_ms_median"];
+    std::printf("%10zu %9.0f %12.4f %12.4f %9.0f %12.4f %12.4f %9.0f %10.1f %12.4f %9.2f\n",
+                model.TriangleCount(), buildMs, bdMs, double(report["bdtree"]["step_ms_median"]),
                 double(report["bdtree"]["contacts_median"]), giMs,
                 double(report["gimpact"]["step_ms_median"]), double(report["gimpact"]["contacts_median"]),
-                giMs / bdMs);
+                giMs / bdMs, boxMs, bdMs / boxMs);
     std::fflush(stdout);
     return report;
 }
@@ -334,7 +365,8 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
         {"bake_ms", bakeMs},
         {"mass_kg", mass},
         {"bdtree", bd.Report()},
-        {"bullet_reduced", {{"step_ms_median", bulletMs}, {"contacts_median", Median(AfterLanding(bulletContacts))}}},
+        {"bullet_reduced",
+         {{"step_ms_median", bulletMs}, {"contacts_median", Median(AfterLanding(bulletContacts))}}},
         {"bdtree_final_height_m", double(body->getWorldTransform().getOrigin().y())},
         {"bullet_lowest_node_m", bullet.LowestNodeY()}};
     const double bdStep = report["bdtree"]["step_ms_median"];
@@ -352,11 +384,14 @@ int RunScaling(const ScalingOptions& inOptions)
     std::printf(
         "scaling: a unit box with M = %u smooth fields vibrating (%.1f mm), %u x %u balls on top, proxy "
         "level %u, %d steps of 1/60 s; medians over the last two thirds; collision = the step's update "
-        "(SetQ, or deform + updateBound) + Bullet's collision detection\n",
+        "(SetQ, or deform + updateBound) + Bullet's collision detection; box = a rigid btBoxShape of the "
+        "same "
+        "extents under the same balls (nothing deforms)\n",
         inOptions.modes, 1e3 * inOptions.amplitude, inOptions.balls, inOptions.balls, inOptions.level,
         inOptions.steps);
-    std::printf("%10s %9s %12s %12s %9s %12s %12s %9s %10s\n", "triangles", "build ms", "BD coll ms",
-                "BD step ms", "BD pts", "GI coll ms", "GI step ms", "GI pts", "GI / BD");
+    std::printf("%10s %9s %12s %12s %9s %12s %12s %9s %10s %12s %9s\n", "triangles", "build ms", "BD coll ms",
+                "BD step ms", "BD pts", "GI coll ms", "GI step ms", "GI pts", "GI / BD", "box coll ms",
+                "BD / box");
     std::vector<nlohmann::json> sizes;
     for (const std::uint32_t triangles : inOptions.triangles)
         sizes.push_back(RunSize(inOptions, triangles));
@@ -399,12 +434,14 @@ int RunScaling(const ScalingOptions& inOptions)
             std::fprintf(stderr, "error: %s: cannot write the series\n", inOptions.series.c_str());
             return 1;
         }
-        std::fprintf(file, "# triangles, collision ms per step (median): BD-Tree, Bullet GImpact\n");
+        std::fprintf(file,
+                     "# triangles, collision ms per step (median): BD-Tree, Bullet GImpact, rigid box\n");
         for (const nlohmann::json& size : sizes)
-            std::fprintf(file, "%llu %.9f %.9f\n",
+            std::fprintf(file, "%llu %.9f %.9f %.9f\n",
                          static_cast<unsigned long long>(size["triangles"].get<std::size_t>()),
                          double(size["bdtree"]["collision_ms_median"]),
-                         double(size["gimpact"]["collision_ms_median"]));
+                         double(size["gimpact"]["collision_ms_median"]),
+                         double(size["rigid_box"]["collision_ms_median"]));
         std::fclose(file);
     }
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))

@@ -34,4 +34,5 @@ set ylabel "ms per step (collision + bounding-volume update)"
 set logscale xy
 set format x "10^{%L}"
 plot data."/scaling.dat" using 1:2 with linespoints lw 2 pt 7 title "BD-Tree (proxy level 10)", \
-     '' using 1:3 with linespoints lw 2 pt 5 title "Bullet GImpact, vertices rewritten + updateBound()"
+     '' using 1:3 with linespoints lw 2 pt 5 title "Bullet GImpact, vertices rewritten + updateBound()", \
+     '' using 1:4 with linespoints lw 2 pt 9 dt 2 title "rigid btBoxShape, same extents (nothing deforms)"
