@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bdt/core/RestFrameTests.h>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
@@ -77,6 +78,7 @@ struct SphereAdapter
     {
         return TriangleSphereContact(inT, mSphere);
     }
+    RestSphereTest InRest(const DeformedBody& inBody) const { return {inBody, mSphere}; }
 };
 
 struct PlaneAdapter
@@ -115,6 +117,7 @@ struct PlaneAdapter
     {
         return TrianglePlaneContact(inT, mPlane);
     }
+    RestPlaneTest InRest(const DeformedBody& inBody) const { return {inBody, mPlane}; }
 };
 
 struct BoxAdapter
@@ -183,6 +186,7 @@ struct BoxAdapter
     {
         return TriangleBoxContact(inT, mBox);
     }
+    RestBoxTest InRest(const DeformedBody& inBody) const { return {inBody, mBox}; }
 };
 
 struct CapsuleAdapter
@@ -229,6 +233,7 @@ struct CapsuleAdapter
     {
         return TriangleCapsuleContact(inT, mCapsule);
     }
+    RestCapsuleTest InRest(const DeformedBody& inBody) const { return {inBody, mCapsule}; }
 
     // A deterministic unit vector perpendicular to the axis (centre on the axis: any sideways push works).
     static Vec3d AnyPerpendicular(const Vec3d& inAxis)
@@ -252,6 +257,11 @@ struct AabbOverlap
         const Vec3d nearest = inNode.center.cwiseMax(mBox.min()).cwiseMin(mBox.max());
         const double reach = inNode.radius + detail::Slack(inNode.radius, inNode.center);
         return (inNode.center - nearest).squaredNorm() <= reach * reach;
+    }
+    // The same test as an oriented box's with the world's axes.
+    RestBoxTest InRest(const DeformedBody& inBody) const
+    {
+        return {inBody, OrientedBox{Pose{Mat3d::Identity(), mBox.center()}, 0.5 * mBox.sizes()}};
     }
 };
 
@@ -281,8 +291,15 @@ BDT_NOINLINE ProxyContact TerminalContact(const Adapter& inPrimitive, const Worl
 // once from the shared rows and q (`ComputeSiblingSpheres`, the bits `Sphere` would give) rather than through
 // the body's cache: a pile's narrowphase meets each body's cache cold, and its stamps would be written for
 // nothing. Calls inOnTerminal(node, sphere) for each overlapping terminal node, level by level and in order
-// within a level, with its updated sphere (rest frame) as a third argument; terminal nodes are placed and
-// tested by `PlaceAndTestTerminal` only.
+// within a level, with its updated sphere (rest frame) as a third argument. Inner nodes are tested in the
+// body's rest frame (`RestFrameTests.h`: the primitive mapped there once), which accepts whatever the world
+// test would; terminal nodes are decided by `PlaceAndTestTerminal` only, after that same rest-frame test (so
+// it is skipped for those the world test would reject anyway). Whether a node is terminal, and where its
+// children are, come from one table (`ProxyLevel::ChildrenBelow`; a leaf-level descent reads the node). The
+// 16 balls resting on a 10k-triangle box of `bdt-bench scaling` collided 15.1 times faster than GImpact this
+// way, 12.9 times with every node placed in world and tested there (medians of six alternated runs each;
+// 2.3 against 2.7 times the cost of the same balls on a rigid box); the 100-chair pile's contacts and
+// sphere tests are the same either way.
 template <class Adapter, class OnTerminal>
 void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool inToLeaves,
                       QueryStats& ioStats, OnTerminal&& inOnTerminal)
@@ -290,36 +307,42 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
     TreeState& state = *inA.state;
     struct Entry
     {
-        std::uint32_t node;
+        std::uint32_t children; ///< The node's first child (the second is the next index).
         UpdatedSphere sphere;
     };
     // Overlapping inner nodes to split, and the next level as it is made (per thread, kept between calls).
     thread_local std::vector<Entry> level, made;
     std::uint64_t tests = 0, updates = 0;
+    // Where the descent goes below a node: its first child, or 0 where it stops (a leaf, or a proxy: one load
+    // from `ProxyLevel::ChildrenBelow`'s 4 bytes a node rather than the node's 16).
+    const std::uint32_t* const proxyChildren = inToLeaves ? nullptr : &state.Proxies().ChildrenBelow(0);
+    const BDTree& tree = state.Tree();
     // Tests a node; keeps it at ioKept[ioCount] if it overlaps and is not terminal, reports it if it overlaps
     // and is. (Whether a node is terminal goes with its level: the branch is taken alike along a level.)
+    const auto rest = inPrimitive.InRest(inA);
     const auto consider =
         [&](std::uint32_t inNode, const UpdatedSphere& inSphere, Entry* ioKept, std::size_t& ioCount)
     {
-        if (detail::IsTerminal(state, inNode, inToLeaves))
+        const std::uint32_t children =
+            proxyChildren != nullptr ? proxyChildren[inNode] : tree.Node(inNode).firstChild;
+        if (children == 0)
         {
             WorldSphere sphere;
-            if (PlaceAndTestTerminal(inA, inPrimitive, inSphere, sphere))
+            if (rest.MayOverlap(inSphere) && PlaceAndTestTerminal(inA, inPrimitive, inSphere, sphere))
                 inOnTerminal(inNode, sphere, inSphere);
             return;
         }
-        const WorldSphere sphere = detail::PlaceSphere(inA, inSphere);
         Entry& slot = ioKept[ioCount];
-        slot.node = inNode;
+        slot.children = children;
         slot.sphere = inSphere;
-        ioCount += std::size_t(inPrimitive.Overlaps(sphere));
+        ioCount += std::size_t(rest.MayOverlap(inSphere));
     };
     if (level.empty())
         level.resize(1);
     std::size_t levelCount = 0;
     consider(0, state.Sphere(0), level.data(), levelCount);
     ++tests;
-    UpdatedSphere children[2];
+    UpdatedSphere siblings[2];
     while (levelCount != 0)
     {
         if (made.size() < 2 * levelCount)
@@ -327,10 +350,10 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
         std::size_t madeCount = 0;
         for (std::size_t i = 0; i < levelCount; ++i)
         {
-            const std::uint32_t child = state.Tree().Node(level[i].node).firstChild;
-            updates += state.ComputeSiblingSpheres(child, children);
-            consider(child, children[0], made.data(), madeCount);
-            consider(child + 1, children[1], made.data(), madeCount);
+            const std::uint32_t child = level[i].children;
+            updates += state.ComputeSiblingSpheres(child, siblings);
+            consider(child, siblings[0], made.data(), madeCount);
+            consider(child + 1, siblings[1], made.data(), madeCount);
         }
         tests += 2 * levelCount;
         level.swap(made);

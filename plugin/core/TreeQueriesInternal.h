@@ -100,10 +100,4 @@ double LargestProxyRadius(const TreeState& inState);
 /// of the magnitudes of the terms summed (‖c‖ + Σ‖Ū_j‖|q_j| and R + ΣΔR_j|q_j|). O(M).
 double ProxyRounding(const TreeState& inState);
 
-/// True when the traversal stops at `inNode`: a leaf for leaf-level queries, a proxy for proxy-level ones.
-inline bool IsTerminal(const TreeState& inState, std::uint32_t inNode, bool inToLeaves)
-{
-    return inToLeaves ? inState.Tree().Node(inNode).IsLeaf() : inState.Proxies().IsProxy(inNode);
-}
-
 } // namespace bdt::detail
