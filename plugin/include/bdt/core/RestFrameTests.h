@@ -21,19 +21,22 @@ struct DeformedBody;
 ///
 /// `MayOverlap` is conservative: true for every sphere the world test of `TreePrimitiveQuery.cpp` accepts
 /// (reach s·r + inflate, plus its slack of 1e-9 of the reach and 1e-13 of the coordinates), with room for the
-/// rounding of both: its reach is (r + e)(1 + 4·10⁻⁹) + η, η = 10⁻¹¹·L·(‖t‖ + s·‖c'‖_max + P)/s, where
+/// rounding of both: its reach is (r + e)(1 + 4·10⁻⁹) + η, where e is the rest of the world reach mapped
+/// (inflate plus a ball's or capsule's radius, over s), η = 10⁻¹¹·L·(‖t‖ + s·‖c'‖_max + P + inflate)/s,
 /// ‖c'‖_max is the state's `CentreBound`, P the primitive's magnitude and L ≥ 1 its Lipschitz constant. It
 /// may accept a sphere the world test rejects by less than that room (1e-11 m a metre from the origin): the
 /// descent then tests its children, and decides every terminal node in world as before, so the contacts
-/// are the same. Requires the pose's rotation orthonormal (`Pose`) and s > 0; an η that is not finite (a
-/// state whose bound overflowed) accepts every sphere.
+/// are the same. Requires the pose's rotation orthonormal (`Pose`) and s > 0; a primitive or body beyond
+/// double's range (η not finite, or a mapped coordinate that is not) accepts every sphere.
 ///
-/// Cost: O(M) to make (the centre bound), then 8 flops a sphere (a box 26, a capsule 20). Holds no pointers.
+/// Cost: O(M) to make (the centre bound), then about 10 flops a sphere (a box 30, a capsule 25). Holds no
+/// pointers: made on the stack per query.
 
 /// A sphere (a rigid ball) in a body's rest frame.
 class RestSphereTest
 {
 public:
+    /// `inSphere` (world) mapped into `inBody`'s rest frame, with `inBody.inflate`. O(M).
     RestSphereTest(const DeformedBody& inBody, const Sphere& inSphere);
 
     /// True if the world test may accept `inSphere` (see above).
@@ -59,6 +62,7 @@ private:
 class RestPlaneTest
 {
 public:
+    /// `inPlane` (world) mapped into `inBody`'s rest frame, with `inBody.inflate`. O(M).
     RestPlaneTest(const DeformedBody& inBody, const Plane& inPlane);
 
     /// True if the world test may accept `inSphere`.
@@ -81,6 +85,7 @@ private:
 class RestBoxTest
 {
 public:
+    /// `inBox` (world) mapped into `inBody`'s rest frame, with `inBody.inflate`. O(M).
     RestBoxTest(const DeformedBody& inBody, const OrientedBox& inBox);
 
     /// True if the world test may accept `inSphere`.
@@ -106,6 +111,7 @@ private:
 class RestCapsuleTest
 {
 public:
+    /// `inCapsule` (world) mapped into `inBody`'s rest frame, with `inBody.inflate`. O(M).
     RestCapsuleTest(const DeformedBody& inBody, const Capsule& inCapsule);
 
     /// True if the world test may accept `inSphere`.
