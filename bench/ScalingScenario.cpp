@@ -220,8 +220,8 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
 
     Series bd, gi, rigid;
     std::vector<float> q;
-    std::vector<std::vector<float>> held(
-        cBlockSteps); // the q the BD-Tree's body held at each step of a block
+    // The q the BD-Tree's body held at each step of a block.
+    std::vector<std::vector<float>> held(cBlockSteps);
     std::vector<Vec3f> deformed(model.VertexCount());
     TakeTurns(
         inOptions.steps,
@@ -385,8 +385,7 @@ int RunScaling(const ScalingOptions& inOptions)
         "scaling: a unit box with M = %u smooth fields vibrating (%.1f mm), %u x %u balls on top, proxy "
         "level %u, %d steps of 1/60 s; medians over the last two thirds; collision = the step's update "
         "(SetQ, or deform + updateBound) + Bullet's collision detection; box = a rigid btBoxShape of the "
-        "same "
-        "extents under the same balls (nothing deforms)\n",
+        "same extents under the same balls (nothing deforms)\n",
         inOptions.modes, 1e3 * inOptions.amplitude, inOptions.balls, inOptions.balls, inOptions.level,
         inOptions.steps);
     std::printf("%10s %9s %12s %12s %9s %12s %12s %9s %10s %12s %9s\n", "triangles", "build ms", "BD coll ms",

@@ -9,8 +9,6 @@ namespace bdt
 namespace
 {
 
-constexpr double cInfinity = std::numeric_limits<double>::infinity();
-
 // η (`RestFrameTests.h`): room for the world test's absolute slack (1e-13 of the coordinates) and the
 // rounding of both tests (a few 1e-16 of the magnitudes summed), 1e-11 of the largest world magnitude either
 // test meets, in the rest frame's units: the body's furthest node centre, ‖t‖ + s·‖c'‖_max, and the
@@ -20,7 +18,35 @@ double Room(const DeformedBody& inBody, double inPrimitive, double inLipschitz)
 {
     const double body = inBody.pose.translation.norm() + inBody.scale * double(inBody.state->CentreBound());
     const double room = 1e-11 * inLipschitz * (body + inPrimitive + inBody.inflate) / inBody.scale;
-    return std::isfinite(room) ? room : cInfinity;
+    return std::isfinite(room) ? room : std::numeric_limits<double>::infinity();
+}
+
+bool Finite(double inValue)
+{
+    return std::isfinite(inValue);
+}
+template <class Derived> bool Finite(const Eigen::MatrixBase<Derived>& inValues)
+{
+    return inValues.allFinite();
+}
+void Clear(double& ioValue)
+{
+    ioValue = 0.0;
+}
+template <class Derived> void Clear(Eigen::MatrixBase<Derived>& ioValues)
+{
+    ioValues.setZero();
+}
+
+// A test mapped from beyond double's range would compare NaNs, which reject: unless its reach is bounded and
+// every mapped value finite, the values are cleared and the reach made unbounded, so that it accepts every
+// sphere.
+template <class... Values> void UnboundedUnlessFinite(RestReach& ioReach, Values&... ioValues)
+{
+    if (ioReach.Bounded() && (Finite(ioValues) && ...))
+        return;
+    (Clear(ioValues), ...);
+    ioReach = RestReach::Unbounded();
 }
 
 // A world point in the rest frame: Rᵀ(x − t)/s.
@@ -32,64 +58,40 @@ Vec3d ToRest(const DeformedBody& inBody, const Vec3d& inWorld)
 } // namespace
 
 RestSphereTest::RestSphereTest(const DeformedBody& inBody, const Sphere& inSphere)
-    : mCenter(ToRest(inBody, inSphere.center)), mExtra((inSphere.radius + inBody.inflate) / inBody.scale),
-      mRoom(Room(inBody, inSphere.center.norm() + inSphere.radius, 1.0))
+    : mCenter(ToRest(inBody, inSphere.center)),
+      mReach((inSphere.radius + inBody.inflate) / inBody.scale,
+             Room(inBody, inSphere.center.norm() + inSphere.radius, 1.0))
 {
-    // A primitive mapped from beyond double's range would test NaNs, which reject: accept instead.
-    if (!mCenter.allFinite() || !std::isfinite(mExtra) || mRoom == cInfinity)
-    {
-        mCenter.setZero();
-        mExtra = 0.0;
-        mRoom = cInfinity;
-    }
+    UnboundedUnlessFinite(mReach, mCenter);
 }
 
 RestPlaneTest::RestPlaneTest(const DeformedBody& inBody, const Plane& inPlane)
     : mNormal(inBody.pose.rotation.transpose() * inPlane.normal),
       mOffset((inPlane.offset - inPlane.normal.dot(inBody.pose.translation)) / inBody.scale),
-      mExtra(inBody.inflate / inBody.scale),
-      mRoom(Room(inBody, std::abs(inPlane.offset), std::max(1.0, inPlane.normal.norm())))
+      mReach(inBody.inflate / inBody.scale,
+             Room(inBody, std::abs(inPlane.offset), std::max(1.0, inPlane.normal.norm())))
 {
-    if (!mNormal.allFinite() || !std::isfinite(mOffset) || !std::isfinite(mExtra) || mRoom == cInfinity)
-    {
-        mNormal.setZero();
-        mOffset = mExtra = 0.0;
-        mRoom = cInfinity;
-    }
+    UnboundedUnlessFinite(mReach, mNormal, mOffset);
 }
 
 RestBoxTest::RestBoxTest(const DeformedBody& inBody, const OrientedBox& inBox)
     : mAxesT((inBody.pose.rotation.transpose() * inBox.pose.rotation).transpose()),
       mCenter(ToRest(inBody, inBox.pose.translation)), mHalfExtents(inBox.halfExtents / inBody.scale),
-      mExtra(inBody.inflate / inBody.scale),
       // The Frobenius norm bounds the axes' spectral norm (√3 for a rotation).
-      mRoom(Room(inBody, inBox.pose.translation.norm() + inBox.halfExtents.norm(),
-                 std::max(1.0, inBox.pose.rotation.norm())))
+      mReach(inBody.inflate / inBody.scale,
+             Room(inBody, inBox.pose.translation.norm() + inBox.halfExtents.norm(),
+                  std::max(1.0, inBox.pose.rotation.norm())))
 {
-    if (!mAxesT.allFinite() || !mCenter.allFinite() || !mHalfExtents.allFinite() || !std::isfinite(mExtra) ||
-        mRoom == cInfinity)
-    {
-        mAxesT.setZero();
-        mCenter.setZero();
-        mHalfExtents.setZero();
-        mExtra = 0.0;
-        mRoom = cInfinity;
-    }
+    UnboundedUnlessFinite(mReach, mAxesT, mCenter, mHalfExtents);
 }
 
 RestCapsuleTest::RestCapsuleTest(const DeformedBody& inBody, const Capsule& inCapsule)
     : mA(ToRest(inBody, inCapsule.a)), mAxis(ToRest(inBody, inCapsule.b) - mA),
-      mAxisSquared(mAxis.squaredNorm()), mExtra((inCapsule.radius + inBody.inflate) / inBody.scale),
-      mRoom(Room(inBody, inCapsule.a.norm() + inCapsule.b.norm() + inCapsule.radius, 1.0))
+      mAxisSquared(mAxis.squaredNorm()),
+      mReach((inCapsule.radius + inBody.inflate) / inBody.scale,
+             Room(inBody, inCapsule.a.norm() + inCapsule.b.norm() + inCapsule.radius, 1.0))
 {
-    if (!mA.allFinite() || !mAxis.allFinite() || !std::isfinite(mAxisSquared) || !std::isfinite(mExtra) ||
-        mRoom == cInfinity)
-    {
-        mA.setZero();
-        mAxis.setZero();
-        mAxisSquared = mExtra = 0.0;
-        mRoom = cInfinity;
-    }
+    UnboundedUnlessFinite(mReach, mA, mAxis, mAxisSquared);
 }
 
 } // namespace bdt

@@ -317,9 +317,9 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
     // from `ProxyLevel::ChildrenBelow`'s 4 bytes a node rather than the node's 16).
     const std::uint32_t* const proxyChildren = inToLeaves ? nullptr : &state.Proxies().ChildrenBelow(0);
     const BDTree& tree = state.Tree();
+    const auto rest = inPrimitive.InRest(inA);
     // Tests a node; keeps it at ioKept[ioCount] if it overlaps and is not terminal, reports it if it overlaps
     // and is. (Whether a node is terminal goes with its level: the branch is taken alike along a level.)
-    const auto rest = inPrimitive.InRest(inA);
     const auto consider =
         [&](std::uint32_t inNode, const UpdatedSphere& inSphere, Entry* ioKept, std::size_t& ioCount)
     {

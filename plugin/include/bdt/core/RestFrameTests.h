@@ -4,6 +4,8 @@
 #include <bdt/core/Math.h>
 #include <bdt/core/Primitives.h>
 #include <bdt/core/TreeState.h>
+#include <cmath>
+#include <limits>
 
 namespace bdt
 {
@@ -32,6 +34,31 @@ struct DeformedBody;
 /// Cost: O(M) to make (the centre bound), then about 10 flops a sphere (a box 30, a capsule 25). Holds no
 /// pointers: made on the stack per query.
 
+/// The reach every rest-frame test allows a node sphere of radius r: (r + e)(1 + 4·10⁻⁹) + η (see above).
+class RestReach
+{
+public:
+    /// `inExtra`: e, `inRoom`: η, both model units.
+    RestReach(double inExtra, double inRoom) : mExtra(inExtra), mRoom(inRoom) {}
+    /// A reach no sphere exceeds: what a test mapped from beyond double's range uses.
+    static RestReach Unbounded() { return {0.0, std::numeric_limits<double>::infinity()}; }
+
+    /// The reach for `inSphere`, model units.
+    double Of(const UpdatedSphere& inSphere) const
+    {
+        return (double(inSphere.radius) + mExtra) * cRelativeRoom + mRoom;
+    }
+    /// True when e is finite and η is (the tests make an η that is not finite infinite).
+    bool Bounded() const { return std::isfinite(mExtra) && mRoom != std::numeric_limits<double>::infinity(); }
+
+    /// Room on the reach relative to it, against the world test's relative slack and the rounding of both.
+    static constexpr double cRelativeRoom = 1.0 + 4e-9;
+
+private:
+    double mExtra; ///< e, model units.
+    double mRoom;  ///< η, model units.
+};
+
 /// A sphere (a rigid ball) in a body's rest frame.
 class RestSphereTest
 {
@@ -45,17 +72,13 @@ public:
         const double dx = double(inSphere.center[0]) - mCenter.x();
         const double dy = double(inSphere.center[1]) - mCenter.y();
         const double dz = double(inSphere.center[2]) - mCenter.z();
-        const double reach = (double(inSphere.radius) + mExtra) * cRelativeRoom + mRoom;
+        const double reach = mReach.Of(inSphere);
         return dx * dx + dy * dy + dz * dz <= reach * reach;
     }
 
-    /// Room on the reach relative to it, against the world test's relative slack and the rounding of both.
-    static constexpr double cRelativeRoom = 1.0 + 4e-9;
-
 private:
-    Vec3d mCenter; ///< The ball's centre in the rest frame, model units.
-    double mExtra; ///< (ball radius + inflate)/s.
-    double mRoom;  ///< η, model units.
+    Vec3d mCenter;    ///< The ball's centre in the rest frame, model units.
+    RestReach mReach; ///< e = (ball radius + inflate)/s.
 };
 
 /// A half-space {n·x ≤ d} in a body's rest frame.
@@ -71,14 +94,13 @@ public:
         const double height = mNormal.x() * double(inSphere.center[0]) +
                               mNormal.y() * double(inSphere.center[1]) +
                               mNormal.z() * double(inSphere.center[2]) - mOffset;
-        return height <= (double(inSphere.radius) + mExtra) * RestSphereTest::cRelativeRoom + mRoom;
+        return height <= mReach.Of(inSphere);
     }
 
 private:
-    Vec3d mNormal;  ///< Rᵀn (as long as n).
-    double mOffset; ///< (d − n·t)/s.
-    double mExtra;  ///< inflate/s.
-    double mRoom;   ///< η, model units.
+    Vec3d mNormal;    ///< Rᵀn (as long as n).
+    double mOffset;   ///< (d − n·t)/s.
+    RestReach mReach; ///< e = inflate/s.
 };
 
 /// An oriented box in a body's rest frame.
@@ -95,7 +117,7 @@ public:
             Vec3d(double(inSphere.center[0]), double(inSphere.center[1]), double(inSphere.center[2])) -
             mCenter;
         const Vec3d outside = ((mAxesT * offset).cwiseAbs() - mHalfExtents).cwiseMax(0.0);
-        const double reach = (double(inSphere.radius) + mExtra) * RestSphereTest::cRelativeRoom + mRoom;
+        const double reach = mReach.Of(inSphere);
         return outside.squaredNorm() <= reach * reach;
     }
 
@@ -103,8 +125,7 @@ private:
     Mat3d mAxesT;       ///< (RᵀR_B)ᵀ: rest-frame offsets into box coordinates.
     Vec3d mCenter;      ///< The box's centre in the rest frame, model units.
     Vec3d mHalfExtents; ///< Half extents / s.
-    double mExtra;      ///< inflate/s.
-    double mRoom;       ///< η, model units (with the box axes' Lipschitz constant).
+    RestReach mReach;   ///< e = inflate/s; η with the box axes' Lipschitz constant.
 };
 
 /// A capsule in a body's rest frame.
@@ -121,7 +142,7 @@ public:
                            double(inSphere.center[2]));
         const Vec3d fromA = centre - mA;
         const double along = mAxisSquared > 0.0 ? std::clamp(fromA.dot(mAxis) / mAxisSquared, 0.0, 1.0) : 0.0;
-        const double reach = (double(inSphere.radius) + mExtra) * RestSphereTest::cRelativeRoom + mRoom;
+        const double reach = mReach.Of(inSphere);
         return (fromA - along * mAxis).squaredNorm() <= reach * reach;
     }
 
@@ -129,8 +150,7 @@ private:
     Vec3d mA;            ///< End a in the rest frame, model units.
     Vec3d mAxis;         ///< b − a in the rest frame.
     double mAxisSquared; ///< ‖b − a‖².
-    double mExtra;       ///< (capsule radius + inflate)/s.
-    double mRoom;        ///< η, model units.
+    RestReach mReach;    ///< e = (capsule radius + inflate)/s.
 };
 
 } // namespace bdt
