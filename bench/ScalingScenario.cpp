@@ -27,6 +27,7 @@
 #include <bdt/core/DeformableAsset.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/ProxyLevel.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -95,6 +96,46 @@ void AddBalls(SampleWorld& ioWorld, const std::vector<Vec3d>& inCentres)
     for (const Vec3d& centre : inCentres)
         ioWorld.AddRigid(std::make_unique<btSphereShape>(btScalar(cBallRadius)),
                          btTransform(btQuaternion::getIdentity(), ToBtVector(centre)), 0.2, 0.6f);
+}
+
+// The height (world y, m) a ball's centre has when the ball, lowered straight down at its centre's x and z,
+// first touches the contact proxies at level `inLevel` of a body of `inAsset` at rest placed by
+// `inWorldFromLocal` (unscaled): the spheres the BD-Tree pushes with, which stand above the flat faces they
+// wrap. `inFloor` if it touches none higher.
+double ProxyTouchHeight(const DeformableAsset& inAsset, std::uint32_t inLevel,
+                        const btTransform& inWorldFromLocal, const Vec3d& inCentre, double inFloor)
+{
+    const ProxyLevel& proxies = *inAsset.Proxies(inLevel);
+    const Pose principal = inAsset.Mass().ToPrincipal(); // rest frame -> the body's local frame
+    double height = inFloor;
+    for (std::uint32_t node = 0; node < proxies.VisitCount(); ++node)
+    {
+        if (!proxies.IsProxy(node))
+            continue;
+        const float* row = proxies.Row(node);
+        const Vec3d rest(row[0], row[1], row[2]);
+        const Vec3d centre = ToVec3d(inWorldFromLocal * ToBtVector(principal.Apply(rest)));
+        const double reach = double(row[3]) + cBallRadius;
+        const double dx = centre.x() - inCentre.x(), dz = centre.z() - inCentre.z();
+        const double across = dx * dx + dz * dz;
+        if (across < reach * reach)
+            height = std::max(height, centre.y() + std::sqrt(reach * reach - across));
+    }
+    return height;
+}
+
+// How many of the world's balls (its sphere bodies) have their centre above `inTop` (world y, m): those still
+// on the body's top face rather than rolled off it. A scene that lost balls pays for fewer contacts, so its
+// cost is not comparable with the others'.
+int BallsAbove(SampleWorld& inWorld, double inTop)
+{
+    const btCollisionObjectArray& objects = inWorld.Dynamics().getCollisionObjectArray();
+    int count = 0;
+    for (int i = 0; i < objects.size(); ++i)
+        if (objects[i]->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
+            double(objects[i]->getWorldTransform().getOrigin().y()) > inTop)
+            ++count;
+    return count;
 }
 
 // Scenes take turns by blocks of `cBlockSteps` steps: the first scene's `(step, k)` for the steps of a block,
@@ -184,7 +225,13 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     desc.proxyLevel = inOptions.level;
     desc.transform = RestFrameAt(*asset, cBoxCentre);
     DeformableShape& shape = *World::Shape(bdWorld.Deformables().CreateBody(asset, desc));
-    AddBalls(bdWorld, BallCentres(inOptions.balls, 1.0));
+    // Each ball starts 1 cm above what it would touch first: the face for GImpact and the rigid box, the
+    // proxies over the face for the BD-Tree (from the face's height it would start up to 4 cm inside them).
+    std::vector<Vec3d> bdBalls = BallCentres(inOptions.balls, 1.0);
+    for (Vec3d& centre : bdBalls)
+        centre.y() =
+            0.01 + ProxyTouchHeight(*asset, inOptions.level, desc.transform, centre, centre.y() - 0.01);
+    AddBalls(bdWorld, bdBalls);
 
     // The GImpact scene: the same rest-frame mesh at the same place, the same balls.
     // (The mesh outlives the world, which owns its shape.)
@@ -259,6 +306,11 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
             rigid.Add(0.0, rigidWorld.Deformables().Stats().collisionMs, MsSince(start),
                       *rigidWorld.Dynamics().getDispatcher());
         });
+    // The balls still on the top face at the end, each scene (the rest frame's top at cBoxCentre + high).
+    const double top = cBoxCentre.y() + high.y();
+    const int balls = int(inOptions.balls * inOptions.balls);
+    const int bdOnTop = BallsAbove(bdWorld, top), giOnTop = BallsAbove(gWorld, top),
+              boxOnTop = BallsAbove(rigidWorld, top);
     nlohmann::json report = {{"triangles", model.TriangleCount()},
                              {"vertices", model.VertexCount()},
                              {"nodes", tree->NodeCount()},
@@ -266,14 +318,23 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
                              {"bdtree", bd.Report()},
                              {"gimpact", gi.Report()},
                              {"rigid_box", rigid.Report()}};
+    report["bdtree"]["balls_on_top"] = bdOnTop;
+    report["gimpact"]["balls_on_top"] = giOnTop;
+    report["rigid_box"]["balls_on_top"] = boxOnTop;
     const double bdMs = report["bdtree"]["collision_ms_median"],
                  giMs = report["gimpact"]["collision_ms_median"],
                  boxMs = report["rigid_box"]["collision_ms_median"];
-    std::printf("%10zu %9.0f %12.4f %12.4f %9.0f %12.4f %12.4f %9.0f %10.1f %12.4f %9.2f\n",
+    std::printf("%10zu %9.0f %12.4f %12.4f %9.0f %12.4f %12.4f %9.0f %10.1f %12.4f %9.2f %5d/%d/%d\n",
                 model.TriangleCount(), buildMs, bdMs, double(report["bdtree"]["step_ms_median"]),
                 double(report["bdtree"]["contacts_median"]), giMs,
                 double(report["gimpact"]["step_ms_median"]), double(report["gimpact"]["contacts_median"]),
-                giMs / bdMs, boxMs, bdMs / boxMs);
+                giMs / bdMs, boxMs, bdMs / boxMs, bdOnTop, giOnTop, boxOnTop);
+    if (bdOnTop != balls || giOnTop != balls || boxOnTop != balls)
+        std::printf(
+            "  warning: of %d balls, %d ended on the BD-Tree body, %d on GImpact's, %d on the rigid box: "
+            "the scenes collide different contacts and their costs are not comparable (docs/BENCHMARKS.md, "
+            "\"Balls that roll off\")\n",
+            balls, bdOnTop, giOnTop, boxOnTop);
     std::fflush(stdout);
     return report;
 }
@@ -388,9 +449,9 @@ int RunScaling(const ScalingOptions& inOptions)
         "same extents under the same balls (nothing deforms)\n",
         inOptions.modes, 1e3 * inOptions.amplitude, inOptions.balls, inOptions.balls, inOptions.level,
         inOptions.steps);
-    std::printf("%10s %9s %12s %12s %9s %12s %12s %9s %10s %12s %9s\n", "triangles", "build ms", "BD coll ms",
-                "BD step ms", "BD pts", "GI coll ms", "GI step ms", "GI pts", "GI / BD", "box coll ms",
-                "BD / box");
+    std::printf("%10s %9s %12s %12s %9s %12s %12s %9s %10s %12s %9s %s\n", "triangles", "build ms",
+                "BD coll ms", "BD step ms", "BD pts", "GI coll ms", "GI step ms", "GI pts", "GI / BD",
+                "box coll ms", "BD / box", "on top BD/GI/box");
     std::vector<nlohmann::json> sizes;
     for (const std::uint32_t triangles : inOptions.triangles)
         sizes.push_back(RunSize(inOptions, triangles));
@@ -434,13 +495,16 @@ int RunScaling(const ScalingOptions& inOptions)
             return 1;
         }
         std::fprintf(file,
-                     "# triangles, collision ms per step (median): BD-Tree, Bullet GImpact, rigid box\n");
+                     "# triangles, collision ms per step (median): BD-Tree, Bullet GImpact, rigid box; balls "
+                     "on top at the end: BD-Tree, GImpact, rigid box; balls\n");
         for (const nlohmann::json& size : sizes)
-            std::fprintf(file, "%llu %.9f %.9f %.9f\n",
-                         static_cast<unsigned long long>(size["triangles"].get<std::size_t>()),
-                         double(size["bdtree"]["collision_ms_median"]),
-                         double(size["gimpact"]["collision_ms_median"]),
-                         double(size["rigid_box"]["collision_ms_median"]));
+            std::fprintf(
+                file, "%llu %.9f %.9f %.9f %d %d %d %u\n",
+                static_cast<unsigned long long>(size["triangles"].get<std::size_t>()),
+                double(size["bdtree"]["collision_ms_median"]), double(size["gimpact"]["collision_ms_median"]),
+                double(size["rigid_box"]["collision_ms_median"]), size["bdtree"]["balls_on_top"].get<int>(),
+                size["gimpact"]["balls_on_top"].get<int>(), size["rigid_box"]["balls_on_top"].get<int>(),
+                inOptions.balls * inOptions.balls);
         std::fclose(file);
     }
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))

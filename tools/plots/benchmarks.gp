@@ -35,4 +35,6 @@ set logscale xy
 set format x "10^{%L}"
 plot data."/scaling.dat" using 1:2 with linespoints lw 2 pt 7 title "BD-Tree (proxy level 10)", \
      '' using 1:3 with linespoints lw 2 pt 5 title "Bullet GImpact, vertices rewritten + updateBound()", \
-     '' using 1:4 with linespoints lw 2 pt 9 dt 2 title "rigid btBoxShape, same extents (nothing deforms)"
+     '' using 1:4 with linespoints lw 2 pt 9 dt 2 title "rigid btBoxShape, same extents (nothing deforms)", \
+     '' using 1:($5 < $8 || $6 < $8 || $7 < $8 ? $2 : 1/0) with points pt 6 ps 3 lw 2 lc rgb "red" \
+        title "balls rolled off a body: that size's costs not comparable"
