@@ -41,6 +41,8 @@ public:
     int ContactPoints() const;
     /// Lowest node height of the body, m (for a sanity check: it stands on the ground).
     double LowestNodeY() const;
+    /// Balls whose centre is above `inHeight` (world y, m): those still on the body's top face.
+    int BallsAbove(double inHeight) const;
 
 private:
     struct Parts;

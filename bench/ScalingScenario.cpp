@@ -395,8 +395,13 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
     desc.proxyLevel = level;
     desc.transform = RestFrameAt(*asset, Vec3d(0.0, lift, 0.0));
     btRigidBody* body = bdWorld.Deformables().CreateBody(asset, desc);
+    // The balls 1 cm above the top face for Bullet, 1 cm above the proxy spheres over it for the BD-Tree (as
+    // in `RunSize`).
     const std::vector<Vec3d> balls = BallCentres(inOptions.balls, top);
-    AddBalls(bdWorld, balls);
+    std::vector<Vec3d> bdBalls = balls;
+    for (Vec3d& centre : bdBalls)
+        centre.y() = 0.01 + ProxyTouchHeight(*asset, level, desc.transform, centre, centre.y() - 0.01);
+    AddBalls(bdWorld, bdBalls);
     BulletReducedScene bullet(folder.string(), int(inOptions.modes), lift, cAlpha, cBeta, balls, cBallRadius);
 
     Series bd;
@@ -418,6 +423,10 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
             bulletContacts.push_back(double(bullet.ContactPoints()));
         });
     const double bulletMs = Median(AfterLanding(bulletStepMs));
+    // The balls still on each body at the end: above its rest mid-height (both bodies move and sag a little;
+    // a ball that rolled off lies on the ground).
+    const double midHeight = 0.5 * (top + lowest + lift);
+    const int bdOnTop = BallsAbove(bdWorld, midHeight), bulletOnTop = bullet.BallsAbove(midHeight);
     nlohmann::json report = {
         {"triangles", model.TriangleCount()},
         {"lattice_cells_per_side", cells},
@@ -430,12 +439,21 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
          {{"step_ms_median", bulletMs}, {"contacts_median", Median(AfterLanding(bulletContacts))}}},
         {"bdtree_final_height_m", double(body->getWorldTransform().getOrigin().y())},
         {"bullet_lowest_node_m", bullet.LowestNodeY()}};
+    report["bdtree"]["balls_on_top"] = bdOnTop;
+    report["bullet_reduced"]["balls_on_top"] = bulletOnTop;
     const double bdStep = report["bdtree"]["step_ms_median"];
     report["bullet_over_bdtree_step"] = bulletMs / bdStep;
-    std::printf("%10zu %7u %9zu %10.0f %12.4f %12.4f %9.0f %14.3f %9.0f %10.1f\n", model.TriangleCount(),
-                cells, files.mesh.tets.size(), bakeMs, double(report["bdtree"]["collision_ms_median"]),
-                bdStep, double(report["bdtree"]["contacts_median"]), bulletMs,
-                double(report["bullet_reduced"]["contacts_median"]), bulletMs / bdStep);
+    std::printf("%10zu %7u %9zu %10.0f %12.4f %12.4f %9.0f %14.3f %9.0f %10.1f %5d/%d\n",
+                model.TriangleCount(), cells, files.mesh.tets.size(), bakeMs,
+                double(report["bdtree"]["collision_ms_median"]), bdStep,
+                double(report["bdtree"]["contacts_median"]), bulletMs,
+                double(report["bullet_reduced"]["contacts_median"]), bulletMs / bdStep, bdOnTop, bulletOnTop);
+    const int ballCount = int(inOptions.balls * inOptions.balls);
+    if (bdOnTop != ballCount || bulletOnTop != ballCount)
+        std::printf(
+            "  warning: of %d balls, %d ended on the BD-Tree body and %d on Bullet's: the scenes collide "
+            "different contacts and their costs are not comparable (docs/BENCHMARKS.md)\n",
+            ballCount, bdOnTop, bulletOnTop);
     std::fflush(stdout);
     return report;
 }
@@ -479,8 +497,9 @@ int RunScaling(const ScalingOptions& inOptions)
             "simulate the same voxel-lattice box (same modes, masses and tetrahedra; their boundary is the "
             "collision surface), standing on a ground box with the balls on top; Rayleigh damping beta "
             "0.01; step = the whole step\n");
-        std::printf("%10s %7s %9s %10s %12s %12s %9s %14s %9s %10s\n", "triangles", "cells", "tets",
-                    "bake ms", "BD coll ms", "BD step ms", "BD pts", "Bullet step ms", "Bt pts", "Bt / BD");
+        std::printf("%10s %7s %9s %10s %12s %12s %9s %14s %9s %10s %s\n", "triangles", "cells", "tets",
+                    "bake ms", "BD coll ms", "BD step ms", "BD pts", "Bullet step ms", "Bt pts", "Bt / BD",
+                    "on top BD/Bt");
         std::vector<nlohmann::json> reduced;
         for (const std::uint32_t triangles : inOptions.reduced)
             reduced.push_back(RunReduced(inOptions, triangles));
