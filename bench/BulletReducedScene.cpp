@@ -146,14 +146,9 @@ double BulletReducedScene::LowestNodeY() const
     return lowest;
 }
 
-int BulletReducedScene::BallsAbove(double inHeight) const
+const btCollisionWorld& BulletReducedScene::World() const
 {
-    int count = 0;
-    for (const std::unique_ptr<btRigidBody>& rigid : mParts->rigids)
-        if (rigid->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
-            double(rigid->getWorldTransform().getOrigin().y()) > inHeight)
-            ++count;
-    return count;
+    return *mParts->world;
 }
 
 } // namespace bdt::bench

@@ -6,6 +6,7 @@
 #include <vector>
 
 class btBroadphaseInterface;
+class btCollisionWorld;
 class btCollisionDispatcher;
 class btDeformableMultiBodyConstraintSolver;
 class btDeformableMultiBodyDynamicsWorld;
@@ -41,8 +42,8 @@ public:
     int ContactPoints() const;
     /// Lowest node height of the body, m (for a sanity check: it stands on the ground).
     double LowestNodeY() const;
-    /// Balls whose centre is above `inHeight` (world y, m): those still on the body's top face.
-    int BallsAbove(double inHeight) const;
+    /// The world, for reading its objects (the body, the ground box and the balls).
+    const btCollisionWorld& World() const;
 
 private:
     struct Parts;

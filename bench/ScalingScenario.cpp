@@ -124,12 +124,23 @@ double ProxyTouchHeight(const DeformableAsset& inAsset, std::uint32_t inLevel,
     return height;
 }
 
+// The balls of `inCentres` (world, m) moved up to 1 cm above what they would touch first on a body of
+// `inAsset` at rest placed by `inWorldFromLocal`: its proxy spheres at level `inLevel` (`ProxyTouchHeight`),
+// or, where they stand lower, the height the balls were given.
+std::vector<Vec3d> AboveProxies(std::vector<Vec3d> inCentres, const DeformableAsset& inAsset,
+                                std::uint32_t inLevel, const btTransform& inWorldFromLocal)
+{
+    for (Vec3d& centre : inCentres)
+        centre.y() = 0.01 + ProxyTouchHeight(inAsset, inLevel, inWorldFromLocal, centre, centre.y() - 0.01);
+    return inCentres;
+}
+
 // How many of the world's balls (its sphere bodies) have their centre above `inTop` (world y, m): those still
 // on the body's top face rather than rolled off it. A scene that lost balls pays for fewer contacts, so its
 // cost is not comparable with the others'.
-int BallsAbove(SampleWorld& inWorld, double inTop)
+int BallsAbove(const btCollisionWorld& inWorld, double inTop)
 {
-    const btCollisionObjectArray& objects = inWorld.Dynamics().getCollisionObjectArray();
+    const btCollisionObjectArray& objects = inWorld.getCollisionObjectArray();
     int count = 0;
     for (int i = 0; i < objects.size(); ++i)
         if (objects[i]->getCollisionShape()->getShapeType() == SPHERE_SHAPE_PROXYTYPE &&
@@ -227,11 +238,8 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     DeformableShape& shape = *World::Shape(bdWorld.Deformables().CreateBody(asset, desc));
     // Each ball starts 1 cm above what it would touch first: the face for GImpact and the rigid box, the
     // proxies over the face for the BD-Tree (from the face's height it would start up to 4 cm inside them).
-    std::vector<Vec3d> bdBalls = BallCentres(inOptions.balls, 1.0);
-    for (Vec3d& centre : bdBalls)
-        centre.y() =
-            0.01 + ProxyTouchHeight(*asset, inOptions.level, desc.transform, centre, centre.y() - 0.01);
-    AddBalls(bdWorld, bdBalls);
+    AddBalls(bdWorld,
+             AboveProxies(BallCentres(inOptions.balls, 1.0), *asset, inOptions.level, desc.transform));
 
     // The GImpact scene: the same rest-frame mesh at the same place, the same balls.
     // (The mesh outlives the world, which owns its shape.)
@@ -309,8 +317,8 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     // The balls still on the top face at the end, each scene (the rest frame's top at cBoxCentre + high).
     const double top = cBoxCentre.y() + high.y();
     const int balls = int(inOptions.balls * inOptions.balls);
-    const int bdOnTop = BallsAbove(bdWorld, top), giOnTop = BallsAbove(gWorld, top),
-              boxOnTop = BallsAbove(rigidWorld, top);
+    const int bdOnTop = BallsAbove(bdWorld.Dynamics(), top), giOnTop = BallsAbove(gWorld.Dynamics(), top),
+              boxOnTop = BallsAbove(rigidWorld.Dynamics(), top);
     nlohmann::json report = {{"triangles", model.TriangleCount()},
                              {"vertices", model.VertexCount()},
                              {"nodes", tree->NodeCount()},
@@ -398,10 +406,7 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
     // The balls 1 cm above the top face for Bullet, 1 cm above the proxy spheres over it for the BD-Tree (as
     // in `RunSize`).
     const std::vector<Vec3d> balls = BallCentres(inOptions.balls, top);
-    std::vector<Vec3d> bdBalls = balls;
-    for (Vec3d& centre : bdBalls)
-        centre.y() = 0.01 + ProxyTouchHeight(*asset, level, desc.transform, centre, centre.y() - 0.01);
-    AddBalls(bdWorld, bdBalls);
+    AddBalls(bdWorld, AboveProxies(balls, *asset, level, desc.transform));
     BulletReducedScene bullet(folder.string(), int(inOptions.modes), lift, cAlpha, cBeta, balls, cBallRadius);
 
     Series bd;
@@ -426,7 +431,8 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
     // The balls still on each body at the end: above its rest mid-height (both bodies move and sag a little;
     // a ball that rolled off lies on the ground).
     const double midHeight = 0.5 * (top + lowest + lift);
-    const int bdOnTop = BallsAbove(bdWorld, midHeight), bulletOnTop = bullet.BallsAbove(midHeight);
+    const int bdOnTop = BallsAbove(bdWorld.Dynamics(), midHeight),
+              bulletOnTop = BallsAbove(bullet.World(), midHeight);
     nlohmann::json report = {
         {"triangles", model.TriangleCount()},
         {"lattice_cells_per_side", cells},
