@@ -32,8 +32,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <unistd.h>
+#include <utility>
 
 namespace bdt::bench
 {
@@ -147,6 +149,25 @@ int BallsAbove(const btCollisionWorld& inWorld, double inTop)
             double(objects[i]->getWorldTransform().getOrigin().y()) > inTop)
             ++count;
     return count;
+}
+
+// One line on stdout when any scene ended with fewer than `inBalls` balls on its body: each scene's count
+// with its name ("the BD-Tree body", "GImpact's", ...), in the table's order.
+void WarnIfBallsLost(int inBalls, std::initializer_list<std::pair<const char*, int>> inOnTop)
+{
+    if (std::all_of(inOnTop.begin(), inOnTop.end(),
+                    [inBalls](const auto& inScene) { return inScene.second == inBalls; }))
+        return;
+    std::printf("  warning: of %d balls,", inBalls);
+    const char* separator = "";
+    for (const auto& [name, onTop] : inOnTop)
+    {
+        std::printf("%s %d ended on %s", separator, onTop, name);
+        separator = ",";
+    }
+    std::printf(
+        ": the scenes collide different contacts and their costs are not comparable (docs/BENCHMARKS.md, "
+        "\"Balls that roll off\")\n");
 }
 
 // Scenes take turns by blocks of `cBlockSteps` steps: the first scene's `(step, k)` for the steps of a block,
@@ -337,12 +358,8 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
                 double(report["bdtree"]["contacts_median"]), giMs,
                 double(report["gimpact"]["step_ms_median"]), double(report["gimpact"]["contacts_median"]),
                 giMs / bdMs, boxMs, bdMs / boxMs, bdOnTop, giOnTop, boxOnTop);
-    if (bdOnTop != balls || giOnTop != balls || boxOnTop != balls)
-        std::printf(
-            "  warning: of %d balls, %d ended on the BD-Tree body, %d on GImpact's, %d on the rigid box: "
-            "the scenes collide different contacts and their costs are not comparable (docs/BENCHMARKS.md, "
-            "\"Balls that roll off\")\n",
-            balls, bdOnTop, giOnTop, boxOnTop);
+    WarnIfBallsLost(balls,
+                    {{"the BD-Tree body", bdOnTop}, {"GImpact's", giOnTop}, {"the rigid box", boxOnTop}});
     std::fflush(stdout);
     return report;
 }
@@ -454,12 +471,8 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
                 double(report["bdtree"]["collision_ms_median"]), bdStep,
                 double(report["bdtree"]["contacts_median"]), bulletMs,
                 double(report["bullet_reduced"]["contacts_median"]), bulletMs / bdStep, bdOnTop, bulletOnTop);
-    const int ballCount = int(inOptions.balls * inOptions.balls);
-    if (bdOnTop != ballCount || bulletOnTop != ballCount)
-        std::printf(
-            "  warning: of %d balls, %d ended on the BD-Tree body and %d on Bullet's: the scenes collide "
-            "different contacts and their costs are not comparable (docs/BENCHMARKS.md)\n",
-            ballCount, bdOnTop, bulletOnTop);
+    WarnIfBallsLost(int(inOptions.balls * inOptions.balls),
+                    {{"the BD-Tree body", bdOnTop}, {"Bullet's", bulletOnTop}});
     std::fflush(stdout);
     return report;
 }
