@@ -150,6 +150,7 @@ btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, c
     ValidateDesc(inDesc);
     DeformableShapeSettings settings;
     settings.proxyLevel = inDesc.proxyLevel;
+    settings.contacts = inDesc.contacts;
     settings.mass = inDesc.mass > 0.0 ? inDesc.mass : 1.0;
     settings.modal = inDesc.material.modal;
 

@@ -37,6 +37,7 @@ struct BodyDesc
     double mass = 1.0;
     double scale = 1.0;            ///< Uniform scale of the model (model units to metres).
     std::uint32_t proxyLevel = 10; ///< Contact proxy level L.
+    EContactModel contacts = EContactModel::Surface; ///< Where contacts are made (`EContactModel`).
     BodyMaterial material;
 };
 

@@ -15,10 +15,26 @@
 namespace bdt
 {
 
+/// How a deformable body's contacts are made once its BD-Tree has culled down to the proxies of level L.
+enum class EContactModel : std::uint8_t
+{
+    /// On the deformed triangles under each proxy that still overlaps: the points, normals and distances of the
+    /// deformed surface itself, so a body rests on the surface it touches (within the margins). Only those
+    /// triangles' vertices are deformed (p + U q), once a step. The default.
+    Surface,
+    /// On the proxy spheres themselves (BD-Tree paper §3.4): the sphere's centre moved by the deformation, at
+    /// its rest radius. Cheapest, but a sphere around a flat patch stands above it by up to its radius, so a
+    /// body resting on a flat face floats and rocks by about that much.
+    Proxies,
+};
+
 /// Per-body settings of a `DeformableShape`. Every field can be changed live with `SetSettings`.
 struct DeformableShapeSettings
 {
-    std::uint32_t proxyLevel = 10; ///< Traversal depth L (§3.4): contacts are made at this level's proxies.
+    /// Traversal depth L (§3.4): the spheres cull down to this level's proxies, where the contacts are made
+    /// (`contacts`).
+    std::uint32_t proxyLevel = 10;
+    EContactModel contacts = EContactModel::Surface; ///< Where contacts are made (`EContactModel`).
     double mass = 1.0;             ///< Body mass in kg, for the modal masses (give the rigid body the same).
     ModalSettings modal;           ///< Vibration: stiffness and damping scales, strain limit.
     EBound bound = EBound::Tight;  ///< Sphere radius bound used by the updates.
