@@ -21,6 +21,7 @@ std::shared_ptr<const DeformableAsset> DeformableAsset::Create(std::shared_ptr<c
                                               moment(1, 0) - moment(0, 1));
     asset->mBoundingRadius = double(inTree->Row(0)[3]); // the root's rest radius (eq. 2)
     asset->mProxies.resize(inTree->LevelCount());
+    asset->mPatches.resize(inTree->LevelCount());
     asset->mTree = std::move(inTree);
     return asset;
 }
@@ -34,6 +35,17 @@ std::shared_ptr<const ProxyLevel> DeformableAsset::Proxies(std::uint32_t inLevel
     if (!proxies)
         proxies = std::make_shared<const ProxyLevel>(mTree, level);
     return proxies;
+}
+
+std::shared_ptr<const ProxyPatches> DeformableAsset::Patches(std::uint32_t inLevel) const
+{
+    const std::uint32_t level = std::min(inLevel, mTree->LevelCount() - 1);
+    std::shared_ptr<const ProxyLevel> proxies = Proxies(level);
+    const std::lock_guard<std::mutex> lock(mMutex);
+    std::shared_ptr<const ProxyPatches>& patches = mPatches[level];
+    if (!patches)
+        patches = std::make_shared<const ProxyPatches>(std::move(proxies));
+    return patches;
 }
 
 std::shared_ptr<const BDAabbTree> DeformableAsset::Boxes() const
@@ -53,6 +65,9 @@ std::size_t DeformableAsset::MemoryBytes() const
     for (const std::shared_ptr<const ProxyLevel>& proxies : mProxies)
         if (proxies)
             bytes += proxies->MemoryBytes();
+    for (const std::shared_ptr<const ProxyPatches>& patches : mPatches)
+        if (patches)
+            bytes += patches->MemoryBytes();
     return bytes;
 }
 

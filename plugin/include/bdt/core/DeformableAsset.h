@@ -5,6 +5,7 @@
 #include <bdt/core/MassProperties.h>
 #include <bdt/core/ModalProperties.h>
 #include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ProxyPatches.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +48,10 @@ public:
     /// Thread-safe (a mutex guards the cache).
     std::shared_ptr<const ProxyLevel> Proxies(std::uint32_t inLevel) const;
 
+    /// The surface patches of the proxies at level `inLevel` (clamped as `Proxies`), for the surface contact
+    /// model: built on first request in O(T log T) and kept, like the proxies. Thread-safe.
+    std::shared_ptr<const ProxyPatches> Patches(std::uint32_t inLevel) const;
+
     /// The tree's BD-AABB box rows (§3.5, `BDAabbTree`), built on first request (O(Σ_nodes |Λ|·M), 32(M + 1)
     /// bytes a node) and kept: for bodies that cull their narrowphase with boxes. Thread-safe.
     std::shared_ptr<const BDAabbTree> Boxes() const;
@@ -64,6 +69,7 @@ private:
     double mBoundingRadius = 0.0;
     mutable std::mutex mMutex;
     mutable std::vector<std::shared_ptr<const ProxyLevel>> mProxies; // index: level
+    mutable std::vector<std::shared_ptr<const ProxyPatches>> mPatches; // index: level
     mutable std::shared_ptr<const BDAabbTree> mBoxes;
 };
 

@@ -96,6 +96,8 @@ public:
         ConcurrentScope(const ConcurrentScope&) = delete;
         ConcurrentScope& operator=(const ConcurrentScope&) = delete;
     };
+    /// Whether this thread holds a `ConcurrentScope` (other per-body caches then leave their storage alone).
+    static bool InConcurrentScope() { return sConcurrent; }
 
     /// Sphere of node `inNode` at the current q, rest frame; lazily computed and stamped. The common case, a
     /// node already updated in this step without temporal coherence, is inline: one stamp compare, 16 bytes.

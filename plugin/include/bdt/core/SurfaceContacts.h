@@ -1,0 +1,107 @@
+#pragma once
+
+#include <bdt/core/Contact.h>
+#include <bdt/core/Primitives.h>
+#include <bdt/core/ProxyPatches.h>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bdt
+{
+
+// The surface contact model (`EContactModel::Surface`): contacts made on the deformed triangles under a proxy
+// that the BD-Tree's culling left overlapping, as pairs of closest features.
+//
+// The surfaces are polyhedral, so the closest points of two of them (or of one and a convex primitive) are
+// realised by a pair of features: a vertex of one against a face, an edge or a vertex of the other, or an
+// edge against an edge. Each such pair is tested once, with the exact distance of the two features in double,
+// and kept when it is *valid*: when the line joining the two points leaves each feature within its normal
+// cone (the directions in which that feature is the closest part of its body: a face's normal, the wedge
+// between an edge's two face normals, the cone of a vertex's ring), up to `cConeSlack`. A valid pair is a
+// local minimum of the distance between the surfaces, so a resting body gets its contacts where it really
+// touches, with the surface's normals: under a box lying on a flat deformed patch the patch's vertices (box
+// face normal), the box's corners (the patch's face normals) and crossing edges, never the slanted normals of
+// a vertex facing a box edge it is not closest to. Every vertex, edge and face is tested under the proxy that
+// owns it
+// (`ProxyPatches`), so a contact is made once.
+//
+// Frames: every input and output is in one frame (the narrowphase's world). Distances are signed: positive
+// apart, negative penetrating, measured between the surfaces grown by their margins. Faces of a closed
+// surface
+// (`ProxyPatches::Closed`) have an outside: a feature behind one, up to `PatchView::depthLimit`, penetrates.
+// An open surface's faces are two-sided sheets.
+
+/// How far (the sine of an angle) a contact's direction may leave a feature's normal cone and still count: a
+/// deformed, nearly flat patch has vertices and edges whose cones are slivers around its normal, which the
+/// contacts under a resting body must not flicker in and out of as the modes ring. 0.05: about 3 degrees.
+inline constexpr double cConeSlack = 0.05;
+
+/// One proxy's patch of a deformed surface, placed: what the surface contact functions collide. Made by the
+/// caller (`SurfaceCache` deforms the vertices); the spans must hold `Vertices(proxy)` and `Triangles(proxy)`
+/// entries.
+struct PatchView
+{
+    const ProxyPatches* patches = nullptr;
+    std::uint32_t proxy = cNoIndex;
+    std::span<const Vec3d> vertices; ///< The patch's deformed vertices (`ProxyPatches::Vertices` order).
+    /// Its triangles' unit normals, outward for a closed surface (`ProxyPatches::Triangles` order); zero for
+    /// a degenerate triangle, which then makes no face contact.
+    std::span<const Vec3d> normals;
+    Sphere bound;        ///< The proxy's updated sphere: culls the other side's features.
+    double margin = 0.0; ///< The surface's margin (collision skin), ≥ 0.
+    /// How deep a feature of the other side may be behind one of this patch's faces and still count as
+    /// penetrating it rather than being on the far side of a thin part. The narrowphase gives the proxy's
+    /// radius.
+    double depthLimit = 0.0;
+};
+
+/// A surface contact, Bullet's conventions: A is the deformable patch, B the other side.
+struct SurfaceContact
+{
+    Vec3d pointOnB = Vec3d::Zero(); ///< On B's surface grown by B's margin.
+    Vec3d normal = Vec3d::UnitY();  ///< Unit, from B to A: moving A along it separates them.
+    /// Signed distance between the margin-grown surfaces; A's point is `pointOnB + normal * distance`.
+    double distance = 0.0;
+    std::uint32_t proxyA = cNoIndex;    ///< A's proxy (the patch).
+    std::uint32_t triangleA = cNoIndex; ///< A's triangle holding the point (tree order).
+    Vec3d barycentricA = Vec3d::Zero(); ///< The point on that triangle (before the margin), barycentric.
+    std::uint32_t proxyB = cNoIndex;    ///< B's proxy for a deformable B, else cNoIndex.
+    /// B's triangle: tree order for a deformable B, the triangle's position in the list for triangles (the
+    /// caller maps it to its own ids), cNoIndex for a primitive.
+    std::uint32_t triangleB = cNoIndex;
+    Vec3d barycentricB = Vec3d::Zero(); ///< The point on B's triangle (before the margin), barycentric.
+};
+
+/// A triangle of another mesh (a static level: `btBvhTriangleMeshShape`, a heightfield), two-sided.
+struct SoupTriangle
+{
+    Vec3d vertices[3];
+};
+
+/// Appends the contacts of patch `inA` with a primitive within `inMaxDistance` (≥ 0): with a half-space, the
+/// patch's vertices; with a sphere, capsule or box, also its faces against the primitive's corners (a
+/// sphere's centre, a capsule's ends, a box's corners) and its edges against the primitive's corners and
+/// edges. The primitive has no margin of its own (its geometry is its surface). About 100 flops a feature
+/// pair tested; the primitive's corners and edges are culled by `inA.bound` first.
+void PatchContacts(const PatchView& inA, const Plane& inPlane, double inMaxDistance,
+                   std::vector<SurfaceContact>& outContacts);
+void PatchContacts(const PatchView& inA, const Sphere& inSphere, double inMaxDistance,
+                   std::vector<SurfaceContact>& outContacts);
+void PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxDistance,
+                   std::vector<SurfaceContact>& outContacts);
+void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxDistance,
+                   std::vector<SurfaceContact>& outContacts);
+/// Two deformable patches (proxy pair of two bodies, or of one body with itself for distinct proxies): A's
+/// vertices against B's faces, edges and vertices, B's vertices against A's faces and edges, and A's edges
+/// against B's; each side's features culled by the other's bound.
+void PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
+                   std::vector<SurfaceContact>& outContacts);
+/// A patch against triangles of a static mesh with margin `inMarginB`, two-sided: each triangle faces the
+/// side of its plane where the patch's bound's centre lies (a body resting on a floor is pushed back up out
+/// of it even when it sank into it). Shared vertices and edges (equal coordinates) are tested once.
+/// `triangleB` is the index into `inTriangles`.
+void PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
+                   double inMaxDistance, std::vector<SurfaceContact>& outContacts);
+
+} // namespace bdt
