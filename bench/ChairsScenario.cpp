@@ -52,7 +52,13 @@ struct ChairsOptions
     bool boxes = false;          // BD-AABB box culling of the deformable pairs on every body
     double skin = DeformableShapeSettings{}.pairCacheSkin; // pair cache skin of every body (0: off)
     unsigned threads = 1;        // narrowphase threads of every scene's dispatcher
+    std::string contacts = "surface"; // the contact model of the deformable and rigid scenes
 };
+
+EContactModel ContactModelOf(const std::string& inName)
+{
+    return inName == "proxies" ? EContactModel::Proxies : EContactModel::Surface;
+}
 
 // What a scene's chairs are.
 enum class EChairs : std::uint8_t
@@ -71,11 +77,18 @@ struct SceneSpec
     bool front;
     double skin;
     bool boxes = false;
+    EContactModel contacts = EContactModel::Surface;
 };
 
 // The scenes `--scenes` asks for, stepped alternately in this order.
 std::vector<SceneSpec> ChosenScenes(const ChairsOptions& inOptions)
 {
+    const EContactModel model = ContactModelOf(inOptions.contacts);
+    if (inOptions.scenes == "contacts")
+        return {{"surface", EChairs::Deformable, inOptions.front, inOptions.skin, inOptions.boxes,
+                 EContactModel::Surface},
+                {"proxies", EChairs::Deformable, inOptions.front, inOptions.skin, inOptions.boxes,
+                 EContactModel::Proxies}};
     if (inOptions.scenes == "front")
         return {{"front_on", EChairs::Deformable, true, inOptions.skin},
                 {"front_off", EChairs::Deformable, false, inOptions.skin}};
@@ -88,9 +101,9 @@ std::vector<SceneSpec> ChosenScenes(const ChairsOptions& inOptions)
     const std::string& scenes = inOptions.scenes;
     std::vector<SceneSpec> specs;
     if (scenes == "both" || scenes == "all" || scenes == "deformable")
-        specs.push_back({"deformable", EChairs::Deformable, inOptions.front, inOptions.skin, inOptions.boxes});
+        specs.push_back({"deformable", EChairs::Deformable, inOptions.front, inOptions.skin, inOptions.boxes, model});
     if (scenes == "both" || scenes == "all" || scenes == "rigid")
-        specs.push_back({"rigid", EChairs::Rigid, inOptions.front, inOptions.skin, inOptions.boxes});
+        specs.push_back({"rigid", EChairs::Rigid, inOptions.front, inOptions.skin, inOptions.boxes, model});
     if (scenes == "all" || scenes == "bullet")
         specs.push_back({"bullet", EChairs::Bullet, false, 0.0});
     return specs;
@@ -238,6 +251,7 @@ std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
         settings.frontTracking = inSpec.front;
         settings.pairCacheSkin = inSpec.skin;
         settings.boxCulling = inSpec.boxes;
+        settings.contacts = inSpec.contacts;
         shape.SetSettings(settings);
         ioRun.chairs.push_back(body);
     }
@@ -421,9 +435,15 @@ const bool sRegistered = RegisterScenario(
             .add_option("--scenes", options->scenes,
                         "both (deformable and rigid), deformable, rigid, bullet (Bullet's own compound "
                         "chairs), all (the three), front (deformable with front tracking and without), skin "
-                        "(deformable with the pair cache and without) or boxes (deformable with BD-AABB box "
-                        "culling and without)")
-            ->check(CLI::IsMember({"both", "deformable", "rigid", "bullet", "all", "front", "skin", "boxes"}));
+                        "(deformable with the pair cache and without), boxes (deformable with BD-AABB box "
+                        "culling and without) or contacts (deformable in the surface contact model and in the "
+                        "proxies model)")
+            ->check(CLI::IsMember(
+                {"both", "deformable", "rigid", "bullet", "all", "front", "skin", "boxes", "contacts"}));
+        ioCommand
+            .add_option("--contacts", options->contacts,
+                        "Contact model of the deformable and rigid scenes: surface (the default) or proxies")
+            ->check(CLI::IsMember({"surface", "proxies"}));
         ioCommand
             .add_option("--threads", options->threads,
                         "Narrowphase threads (bdt::ParallelDispatcher) in every scene; 0: the machine's")

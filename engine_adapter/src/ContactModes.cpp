@@ -85,7 +85,8 @@ void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableSh
 {
     if (inShapes[0] == nullptr && inShapes[1] == nullptr)
         return;
-    // Only the normal direction matters: per side the coupling u_j = s·(Rᵀn)·Ū_j gives the modal velocity
+    // Only the normal direction matters: per side the coupling u_j = s·(Rᵀn)·U_j (the point's row, or the
+    // proxy's Ū) gives the modal velocity
     // along n (u·q̇), the mobility along n (Σ u_j²/μ_j) and the impulse's generalised impulse (p·u).
     thread_local std::vector<double> coupling[2];
     for (int side = 0; side < 2; ++side)
@@ -97,12 +98,11 @@ void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableSh
         if (!(point.m_appliedImpulse > 0))
             continue;
         const Vec3d normal = ToVec3d(point.m_normalWorldOnB);
-        const int nodes[2] = {point.m_index0, point.m_index1};
         std::span<const double> couplings[2];
         for (int side = 0; side < 2; ++side)
-            if (inShapes[side] != nullptr && nodes[side] >= 0 &&
-                inShapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, inRestToWorld[side],
-                                              coupling[side]))
+            if (inShapes[side] != nullptr &&
+                inShapes[side]->Coupling(FeatureOf(point, side, *inShapes[side]), normal, inRestToWorld[side],
+                                         coupling[side]))
                 couplings[side] = coupling[side];
         ConstrainPointModes(point, inShapes, couplings, inInfo);
     }

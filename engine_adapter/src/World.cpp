@@ -52,6 +52,19 @@ void DrawNodeSphere(btIDebugDraw& ioDrawer, const DeformedBody& inBody, std::uin
     ioDrawer.drawSphere(ToBtVector(center), btScalar(inBody.scale * sphere.radius), inColor);
 }
 
+// Outlines deformed triangle `inTriangle` (tree order) of a body where the body places it.
+void DrawTriangle(btIDebugDraw& ioDrawer, const DeformedBody& inBody, std::uint32_t inTriangle,
+                  const btVector3& inColor)
+{
+    Vec3d vertices[3];
+    DeformedTriangle(*inBody.state, inTriangle, vertices);
+    btVector3 world[3];
+    for (int k = 0; k < 3; ++k)
+        world[k] = ToBtVector(inBody.pose.Apply(inBody.scale * vertices[k]));
+    for (int k = 0; k < 3; ++k)
+        ioDrawer.drawLine(world[k], world[(k + 1) % 3], inColor);
+}
+
 // The host's internal tick callbacks are protected members of btDynamicsWorld without getters; a
 // pointer to member taken in a derived class's scope reads them without any cast of the world object.
 struct TickCallbackAccess : btDynamicsWorld
@@ -460,7 +473,7 @@ void World::ReadImpulses()
         WalkManifolds(EWalk::Impulses, &deferred);
     } // joined
     for (const DeferredImpulse& impulse : deferred)
-        impulse.shape->AddContactImpulse(impulse.node, impulse.impulse, Mat3d::Identity());
+        impulse.shape->AddContactImpulse(impulse.feature, impulse.impulse, Mat3d::Identity());
 }
 
 bool World::HasHelperThreads() const
@@ -530,7 +543,11 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
             if (impulse == btVector3(0, 0, 0))
                 continue;
             const bool finite = IsFinite(impulse);
-            const int nodes[2] = {point.m_index0, point.m_index1};
+            // Where each side's impulse acts: its proxy, and in the surface model the point of its surface.
+            ContactFeature features[2];
+            for (int side = 0; side < 2; ++side)
+                if (shapes[side] != nullptr)
+                    features[side] = FeatureOf(point, side, *shapes[side]);
             // Each side's coupling along the normal, made once for both parts: the normal impulse's
             // generalised impulse is λ times it, and the constraint works along it. (A split read-back's two
             // walks make the same couplings: their results are those of one walk, bit for bit.)
@@ -539,33 +556,31 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
             for (int side = 0; side < 2; ++side)
             {
                 const bool needed = (impulses && finite) || (predicting[side] && point.m_appliedImpulse > 0);
-                if (shapes[side] == nullptr || nodes[side] < 0 || !needed)
+                if (shapes[side] == nullptr || features[side].node == cNoIndex || !needed)
                     continue;
                 coupling[side].resize(shapes[side]->Dynamics().ModeCount());
-                if (shapes[side]->ProxyCoupling(std::uint32_t(nodes[side]), normal, *rotations[side],
-                                                coupling[side]))
+                if (shapes[side]->Coupling(features[side], normal, *rotations[side], coupling[side]))
                     couplings[side] = coupling[side];
             }
             for (int side = 0; impulses && side < 2; ++side)
             {
-                if (shapes[side] == nullptr || nodes[side] < 0)
+                if (shapes[side] == nullptr || features[side].node == cNoIndex)
                     continue;
                 const btScalar sign = side == 0 ? btScalar(1) : btScalar(-1);
-                const std::uint32_t node = std::uint32_t(nodes[side]);
                 if (!finite)
                 {
                     // Counted by the body's guard, now or (a split read-back) after the join.
                     if (outDeferred != nullptr)
-                        outDeferred->push_back({shapes[side], node, sign * impulse});
+                        outDeferred->push_back({shapes[side], features[side], sign * impulse});
                     else
-                        shapes[side]->AddContactImpulse(node, sign * impulse, *rotations[side]);
+                        shapes[side]->AddContactImpulse(features[side], sign * impulse, *rotations[side]);
                     continue;
                 }
                 if (couplings[side].empty())
                     continue; // a node outside the body's tree takes nothing
                 shapes[side]->AddCouplingImpulse(couplings[side], double(sign * point.m_appliedImpulse));
                 if (slides)
-                    shapes[side]->AddContactImpulse(node, sign * friction, *rotations[side]);
+                    shapes[side]->AddContactImpulse(features[side], sign * friction, *rotations[side]);
             }
             if (constrain)
             {
@@ -586,7 +601,7 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
 void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions) const
 {
     const btVector3 sphereColor(0.3f, 0.6f, 1.0f), proxyColor(1.0f, 0.2f, 0.2f),
-        contactColor(1.0f, 1.0f, 0.0f);
+        contactColor(1.0f, 1.0f, 0.0f), triangleColor(1.0f, 0.5f, 0.0f);
     for (const std::unique_ptr<Body>& body : mBodies)
     {
         const DeformableShape& shape = *body->shape;
@@ -621,13 +636,17 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
                                           point.getDistance(), 0, contactColor);
             if (!inOptions.proxies)
                 continue;
-            const int nodes[2] = {point.m_index0, point.m_index1};
             for (int side = 0; side < 2; ++side)
             {
-                if (shapes[side] == nullptr || nodes[side] < 0)
+                if (shapes[side] == nullptr)
                     continue;
-                DrawNodeSphere(ioDrawer, shapes[side]->Body(objects[side]->getWorldTransform()),
-                               std::uint32_t(nodes[side]), proxyColor);
+                const ContactFeature feature = FeatureOf(point, side, *shapes[side]);
+                if (feature.node == cNoIndex)
+                    continue;
+                const DeformedBody view = shapes[side]->Body(objects[side]->getWorldTransform());
+                DrawNodeSphere(ioDrawer, view, feature.node, proxyColor);
+                if (feature.OnSurface())
+                    DrawTriangle(ioDrawer, view, feature.triangle, triangleColor);
             }
         }
     }

@@ -1,11 +1,13 @@
 #include "ConcaveProxyContacts.h"
 
-
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btConcaveShape.h>
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/SurfaceCache.h>
+#include <bdt/core/SurfaceContacts.h>
 #include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
@@ -68,7 +70,126 @@ private:
     bool mFound = false;
 };
 
+// The proxies model's contact of one proxy (its sphere inflated by `inInflate`) with the concave of `inB`: on
+// its nearest triangle, kept within `inMaxDistance`.
+void ConcaveProxyContact(const ProxySphere& inProxy, double inInflate, double inMarginA, double inMaxDistance,
+                         const btCollisionObjectWrapper& inB, std::vector<PairContact>& outContacts)
+{
+    const auto* concave = static_cast<const btConcaveShape*>(inB.getCollisionShape());
+    const double marginB = concave->getMargin();
+    const Pose poseB = ToPose(inB.getWorldTransform());
+    const double radius = std::max(inProxy.radius - inInflate, 0.0);
+    const Vec3d center = poseB.ApplyInverse(inProxy.center);
+    // Triangles within reach: the inflated proxy sphere plus B's margin, as a box in B's frame.
+    const double reach = inProxy.radius + marginB;
+    NearestTriangle nearest(center);
+    concave->processAllTriangles(&nearest, ToBtVector(center - Vec3d::Constant(reach)),
+                                 ToBtVector(center + Vec3d::Constant(reach)));
+    if (!nearest.Found())
+        return;
+    PairContact contact;
+    contact.distance = nearest.Distance() - radius - marginB - inMarginA;
+    if (contact.distance > inMaxDistance)
+        return;
+    const Vec3d normal = nearest.Normal();
+    contact.normal = (poseB.rotation * normal).normalized();
+    contact.pointOnB = poseB.Apply(nearest.Closest() + marginB * normal);
+    contact.feature0.node = inProxy.node;
+    contact.index1 = nearest.TriangleIndex();
+    contact.partId1 = nearest.PartId();
+    outContacts.push_back(contact);
+}
+
+// Collects the triangles a concave reports, placed in world, with their ids.
+class TriangleCollector : public btTriangleCallback
+{
+public:
+    TriangleCollector(const btTransform& inTransform, std::vector<SoupTriangle>& outTriangles,
+                      std::vector<std::pair<int, int>>& outIds)
+        : mTransform(inTransform), mTriangles(outTriangles), mIds(outIds)
+    {
+    }
+
+    void processTriangle(btVector3* inTriangle, int inPartId, int inTriangleIndex) override
+    {
+        SoupTriangle triangle;
+        for (int k = 0; k < 3; ++k)
+            triangle.vertices[k] = ToVec3d(mTransform * inTriangle[k]);
+        mTriangles.push_back(triangle);
+        mIds.emplace_back(inPartId, inTriangleIndex);
+    }
+
+private:
+    const btTransform& mTransform;
+    std::vector<SoupTriangle>& mTriangles;
+    std::vector<std::pair<int, int>>& mIds;
+};
+
 } // namespace
+
+void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObjectWrapper& inA,
+                            double inMaxDistance, const btCollisionObjectWrapper& inB,
+                            std::vector<PairContact>& outContacts, QueryStats& ioStats)
+{
+    const auto* concave = static_cast<const btConcaveShape*>(inB.getCollisionShape());
+    const btTransform& transformB = inB.getWorldTransform();
+    const double marginA = double(inShapeA.getMargin());
+    const double marginB = concave->getMargin();
+    btVector3 boxMin;
+    btVector3 boxMax;
+    concave->getAabb(transformB, boxMin, boxMax);
+    thread_local std::vector<ProxySphere> proxies;
+    proxies.clear();
+    const Vec3d grow = Vec3d::Constant(marginB);
+    CollectProxies(inShapeA.Body(inA.getWorldTransform(), marginA + inMaxDistance),
+                   Aabb(ToVec3d(boxMin) - grow, ToVec3d(boxMax) + grow), proxies, ioStats);
+    if (proxies.empty())
+        return;
+
+    const DeformedBody bodyA = inShapeA.Body(inA.getWorldTransform());
+    const Pose poseB = ToPose(transformB);
+    thread_local PlacedPatch scratch;
+    thread_local std::vector<SoupTriangle> soup;
+    thread_local std::vector<std::pair<int, int>> ids;
+    thread_local std::vector<SurfaceContact> surface;
+    for (const ProxySphere& proxy : proxies)
+    {
+        // B's triangles within reach of the proxy's sphere: its box in B's frame (a sphere's box is the same
+        // after any rotation).
+        const Vec3d centre = poseB.ApplyInverse(proxy.center);
+        const double reach = proxy.radius + marginB;
+        soup.clear();
+        ids.clear();
+        TriangleCollector collector(transformB, soup, ids);
+        concave->processAllTriangles(&collector, ToBtVector(centre - Vec3d::Constant(reach)),
+                                     ToBtVector(centre + Vec3d::Constant(reach)));
+        if (soup.empty())
+            continue;
+        const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch);
+        ioStats.triangleTests += inShapeA.Patches()->OwnTriangleCount(proxy.node) + soup.size();
+        surface.clear();
+        if (PatchContacts(view, soup, marginB, inMaxDistance, surface) > 0 && surface.empty())
+        {
+            // Deep in the static mesh (pressed or spawned through it): the proxy's nearest-triangle contact
+            // pushes it out.
+            ConcaveProxyContact(proxy, marginA + inMaxDistance, marginA, inMaxDistance, inB, outContacts);
+            continue;
+        }
+        const std::size_t first = outContacts.size();
+        AppendSurface(surface, outContacts);
+        for (std::size_t i = 0; i < surface.size(); ++i)
+        {
+            PairContact& contact = outContacts[first + i];
+            const std::uint32_t soupIndex = surface[i].triangleB;
+            contact.feature1 = {};
+            if (soupIndex < ids.size())
+            {
+                contact.partId1 = ids[soupIndex].first;
+                contact.index1 = ids[soupIndex].second;
+            }
+        }
+    }
+}
 
 void ConcaveProxyContacts(const DeformedBody& inA, double inMarginA, double inMaxDistance,
                           const btCollisionObjectWrapper& inB, std::vector<PairContact>& outContacts,
@@ -87,32 +208,8 @@ void ConcaveProxyContacts(const DeformedBody& inA, double inMarginA, double inMa
     const Vec3d grow = Vec3d::Constant(marginB);
     CollectProxies(inA, Aabb(ToVec3d(boxMin) - grow, ToVec3d(boxMax) + grow), proxies, ioStats);
 
-    const Pose poseB = ToPose(transformB);
     for (const ProxySphere& proxy : proxies)
-    {
-        const double radius = std::max(proxy.radius - inA.inflate, 0.0);
-        const Vec3d center = poseB.ApplyInverse(proxy.center);
-        // Triangles within reach: the inflated proxy sphere plus B's margin, as a box in B's frame.
-        const double reach = proxy.radius + marginB;
-        const btVector3 queryMin = ToBtVector(center - Vec3d::Constant(reach));
-        const btVector3 queryMax = ToBtVector(center + Vec3d::Constant(reach));
-        NearestTriangle nearest(center);
-        concave->processAllTriangles(&nearest, queryMin, queryMax);
-        if (!nearest.Found())
-            continue;
-
-        PairContact contact;
-        contact.distance = nearest.Distance() - radius - marginB - inMarginA;
-        if (contact.distance > inMaxDistance)
-            continue;
-        const Vec3d normal = nearest.Normal();
-        contact.normal = (poseB.rotation * normal).normalized();
-        contact.pointOnB = poseB.Apply(nearest.Closest() + marginB * normal);
-        contact.node0 = proxy.node;
-        contact.index1 = nearest.TriangleIndex();
-        contact.partId1 = nearest.PartId();
-        outContacts.push_back(contact);
-    }
+        ConcaveProxyContact(proxy, inA.inflate, inMarginA, inMaxDistance, inB, outContacts);
 }
 
 } // namespace bdt

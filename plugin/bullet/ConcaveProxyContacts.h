@@ -21,4 +21,13 @@ void ConcaveProxyContacts(const DeformedBody& inA, double inMarginA, double inMa
                           const btCollisionObjectWrapper& inB, std::vector<PairContact>& outContacts,
                           QueryStats& ioStats);
 
+/// The surface model's contacts of `inShapeA` (placed by `inA`) with the concave shape of `inB` within
+/// `inMaxDistance`: the proxies culled by the concave's world box, then per proxy the concave's triangles near the
+/// proxy's sphere (`processAllTriangles` with its box in the concave's frame) against the proxy's patch as
+/// two-sided triangles with the concave's margin (`PatchContacts` with triangles). `index1` and `partId1` name
+/// B's triangle.
+void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObjectWrapper& inA,
+                            double inMaxDistance, const btCollisionObjectWrapper& inB,
+                            std::vector<PairContact>& outContacts, QueryStats& ioStats);
+
 } // namespace bdt

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/SurfaceCache.h>
+#include <bdt/core/SurfaceContacts.h>
 #include <bdt/core/TreeQueries.h>
 
 namespace bdt
@@ -62,9 +64,9 @@ void AppendProxyContacts(const std::vector<ProxyContact>& inContacts, double inM
         out.normal = contact.normal.normalized();
         out.pointOnB = contact.point + 0.5 * contact.depth * contact.normal;
         out.distance = inMaxDistance - contact.depth;
-        out.node0 = contact.nodeA;
-        out.index1 = inOtherDeformable ? int(contact.nodeB) : -1;
-        out.partId1 = -1;
+        out.feature0.node = contact.nodeA;
+        if (inOtherDeformable)
+            out.feature1.node = contact.nodeB;
         if (out.distance <= inMaxDistance)
             outContacts.push_back(out);
     }
@@ -100,6 +102,55 @@ Plane WorldPlane(const btStaticPlaneShape& inPlane, const btTransform& inTransfo
     return plane;
 }
 
+std::pair<int, int> IdentifiersA(const PairContact& inContact, const DeformableShape& inA)
+{
+    const ContactFeature& feature = inContact.feature0;
+    return {feature.node == cNoIndex ? -1 : int(feature.node),
+            feature.OnSurface() ? int(inA.InputTriangle(feature.triangle)) : -1};
+}
+
+std::pair<int, int> IdentifiersB(const PairContact& inContact, const DeformableShape* inB)
+{
+    const ContactFeature& feature = inContact.feature1;
+    if (inB != nullptr && feature.node != cNoIndex)
+        return {int(feature.node), feature.OnSurface() ? int(inB->InputTriangle(feature.triangle)) : -1};
+    return {inContact.partId1, inContact.index1};
+}
+
+bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB)
+{
+    const auto surface = [](const DeformableShape& inShape)
+    { return inShape.Settings().contacts == EContactModel::Surface && inShape.Patches() != nullptr; };
+    const DeformableShape* shapeB = AsDeformable(inB);
+    return surface(inA) && (shapeB == nullptr || surface(*shapeB));
+}
+
+PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
+                          PlacedPatch& ioScratch)
+{
+    PatchView view = PlacePatch(inBody, *inShape.Patches(), inProxy, inShape.Surface(),
+                                double(inShape.getMargin()), 0.0, ioScratch);
+    // A feature further behind one of the patch's faces than this is on the far side of a thin part, not in
+    // it.
+    view.depthLimit = 0.5 * view.bound.radius;
+    return view;
+}
+
+void AppendSurface(std::span<const SurfaceContact> inContacts, std::vector<PairContact>& outContacts)
+{
+    for (const SurfaceContact& contact : inContacts)
+    {
+        PairContact out;
+        out.pointOnB = contact.pointOnB;
+        out.normal = contact.normal;
+        out.distance = contact.distance;
+        out.feature0 = {contact.proxyA, contact.triangleA, contact.barycentricA};
+        if (contact.proxyB != cNoIndex)
+            out.feature1 = {contact.proxyB, contact.triangleB, contact.barycentricB};
+        outContacts.push_back(out);
+    }
+}
+
 namespace
 {
 
@@ -114,36 +165,142 @@ double RadiusGrowth(const DeformableShape& inShape, std::uint32_t inNode)
            std::max(0.0, double(state.ComputeSphereNow(inNode).radius) - rest);
 }
 
-} // namespace
-
-void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
-                      double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
-                      TraversalFront* ioFront, ProxyPairCache* ioCache, PrimitivePairCache* ioPrimitiveCache)
+// Proxy contacts (from `GenerateSphereContacts`) at their rest radii: the radius growth (eq. 7) bounds how
+// far the proxy's triangles spread about its moved centre, which the culling needs, but it grows with |q|
+// whichever way the body deforms: pushing against it would lift a resting body on every half-period of its
+// vibration and pump energy into it. Keeps those still within `inMaxDistance`.
+void AtRestRadii(const DeformableShape& inA, const DeformableShape* inB, double inMaxDistance,
+                 std::vector<PairContact>& ioContacts, std::size_t inFirst)
 {
-    const std::size_t first = outContacts.size();
-    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);
-    // Contact geometry: a proxy pushes with its sphere moved by the proxy's mean displacement (c' = c + Ū q,
-    // eq. 5) at its rest radius. The radius growth (eq. 7) bounds how far the proxy's triangles spread about
-    // that centre, which the culling needs, but it grows with |q| whichever way the body deforms: pushing
-    // against it would lift a resting body on every half-period of its vibration and pump energy into it.
-    const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
-    const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
-    std::size_t kept = first;
-    for (std::size_t i = first; i < outContacts.size(); ++i)
+    std::size_t kept = inFirst;
+    for (std::size_t i = inFirst; i < ioContacts.size(); ++i)
     {
-        PairContact contact = outContacts[i];
-        contact.distance += RadiusGrowth(shapeA, contact.node0);
-        if (shapeB != nullptr && contact.index1 >= 0)
+        PairContact contact = ioContacts[i];
+        contact.distance += RadiusGrowth(inA, contact.feature0.node);
+        if (inB != nullptr && contact.feature1.node != cNoIndex)
         {
             // B's contact point moves back onto B's rest-radius sphere, along the normal (B to A).
-            const double growthB = RadiusGrowth(*shapeB, std::uint32_t(contact.index1));
+            const double growthB = RadiusGrowth(*inB, contact.feature1.node);
             contact.distance += growthB;
             contact.pointOnB -= growthB * contact.normal;
         }
         if (contact.distance <= inMaxDistance)
-            outContacts[kept++] = contact;
+            ioContacts[kept++] = contact;
     }
-    outContacts.resize(kept);
+    ioContacts.resize(kept);
+}
+
+// The surface model on the proxies a sphere descent found (`ioContacts` from `inFirst`: one per proxy, or per
+// proxy pair, of A with a primitive or a deformable B): each replaced by the contacts of the deformed
+// triangles under it (`PatchContacts`). A contact of an interrupted descent above the proxies stays a sphere
+// contact.
+void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                      double inMaxDistance, double inSurfaceReach, std::vector<PairContact>& ioContacts,
+                      std::size_t inFirst, QueryStats& ioStats)
+{
+    const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
+    const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
+    thread_local std::vector<PairContact> found;
+    found.assign(ioContacts.begin() + std::ptrdiff_t(inFirst), ioContacts.end());
+    ioContacts.resize(inFirst);
+    const DeformedBody bodyA = shapeA.Body(inA.getWorldTransform());
+    const DeformedBody bodyB = shapeB != nullptr ? shapeB->Body(inB.getWorldTransform()) : DeformedBody{};
+    const btCollisionShape* other = inB.getCollisionShape();
+    const btTransform& transformB = inB.getWorldTransform();
+    thread_local PlacedPatch scratchA, scratchB;
+    thread_local std::vector<SurfaceContact> surface;
+    surface.clear();
+    const ProxyLevel& proxiesA = shapeA.State().Proxies();
+    std::uint32_t placedA = cNoIndex;
+    PatchView viewA;
+    for (const PairContact& contact : found)
+    {
+        const std::uint32_t nodeA = contact.feature0.node, nodeB = contact.feature1.node;
+        if (!proxiesA.IsProxy(nodeA) || (shapeB != nullptr && !shapeB->State().Proxies().IsProxy(nodeB)) ||
+            (shapeB != nullptr && contact.distance > inSurfaceReach))
+        {
+            // An interrupted descent's coarse pair, or proxies still apart (`GenerateContacts`).
+            ioContacts.push_back(contact);
+            AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
+            continue;
+        }
+        if (nodeA != placedA)
+        {
+            viewA = PlaceProxyPatch(shapeA, bodyA, nodeA, scratchA);
+            placedA = nodeA;
+            ioStats.triangleTests += shapeA.Patches()->OwnTriangleCount(nodeA);
+        }
+        switch (ClassifyOther(other))
+        {
+        case EOtherShape::Deformable:
+        {
+            const PatchView viewB = PlaceProxyPatch(*shapeB, bodyB, nodeB, scratchB);
+            ioStats.triangleTests += shapeB->Patches()->OwnTriangleCount(nodeB);
+            const std::size_t before = surface.size();
+            // Patches deep inside each other (spawned so, or pressed through) make no surface contact: their
+            // proxy contact pushes them out.
+            if (PatchContacts(viewA, viewB, inMaxDistance, surface) > 0 && surface.size() == before)
+            {
+                ioContacts.push_back(contact);
+                AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
+            }
+            break;
+        }
+        case EOtherShape::Sphere:
+            PatchContacts(viewA,
+                          Sphere{ToVec3d(transformB.getOrigin()),
+                                 double(static_cast<const btSphereShape*>(other)->getRadius())},
+                          inMaxDistance, surface);
+            break;
+        case EOtherShape::Box:
+            PatchContacts(
+                viewA,
+                OrientedBox{ToPose(transformB),
+                            ToVec3d(static_cast<const btBoxShape*>(other)->getHalfExtentsWithMargin())},
+                inMaxDistance, surface);
+            break;
+        case EOtherShape::Capsule:
+            PatchContacts(viewA, WorldCapsule(*static_cast<const btCapsuleShape*>(other), transformB),
+                          inMaxDistance, surface);
+            break;
+        case EOtherShape::Plane:
+            PatchContacts(viewA, WorldPlane(*static_cast<const btStaticPlaneShape*>(other), transformB),
+                          inMaxDistance, surface);
+            break;
+        default:
+            break;
+        }
+    }
+    AppendSurface(surface, ioContacts);
+}
+
+} // namespace
+
+void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                      double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
+                      TraversalFront* ioFront, ProxyPairCache* ioCache, PrimitivePairCache* ioPrimitiveCache,
+                      double inSurfaceReach)
+{
+    const std::size_t first = outContacts.size();
+    const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
+    const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
+    const bool surface = UsesSurface(shapeA, inB.getCollisionShape());
+    const EOtherShape kind = ClassifyOther(inB.getCollisionShape());
+    if (surface && kind == EOtherShape::Convex)
+    {
+        ConvexSurfaceContacts(shapeA, inA, inMaxDistance, inB, outContacts, ioStats);
+        return;
+    }
+    if (surface && kind == EOtherShape::Concave)
+    {
+        ConcaveSurfaceContacts(shapeA, inA, inMaxDistance, inB, outContacts, ioStats);
+        return;
+    }
+    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);
+    if (surface)
+        ProxiesToSurface(inA, inB, inMaxDistance, inSurfaceReach, outContacts, first, ioStats);
+    else
+        AtRestRadii(shapeA, shapeB, inMaxDistance, outContacts, first);
 }
 
 namespace
@@ -216,16 +373,16 @@ void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjec
         if (predictA)
         {
             const Vec3d pointOnA = contact.pointOnB + contact.distance * contact.normal;
-            const ProxyStepResponse a = shapeA->ProxyResponse(
-                contact.node0, contact.normal, rotationA,
+            const ProxyStepResponse a = shapeA->Response(
+                contact.feature0, contact.normal, rotationA,
                 FrameAngularPerImpulse(inA.getCollisionObject(), pointOnA, contact.normal, angular));
             contact.stepMotion += a.displacement;
             contact.compliance += a.compliance;
         }
-        if (predictB && contact.index1 >= 0)
+        if (predictB && contact.feature1.node != cNoIndex)
         {
-            const ProxyStepResponse b = shapeB->ProxyResponse(
-                std::uint32_t(contact.index1), -contact.normal, rotationB,
+            const ProxyStepResponse b = shapeB->Response(
+                contact.feature1, -contact.normal, rotationB,
                 FrameAngularPerImpulse(inB.getCollisionObject(), contact.pointOnB, -contact.normal, angular));
             contact.stepMotion += b.displacement;
             contact.compliance += b.compliance;
@@ -235,7 +392,8 @@ void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjec
 
 void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                             double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
-                            TraversalFront* ioFront, ProxyPairCache* ioCache, PrimitivePairCache* ioPrimitiveCache)
+                            TraversalFront* ioFront, ProxyPairCache* ioCache,
+                            PrimitivePairCache* ioPrimitiveCache)
 {
     const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
     if (shapeA == nullptr)
@@ -264,11 +422,14 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
         const DeformedBody bodyB = deformableB->Body(transformB, deformableB->getMargin());
         const std::uint32_t budgetA = shapeA->Settings().traversalBudget;
         const std::uint32_t budgetB = deformableB->Settings().traversalBudget;
-        const std::uint32_t budget = budgetA == 0 ? budgetB : budgetB == 0 ? budgetA : std::min(budgetA, budgetB);
+        const std::uint32_t budget = budgetA == 0   ? budgetB
+                                     : budgetB == 0 ? budgetA
+                                                    : std::min(budgetA, budgetB);
         if (budget != 0)
             CollideProxies(bodyA, bodyB, std::uint64_t(budget), proxyContacts, ioStats);
         else if (shapeA->Settings().boxCulling && deformableB->Settings().boxCulling)
-            CollideProxies(bodyA, bodyB, *shapeA->Asset().Boxes(), *deformableB->Asset().Boxes(), proxyContacts, ioStats);
+            CollideProxies(bodyA, bodyB, *shapeA->Asset().Boxes(), *deformableB->Asset().Boxes(),
+                           proxyContacts, ioStats);
         else if (ioFront != nullptr)
             CollideProxies(bodyA, bodyB, *ioFront, proxyContacts, ioStats);
         else if (ioCache != nullptr)

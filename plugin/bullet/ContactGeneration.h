@@ -4,10 +4,12 @@
 // shape on the other side of a pair, one per proxy (per proxy pair for two deformables), before they are
 // grouped into regions and reduced to Bullet's four points a manifold. Private to plugin/bullet.
 
+#include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
 #include <bdt/core/Primitives.h>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -22,6 +24,10 @@ namespace bdt
 class TraversalFront;
 class ProxyPairCache;
 class PrimitivePairCache;
+struct DeformedBody;
+struct PlacedPatch;
+struct PatchView;
+struct SurfaceContact;
 
 /// How the narrowphase treats the shape on the other side of a deformable.
 enum class EOtherShape : std::uint8_t
@@ -52,15 +58,18 @@ constexpr bool IsAnalyticPrimitive(EOtherShape inOther)
 /// (Bullet's plane constant along the normal, no margin).
 Plane WorldPlane(const btStaticPlaneShape& inPlane, const btTransform& inTransform);
 
-/// A contact of one proxy sphere of deformable A with B, world frame, Bullet's conventions.
+class DeformableShape;
+
+/// A contact of deformable A with B, world frame, Bullet's conventions: made on A's deformed surface (the
+/// surface model) or on one of its proxy spheres (the proxies model).
 struct PairContact
 {
     Vec3d pointOnB = Vec3d::Zero(); ///< On B's collision surface (its margin included).
     Vec3d normal = Vec3d::UnitY();  ///< Unit, from B to A.
-    /// Signed distance from B's surface to A's: the proxy sphere (its centre moved by the deformation, its rest
-    /// radius; see `GenerateContacts`) grown by A's margin (and, for two deformables, B's proxy sphere grown by
-    /// B's margin). Negative when penetrating.
-    /// A's point is `pointOnB + normal * distance`.
+    /// Signed distance from B's surface to A's, each grown by its margin: A's deformed triangles (surface
+    /// model), or its proxy sphere, its centre moved by the deformation at its rest radius (proxies model,
+    /// see `GenerateContacts`; for two deformables B's likewise). Negative when penetrating. A's point is
+    /// `pointOnB + normal * distance`.
     double distance = 0.0;
     /// World units: how the modes will change the distance over the coming step if they keep last step's
     /// force (`PredictContacts`; the solver's gap is made of it by `SetSolverGap`). 0 for rigid surfaces.
@@ -71,31 +80,63 @@ struct PairContact
     /// The solver's Baumgarte factor the prediction was made for (`StepPrediction::contactErp`); 0 without a
     /// prediction.
     double predictionErp = 0.0;
-    std::uint32_t node0 = cNoIndex; ///< A's proxy node.
-    int index1 = -1;                ///< B's proxy node (deformable), triangle index (concave), else -1.
-    int partId1 = -1;               ///< B's part id (concave), else -1.
+    ContactFeature feature0; ///< Where it acts on A: its proxy, and its surface point in the surface model.
+    ContactFeature feature1; ///< The same on B for a deformable B; no node otherwise.
+    int index1 =
+        -1; ///< B's triangle index for a concave B (as Bullet's triangle callbacks give it), else -1.
+    int partId1 = -1; ///< B's part id for a concave B, else -1.
 };
 
+/// Bullet's identifiers (partId, index) of A's side of `inContact`: the proxy node and the triangle in the
+/// input mesh's order, −1 for a proxy contact (`FeatureOf` reads them back).
+std::pair<int, int> IdentifiersA(const PairContact& inContact, const DeformableShape& inA);
+/// B's: the same for a deformable `inB`; a concave B's part and triangle; else (−1, −1).
+std::pair<int, int> IdentifiersB(const PairContact& inContact, const DeformableShape* inB);
+
+/// Whether the pair of deformable `inA` and `inB` (any shape) makes surface contacts: A uses the surface
+/// model and, if B is deformable, so does B (a pair with a body of the proxies model makes proxy contacts).
+bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB);
+
 /// Appends the contacts of the deformable A (`inA`'s shape must be a `DeformableShape`) with `inB` whose
-/// distance is at most `inMaxDistance` (≥ 0): one per proxy of A (sphere, box, capsule, plane, convex:
-/// the proxy's closest point on B; concave: on B's nearest triangle), one per overlapping proxy pair for two
-/// deformables. A's proxies are found with its spheres inflated by A's margin + `inMaxDistance`, B's (if
-/// deformable) by B's margin, so every contact within `inMaxDistance` is found. Uses the wrappers' world
-/// transforms and shapes (a compound's child has its own). Nothing for `Compound` and `Unsupported`. The
-/// core queries' work counters are added to `ioStats`.
+/// distance is at most `inMaxDistance` (≥ 0). A's proxies are found with its spheres inflated by A's margin +
+/// `inMaxDistance`, B's (if deformable) by B's margin, so every contact within `inMaxDistance` is found. In
+/// the surface model (`UsesSurface`) the contacts are those of the deformed triangles under the proxies found
+/// (`SurfaceContacts.h`: closest feature pairs, against B's exact surface; for a convex B per triangle by
+/// GJK, for a concave B against its triangles near each proxy); an interrupted descent's contacts above the
+/// proxies stay sphere contacts. In the proxies model: one per proxy of A (sphere, box, capsule, plane,
+/// convex: the proxy's closest point on B; concave: on B's nearest triangle), one per overlapping proxy pair
+/// for two deformables. Uses the wrappers' world transforms and shapes (a compound's child has its own).
+/// Nothing for `Compound` and `Unsupported`. The core queries' work counters are added to `ioStats`.
 ///
-/// Two deformables: the contacts come in ascending (A's proxy, B's proxy) order. With `ioFront` (the pair's
-/// own, kept from its last query: `TraversalFront`, its roles A and B unchanged) the proxy descent starts
-/// from the front and moves it; the contacts are the same, bit for bit and in the same order, as without
-/// it, only the number of sphere tests in `ioStats` differs. `ioCache` (the pair's own, `ProxyPairCache`)
-/// likewise answers the proxy query from the pair's list while the bodies have not moved by more than its
-/// skin; the front, when both are given, wins. Both are ignored for other shapes. `ioPrimitiveCache` (the
-/// pair's own, `PrimitivePairCache`) does the same for a sphere, box, capsule or plane B that stays where
-/// it is (the world's static geometry), bit for bit too; ignored for other shapes.
+/// Two deformables: the contacts come in ascending (A's proxy, B's proxy) order (of their proxy pairs in the
+/// surface model). With `ioFront` (the pair's own, kept from its last query: `TraversalFront`, its roles A
+/// and B unchanged) the proxy descent starts from the front and moves it; the contacts are the same, bit for
+/// bit and in the same order, as without it, only the number of sphere tests in `ioStats` differs. `ioCache`
+/// (the pair's own, `ProxyPairCache`) likewise answers the proxy query from the pair's list while the bodies
+/// have not moved by more than its skin; the front, when both are given, wins. Both are ignored for other
+/// shapes. `ioPrimitiveCache` (the pair's own, `PrimitivePairCache`) does the same for a sphere, box, capsule
+/// or plane B that stays where it is (the world's static geometry), bit for bit too; ignored for other
+/// shapes.
+///
+/// `inSurfaceReach`: in the surface model, two deformables' proxy pairs whose spheres are further apart than
+/// this (a pair searching beyond its contact breaking threshold as it closes fast, `SpeculativeReach`) keep
+/// their sphere contacts, speculative contacts that stop the approach where the proxies meet: their surfaces,
+/// inside the spheres, are further apart still, and the sphere contact costs a test where the surface's costs
+/// hundreds. The surface contacts take over when the spheres come within it.
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
                       TraversalFront* ioFront = nullptr, ProxyPairCache* ioCache = nullptr,
-                      PrimitivePairCache* ioPrimitiveCache = nullptr);
+                      PrimitivePairCache* ioPrimitiveCache = nullptr,
+                      double inSurfaceReach = std::numeric_limits<double>::infinity());
+
+/// The surface patch of proxy `inProxy` of `inShape` placed as `inBody` places it (`PlacePatch` with the
+/// shape's cache and margin), with half the proxy's radius as its depth limit (`PatchView::depthLimit`). The
+/// shape must have its patches (`DeformableShape::Patches`).
+PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
+                          PlacedPatch& ioScratch);
+
+/// Appends surface contacts as pair contacts: A's feature, and B's for a deformable B (its proxy set).
+void AppendSurface(std::span<const SurfaceContact> inContacts, std::vector<PairContact>& outContacts);
 
 /// What `PredictContacts` needs of a pair beyond its contacts: which sides have a prediction
 /// (`DeformableShape::Predicting`), its Baumgarte factor, and each predicting side's rest-to-world rotation

@@ -1,15 +1,19 @@
 #include "ConvexProxyContacts.h"
 
-#include <bdt/bullet/Conversions.h>
-
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btConvexShape.h>
+#include <BulletCollision/CollisionShapes/btPolyhedralConvexShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletCollision/CollisionShapes/btTriangleShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btGjkEpaPenetrationDepthSolver.h>
 #include <BulletCollision/NarrowPhaseCollision/btGjkPairDetector.h>
 #include <BulletCollision/NarrowPhaseCollision/btPointCollector.h>
 #include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
 #include <algorithm>
+#include <bdt/bullet/Conversions.h>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/SurfaceCache.h>
+#include <bdt/core/SurfaceContacts.h>
 
 namespace bdt
 {
@@ -59,9 +63,87 @@ void ConvexProxyContacts(const DeformedBody& inA, double inMarginA, double inMax
         // is GJK's own witness point; when they overlap, EPA's witness may slide along B's face (its depth
         // and normal are right), and the projection puts A's and B's points on the normal through the centre.
         contact.pointOnB = proxy.center - contact.normal * (double(result.m_distance) + radius);
-        contact.node0 = proxy.node;
+        contact.feature0.node = proxy.node;
         outContacts.push_back(contact);
     }
+}
+
+void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObjectWrapper& inA,
+                           double inMaxDistance, const btCollisionObjectWrapper& inB,
+                           std::vector<PairContact>& outContacts, QueryStats& ioStats)
+{
+    const auto* convex = static_cast<const btConvexShape*>(inB.getCollisionShape());
+    const btTransform& transformB = inB.getWorldTransform();
+    const double marginA = double(inShapeA.getMargin());
+    btVector3 boxMin;
+    btVector3 boxMax;
+    convex->getAabb(transformB, boxMin, boxMax);
+    thread_local std::vector<ProxySphere> proxies;
+    proxies.clear();
+    CollectProxies(inShapeA.Body(inA.getWorldTransform(), marginA + inMaxDistance), ToAabb(boxMin, boxMax),
+                   proxies, ioStats);
+    if (proxies.empty())
+        return;
+
+    // The hull's corners, in world, for a polyhedral convex.
+    thread_local std::vector<Vec3d> corners;
+    corners.clear();
+    if (const auto* polyhedral = dynamic_cast<const btPolyhedralConvexShape*>(convex))
+        for (int i = 0; i < polyhedral->getNumVertices(); ++i)
+        {
+            btVector3 vertex;
+            polyhedral->getVertex(i, vertex);
+            corners.push_back(ToVec3d(transformB * vertex));
+        }
+
+    const DeformedBody bodyA = inShapeA.Body(inA.getWorldTransform());
+    thread_local PlacedPatch scratch;
+    thread_local std::vector<SurfaceContact> surface;
+    surface.clear();
+    btVoronoiSimplexSolver simplex;
+    btGjkEpaPenetrationDepthSolver penetration;
+    for (const ProxySphere& proxy : proxies)
+    {
+        const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch);
+        const ProxyPatches& patches = *inShapeA.Patches();
+        const auto triangles = patches.Triangles(proxy.node);
+        const std::uint32_t own = patches.OwnTriangleCount(proxy.node);
+        ioStats.triangleTests += own;
+        for (std::uint32_t t = 0; t < own; ++t)
+        {
+            btTriangleShape triangle(ToBtVector(view.vertices[triangles[t][0]]),
+                                     ToBtVector(view.vertices[triangles[t][1]]),
+                                     ToBtVector(view.vertices[triangles[t][2]]));
+            triangle.setMargin(btScalar(marginA));
+            btGjkPairDetector detector(&triangle, convex, &simplex, &penetration);
+            btGjkPairDetector::ClosestPointInput input;
+            input.m_transformA.setIdentity();
+            input.m_transformB = transformB;
+            input.m_maximumDistanceSquared = BT_LARGE_FLOAT;
+            btPointCollector result;
+            detector.getClosestPoints(input, result, nullptr);
+            if (!result.m_hasResult || double(result.m_distance) > inMaxDistance)
+                continue;
+            const Vec3d normal = ToVec3d(result.m_normalOnBInWorld);
+            const double length = normal.norm();
+            if (!(length > 0.0))
+                continue;
+            SurfaceContact contact;
+            contact.normal = normal / length;
+            contact.distance = double(result.m_distance);
+            contact.pointOnB = ToVec3d(result.m_pointInWorld);
+            // The point on the triangle itself: A's margin-grown surface point, back along the normal.
+            const Vec3d onTriangle = contact.pointOnB + (contact.distance + marginA) * contact.normal;
+            if (!AcceptsTriangleContact(view, t, onTriangle, -contact.normal, contact.barycentricA))
+                continue;
+            contact.proxyA = proxy.node;
+            contact.triangleA = patches.TreeTriangle(proxy.node, t);
+            surface.push_back(contact);
+        }
+        if (!corners.empty())
+            PatchContacts(view, corners, inMaxDistance, surface);
+    }
+    AppendSurface(surface, outContacts);
 }
 
 } // namespace bdt

@@ -19,4 +19,14 @@ void ConvexProxyContacts(const DeformedBody& inA, double inMarginA, double inMax
                          const btCollisionObjectWrapper& inB, std::vector<PairContact>& outContacts,
                          QueryStats& ioStats);
 
+/// The surface model's contacts of `inShapeA` (placed by `inA`) with the convex shape of `inB` within
+/// `inMaxDistance`: the proxies culled by the convex's world box, then per own triangle of each proxy's patch the
+/// closest points of the deformed triangle (a `btTriangleShape` with A's margin) and the convex by Bullet's GJK
+/// (EPA when they overlap), each kept where its feature is the patch's to report and the direction lies in its
+/// normal cone (`AcceptsTriangleContact`); and, for a polyhedral convex (`btPolyhedralConvexShape`), its
+/// vertices against the patch's faces and edges, so a hull lying on a face gets its corners.
+void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObjectWrapper& inA, double inMaxDistance,
+                           const btCollisionObjectWrapper& inB, std::vector<PairContact>& outContacts,
+                           QueryStats& ioStats);
+
 } // namespace bdt

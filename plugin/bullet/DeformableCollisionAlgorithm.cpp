@@ -65,27 +65,31 @@ double ContactBreakingThreshold(const btDispatcher* inDispatcher, const btCollis
 // The distance a contact-mode pair searches this step and the filter of what it finds: both from the
 // bodies' `StepMotion` (`ContactSearchDistance`, `SpeculativeFilter`). `inA`, `inB` in the pair's roles.
 // Serial (reads the bodies).
-void ReachOf(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB, double& outSearch,
-             SpeculativeFilter& outFilter)
+// A surface pair (`inSurface`) searches beyond τ when it closes fast (`SpeculativeReach`).
+void ReachOf(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB,
+             bool inSurface, double& outSearch, SpeculativeFilter& outFilter)
 {
-    outSearch = ContactSearchDistance(inThreshold, inTimeStep, inA, inB);
+    outSearch = inSurface
+                    ? ContactSearchDistance(inThreshold, inTimeStep, inA, inB, SpeculativeReach(inA, inB))
+                    : ContactSearchDistance(inThreshold, inTimeStep, inA, inB);
     outFilter = SpeculativeFilter(inThreshold, inTimeStep, inA, inB);
 }
 
-void ReachOf(double inThreshold, double inTimeStep, const btCollisionObject& inA, const btCollisionObject& inB,
-             double& outSearch, SpeculativeFilter& outFilter)
+void ReachOf(double inThreshold, double inTimeStep, const btCollisionObject& inA,
+             const btCollisionObject& inB, bool inSurface, double& outSearch, SpeculativeFilter& outFilter)
 {
     ReachOf(inThreshold, inTimeStep, PredictStepMotion(inA, inTimeStep), PredictStepMotion(inB, inTimeStep),
-            outSearch, outFilter);
+            inSurface, outSearch, outFilter);
 }
 
 // Whether the first test of a pair's contact generation, A's root sphere against B's (a deformable's root
-// sphere, or a static plane), fails for every distance searched up to `inSearch`, by more than the rounding of
-// the spheres' placement and of the tests (relative 1e-6 of the coordinates, where those are at most 1e-9):
-// then no proxy pair is within reach and the pair has no contact. A's root sphere nests every proxy's, in the
-// narrowphase's own placement (`StepMotion::rootCentre`). False when it cannot tell (other shapes, NaN).
-bool RootsApart(const StepMotion& inA, double inMarginA, const btCollisionObject& inB, const StepMotion& inMotionB,
-                double inSearch)
+// sphere, or a static plane), fails for every distance searched up to `inSearch`, by more than the rounding
+// of the spheres' placement and of the tests (relative 1e-6 of the coordinates, where those are at most
+// 1e-9): then no proxy pair is within reach and the pair has no contact. A's root sphere nests every proxy's,
+// in the narrowphase's own placement (`StepMotion::rootCentre`). False when it cannot tell (other shapes,
+// NaN).
+bool RootsApart(const StepMotion& inA, double inMarginA, const btCollisionObject& inB,
+                const StepMotion& inMotionB, double inSearch)
 {
     constexpr double cTolerance = 1e-6;
     if (!(inA.rootRadius >= 0.0))
@@ -103,7 +107,8 @@ bool RootsApart(const StepMotion& inA, double inMarginA, const btCollisionObject
     }
     if (shapeB->getShapeType() == STATIC_PLANE_PROXYTYPE)
     {
-        const Plane plane = WorldPlane(static_cast<const btStaticPlaneShape&>(*shapeB), inB.getWorldTransform());
+        const Plane plane =
+            WorldPlane(static_cast<const btStaticPlaneShape&>(*shapeB), inB.getWorldTransform());
         const double height = plane.normal.dot(inA.rootCentre) - plane.offset;
         const double tolerance =
             cTolerance * (reachA + inA.rootCentre.cwiseAbs().maxCoeff() + std::abs(plane.offset));
@@ -119,13 +124,20 @@ void AddStats(QueryStats& ioTotal, const QueryStats& inStats)
     ioTotal.contacts += inStats.contacts;
 }
 
-// B's identifiers of a contact: the contact's own (proxy node, triangle), else the wrapper's, which for a
-// compound's child are (-1, child index) as Bullet's own algorithms report them.
-std::pair<int, int> OtherIdentifiers(const PairContact& inContact, const btCollisionObjectWrapper& inB)
+// A contact's identifiers in the manifold: A's (proxy, triangle), B's own (a deformable's proxy and triangle,
+// a concave's part and triangle), else the wrapper's, which for a compound's child are (-1, child index) as
+// Bullet's own algorithms report them.
+PointIds IdsOf(const PairContact& inContact, const btCollisionObjectWrapper& inA,
+               const btCollisionObjectWrapper& inB)
 {
-    if (inContact.index1 >= 0 || inContact.partId1 >= 0)
-        return {inContact.partId1, inContact.index1};
-    return {inB.m_partId, inB.m_index};
+    const auto [partA, indexA] = IdentifiersA(inContact, *AsDeformable(inA.getCollisionShape()));
+    auto [partB, indexB] = IdentifiersB(inContact, AsDeformable(inB.getCollisionShape()));
+    if (partB < 0 && indexB < 0)
+    {
+        partB = inB.m_partId;
+        indexB = inB.m_index;
+    }
+    return {partA, indexA, partB, indexB};
 }
 
 } // namespace
@@ -141,8 +153,8 @@ DeformableCollisionAlgorithm::~DeformableCollisionAlgorithm()
     ReleaseManifolds();
 }
 
-DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceFor(const DeformableShape& inA,
-                                                                                 const btCollisionObject& inB)
+DeformableCollisionAlgorithm::Coherence
+DeformableCollisionAlgorithm::CoherenceFor(const DeformableShape& inA, const btCollisionObject& inB)
 {
     const btCollisionShape* otherShape = inB.getCollisionShape();
     const DeformableShape* shapeB = AsDeformable(otherShape);
@@ -159,8 +171,8 @@ DeformableCollisionAlgorithm::Coherence DeformableCollisionAlgorithm::CoherenceF
     // making lists (`SkinListHistory`).
     const bool analyticPrimitive = shapeB == nullptr && IsAnalyticPrimitive(ClassifyOther(otherShape));
     const double skin = shapeB != nullptr && !front ? std::min(skinOf(inA), skinOf(*shapeB))
-                        : analyticPrimitive        ? skinOf(inA)
-                                                   : 0.0;
+                        : analyticPrimitive         ? skinOf(inA)
+                                                    : 0.0;
     if (mClosestPoints || (!front && !(skin > 0.0)))
     {
         mCoherence.reset();
@@ -197,15 +209,17 @@ double DeformableCollisionAlgorithm::GatherSupports(std::vector<SupportId>& outS
     double held = 0.0;
     for (const RegionManifold& region : mManifolds)
         for (int i = 0; i < region.manifold->getNumContacts(); ++i)
-            if (const btManifoldPoint& point = region.manifold->getContactPoint(i); point.m_appliedImpulse > 0)
+            if (const btManifoldPoint& point = region.manifold->getContactPoint(i);
+                point.m_appliedImpulse > 0)
             {
-                outSupports.push_back({point.m_index0, point.m_partId1, point.m_index1});
+                outSupports.push_back(IdsOf(point));
                 held = std::max(held, double(point.getDistance()));
             }
     return held;
 }
 
 void DeformableCollisionAlgorithm::DropUnreachable(const SpeculativeFilter& inFilter,
+                                                   const btCollisionObjectWrapper& inA,
                                                    const btCollisionObjectWrapper& inB,
                                                    std::span<const SupportId> inSupports,
                                                    std::vector<PairContact>& ioContacts)
@@ -217,10 +231,18 @@ void DeformableCollisionAlgorithm::DropUnreachable(const SpeculativeFilter& inFi
                           return false;
                       if (inSupports.empty())
                           return true;
-                      const auto [partB, indexB] = OtherIdentifiers(inContact, inB);
-                      const SupportId key = {int(inContact.node0), partB, indexB};
+                      const SupportId key = IdsOf(inContact, inA, inB);
                       return std::find(inSupports.begin(), inSupports.end(), key) == inSupports.end();
                   });
+}
+
+bool DeformableCollisionAlgorithm::SpeculatesFar(const DeformableShape& inA,
+                                                 const btCollisionShape* inB) const
+{
+    // Two deformables in contact already search τ: a pile's proxy pairs grow with the cube of the search, and
+    // their speeds there are small; a pair closing in for its first contact looks as far as it closes (its
+    // proxy pairs beyond τ stay sphere contacts, `GenerateContacts`).
+    return UsesSurface(inA, inB) && (AsDeformable(inB) == nullptr || mManifolds.empty());
 }
 
 void DeformableCollisionAlgorithm::ReleaseManifolds()
@@ -243,7 +265,8 @@ void DeformableCollisionAlgorithm::getAllContactManifolds(btManifoldArray& manif
             manifoldArray.push_back(region.manifold);
 }
 
-bool DeformableCollisionAlgorithm::Preparable(const btCollisionShape* inShape0, const btCollisionShape* inShape1)
+bool DeformableCollisionAlgorithm::Preparable(const btCollisionShape* inShape0,
+                                              const btCollisionShape* inShape1)
 {
     const bool deformable0 = AsDeformable(inShape0) != nullptr;
     const btCollisionShape* other = deformable0 ? inShape1 : inShape0;
@@ -272,7 +295,8 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
     ioPair.threshold = ContactBreakingThreshold(m_dispatcher, objectA, objectB, &ioMotions);
     const StepMotion motionA = ioMotions.MotionOf(objectA);
     const StepMotion motionB = ioMotions.MotionOf(objectB);
-    ReachOf(ioPair.threshold, double(inInfo.m_timeStep), motionA, motionB, ioPair.search, ioPair.filter);
+    ReachOf(ioPair.threshold, double(inInfo.m_timeStep), motionA, motionB,
+            SpeculatesFar(*ioPair.shapeA, objectB.getCollisionShape()), ioPair.search, ioPair.filter);
     // Held supports may widen the search up to τ (`GatherSupports`).
     const double widest = mManifolds.empty() ? ioPair.search : std::max(ioPair.search, ioPair.threshold);
     ioPair.apart = RootsApart(motionA, double(ioPair.shapeA->getMargin()), objectB, motionB, widest);
@@ -318,11 +342,13 @@ void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::v
     }
     QueryStats stats;
     const Coherence coherence = CoherenceFor(*AsDeformable(a.getCollisionShape()), *b.getCollisionObject());
-    // Supports stay found and kept (`DropUnreachable`); read here, on the thread, not in the serial `Prepare`.
+    // Supports stay found and kept (`DropUnreachable`); read here, on the thread, not in the serial
+    // `Prepare`.
     thread_local std::vector<SupportId> supports;
     const double search = std::max(ioPair.search, std::min(ioPair.threshold, GatherSupports(supports)));
-    GenerateContacts(a, b, search, ioScratch, stats, coherence.front, coherence.cache, coherence.primitive);
-    DropUnreachable(ioPair.filter, b, supports, ioScratch);
+    GenerateContacts(a, b, search, ioScratch, stats, coherence.front, coherence.cache, coherence.primitive,
+                     ioPair.threshold);
+    DropUnreachable(ioPair.filter, a, b, supports, ioScratch);
     PlanRegions(a, b, ioScratch, ioPair.threshold, ioPair.plan);
     ioPair.plan.stats = stats;
     ioPair.ready = true;
@@ -376,7 +402,7 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     {
         threshold = ContactBreakingThreshold(m_dispatcher, *a.getCollisionObject(), *b.getCollisionObject());
         ReachOf(threshold, double(dispatchInfo.m_timeStep), *a.getCollisionObject(), *b.getCollisionObject(),
-                search, filter);
+                SpeculatesFar(*shapeA, b.getCollisionShape()), search, filter);
         search = std::max(search, std::min(threshold, GatherSupports(supports)));
         // Pairs through GJK or Bullet's triangle traversals keep every contact: a convex hull resting on a
         // static deformable box crept at 1.2 cm/s with the filter (double precision).
@@ -387,7 +413,8 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     generated.clear();
     QueryStats stats;
     const Coherence coherence = CoherenceFor(*shapeA, *b.getCollisionObject());
-    GenerateContacts(a, b, search, generated, stats, coherence.front, coherence.cache, coherence.primitive);
+    GenerateContacts(a, b, search, generated, stats, coherence.front, coherence.cache, coherence.primitive,
+                     mClosestPoints ? std::numeric_limits<double>::infinity() : threshold);
 
     if (mClosestPoints)
     {
@@ -400,11 +427,11 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
         thread_local std::vector<std::uint32_t> keys;
         keys.resize(generated.size());
         for (std::size_t i = 0; i < generated.size(); ++i)
-            keys[i] = RegionOf(shapeA->State().Tree(), generated[i].node0, regionLevel);
-        ReportClosestPoints(a, b, generated, keys, threshold, *resultOut);
+            keys[i] = RegionOf(shapeA->State().Tree(), generated[i].feature0.node, regionLevel);
+        ReportClosestPoints(a, b, generated, threshold, *resultOut);
         return;
     }
-    DropUnreachable(filter, b, supports, generated);
+    DropUnreachable(filter, a, b, supports, generated);
     thread_local RegionPlan plan;
     PlanRegions(a, b, generated, threshold, plan);
     plan.stats = stats;
@@ -414,7 +441,6 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
 void DeformableCollisionAlgorithm::ReportClosestPoints(const btCollisionObjectWrapper& inA,
                                                        const btCollisionObjectWrapper& inB,
                                                        std::span<const PairContact> inContacts,
-                                                       std::span<const std::uint32_t> inKeys,
                                                        double inThreshold, btManifoldResult& ioResult)
 {
     // btManifoldResult::addContactPoint (and contactTest's bridged result) take the normal and point in the
@@ -426,21 +452,20 @@ void DeformableCollisionAlgorithm::ReportClosestPoints(const btCollisionObjectWr
     btPersistentManifold* saved = ioResult.getPersistentManifold();
     ioResult.setPersistentManifold(&carrier);
     const bool aIsResultBody0 = ioResult.getBody0Internal() == objectA;
-    for (std::size_t i = 0; i < inContacts.size(); ++i)
+    for (const PairContact& contact : inContacts)
     {
-        const PairContact& contact = inContacts[i];
         if (contact.distance > inThreshold)
             continue;
-        const auto [partB, indexB] = OtherIdentifiers(contact, inB);
+        const PointIds ids = IdsOf(contact, inA, inB);
         if (aIsResultBody0)
         {
-            ioResult.setShapeIdentifiersA(int(inKeys[i]), int(contact.node0));
-            ioResult.setShapeIdentifiersB(partB, indexB);
+            ioResult.setShapeIdentifiersA(ids.partId0, ids.index0);
+            ioResult.setShapeIdentifiersB(ids.partId1, ids.index1);
         }
         else
         {
-            ioResult.setShapeIdentifiersA(partB, indexB);
-            ioResult.setShapeIdentifiersB(int(inKeys[i]), int(contact.node0));
+            ioResult.setShapeIdentifiersA(ids.partId1, ids.index1);
+            ioResult.setShapeIdentifiersB(ids.partId0, ids.index0);
         }
         ioResult.addContactPoint(ToBtVector(contact.normal), ToBtVector(contact.pointOnB),
                                  btScalar(contact.distance));
@@ -464,7 +489,7 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
     for (std::size_t i = 0; i < inContacts.size(); ++i)
     {
         // A pair's contacts are mostly neighbours: one in the last one's region is found without descending.
-        const std::uint32_t node = inContacts[i].node0;
+        const std::uint32_t node = inContacts[i].feature0.node;
         if (lastRegion != cNoIndex && InRegion(tree, node, lastRegion, regionLevel))
             keys[i] = lastRegion;
         else
@@ -505,11 +530,9 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
         if (previousRegion != mManifolds.end())
             for (std::size_t c = 0; c < members[k].size(); ++c)
             {
-                const PairContact& contact = inContacts[members[k][c]];
-                const auto [partB, indexB] = OtherIdentifiers(contact, inB);
+                const PointIds ids = IdsOf(inContacts[members[k][c]], inA, inB);
                 for (const WrittenPoint& point : previousRegion->written)
-                    if (point.index0 == int(contact.node0) && point.index1 == indexB &&
-                        point.partId1 == partB)
+                    if (point.ids == ids)
                         keptFlags[c] = 1;
             }
         ReduceContacts(inContacts, members[k], chosen, keptFlags, 0.1 * inThreshold, 0.1);
@@ -525,12 +548,14 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
 }
 
 void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper& inA,
-                                                 const btCollisionObjectWrapper& inB, const RegionPlan& inPlan,
-                                                 double inThreshold, double inTimeStep)
+                                                 const btCollisionObjectWrapper& inB,
+                                                 const RegionPlan& inPlan, double inThreshold,
+                                                 double inTimeStep)
 {
     const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
     AddStats(shapeA->Stats(), inPlan.stats);
-    if (const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape()); shapeB != nullptr && shapeB != shapeA)
+    if (const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
+        shapeB != nullptr && shapeB != shapeA)
         AddStats(shapeB->Stats(), inPlan.stats);
     // Most of a pile's pairs only have their bounding boxes overlap: nothing held, nothing to write.
     if (inPlan.keys.empty() && mManifolds.empty())
@@ -569,10 +594,8 @@ void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper&
         for (std::uint32_t i = begin; i < end; ++i)
         {
             const PairContact& contact = inPlan.points[i];
-            btManifoldPoint point = MakeManifoldPoint(contact, key, objectA, objectB, inTimeStep, material);
-            const auto [partB, indexB] = OtherIdentifiers(contact, inB);
-            point.m_partId1 = partB;
-            point.m_index1 = indexB;
+            btManifoldPoint point =
+                MakeManifoldPoint(contact, IdsOf(contact, inA, inB), objectA, objectB, inTimeStep, material);
             // The solver's gap of a vibrating surface depends on the warm-start impulse (`SetSolverGap`).
             if (previous.WarmStart(point))
                 SetSolverGap(point, contact);
@@ -583,7 +606,8 @@ void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper&
         const auto previousRegion =
             std::find_if(mManifolds.begin(), mManifolds.end(),
                          [key](const RegionManifold& inRegion) { return inRegion.region == key; });
-        btPersistentManifold* manifold = previousRegion != mManifolds.end() ? previousRegion->manifold : nullptr;
+        btPersistentManifold* manifold =
+            previousRegion != mManifolds.end() ? previousRegion->manifold : nullptr;
         if (manifold == nullptr)
             manifold = m_dispatcher->getNewManifold(&objectA, &objectB);
         if (manifold == nullptr) // pool exhausted with dynamic allocation disabled

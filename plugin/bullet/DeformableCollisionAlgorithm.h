@@ -182,8 +182,8 @@ private:
     };
 
     void ReportClosestPoints(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
-                             std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
-                             double inThreshold, btManifoldResult& ioResult);
+                             std::span<const PairContact> inContacts, double inThreshold,
+                             btManifoldResult& ioResult);
     /// The regions of this step's `inContacts` (A's, in the pair's roles) and their points: region keys,
     /// `AssignRegions` (last step's regions first), `ReduceContacts` (last step's points kept unless clearly
     /// beaten), `PredictContacts`. Reads the pair's manifolds (what they held) and the shapes, writes only
@@ -203,16 +203,18 @@ private:
     };
 
     void ReleaseManifolds();
-    /// A point the pair's manifolds hold that carried an impulse in the last solve: A's proxy
-    /// (`m_index0`), B's part and index.
-    using SupportId = std::array<int, 3>;
+    /// Whether the pair searches its speculative contacts beyond τ (`SpeculativeReach`): a surface pair with
+    /// a primitive always, of two deformables until it holds contacts.
+    bool SpeculatesFar(const DeformableShape& inA, const btCollisionShape* inB) const;
+    /// A point the pair's manifolds hold that carried an impulse in the last solve: its identifiers.
+    using SupportId = PointIds;
     /// The pair's supports into `outSupports`; returns their farthest distance, m (0 if none). The search
     /// reaches at least that far (capped at τ). Reads the manifolds only: safe on the narrowphase threads.
     double GatherSupports(std::vector<SupportId>& outSupports) const;
-    /// Drops the contacts `inFilter` does not keep, unless they are among `inSupports` (same proxy and B
-    /// identifiers): a resting body whose supports come and go rocks and creeps. Keeps the others' order.
-    static void DropUnreachable(const SpeculativeFilter& inFilter, const btCollisionObjectWrapper& inB,
-                                std::span<const SupportId> inSupports, std::vector<PairContact>& ioContacts);
+    /// Drops the contacts `inFilter` does not keep, unless they are among `inSupports` (same identifiers): a resting body whose supports come and go rocks and creeps. Keeps the others' order.
+    static void DropUnreachable(const SpeculativeFilter& inFilter, const btCollisionObjectWrapper& inA,
+                                const btCollisionObjectWrapper& inB, std::span<const SupportId> inSupports,
+                                std::vector<PairContact>& ioContacts);
     /// The front or the pair cache to pass to `GenerateContacts` for deformable A against `inB`, or none
     /// (closest points, both off, or B neither deformable nor an analytic primitive): for two deformables the
     /// front when both bodies track fronts, else the pair cache when both have a skin

@@ -1,14 +1,12 @@
 // DeformableShape: the btConcaveShape face of a reduced deformable body (bounds, triangles, inertia, scaling)
 // and the body's deformation state (q through the modal dynamics, contact impulses into generalised ones).
 
+#include <BulletCollision/CollisionShapes/btTriangleCallback.h>
+#include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Prefetch.h>
 #include <bdt/core/Error.h>
-
-#include <BulletCollision/CollisionShapes/btTriangleCallback.h>
-
-#include <algorithm>
+#include <bdt/core/Prefetch.h>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -88,27 +86,27 @@ ModalDynamics MakeDynamics(const DeformableAsset& inAsset, const DeformableShape
 DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
                                  const DeformableShapeSettings& inSettings)
     : mAsset(CheckedAsset(std::move(inAsset))), mPrincipal(mAsset->Mass().ToPrincipal()),
-      mSettings(CheckedSettings(inSettings)),
-      mState(mAsset->Proxies(inSettings.proxyLevel)), mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)),
-      mPendingImpulse(mAsset->Tree().ModeCount(), 0.0), mStepDisplacement(mAsset->Tree().ModeCount(), 0.0),
-      mStepCompliance(mAsset->Tree().ModeCount(), 0.0)
+      mSettings(CheckedSettings(inSettings)), mState(mAsset->Proxies(inSettings.proxyLevel)),
+      mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)), mPendingImpulse(mAsset->Tree().ModeCount(), 0.0),
+      mStepDisplacement(mAsset->Tree().ModeCount(), 0.0), mStepCompliance(mAsset->Tree().ModeCount(), 0.0)
 {
     m_shapeType = CUSTOM_CONCAVE_SHAPE_TYPE;
     m_collisionMargin = mMargin;
-    mState.SetBound(inSettings.bound);
-    mState.SetTemporalCoherence(inSettings.temporalCoherence);
+    ApplySettings(mSettings);
 }
 
 DeformableShape::~DeformableShape() = default;
 
-double DeformableShape::Scale() const { return double(mLocalScaling.x()); }
+double DeformableShape::Scale() const
+{
+    return double(mLocalScaling.x());
+}
 
 void DeformableShape::getAabb(const btTransform& inTransform, btVector3& outMin, btVector3& outMax) const
 {
     const UpdatedSphere root = mState.Sphere(0);
     const double scale = Scale();
-    const Vec3d localCenter =
-        scale * mPrincipal.Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
+    const Vec3d localCenter = scale * mPrincipal.Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
     const double localRadius = scale * double(root.radius);
 
     // The ball's image under Bullet's basis B (orthonormal to float precision) spans r·‖row_i(B)‖ along world
@@ -135,9 +133,14 @@ void DeformableShape::getBoundingSphere(btVector3& outCenter, btScalar& outRadiu
         memo.margin != mMargin)
     {
         const UpdatedSphere root = mState.Sphere(0);
-        const Vec3d centre = Scale() * mPrincipal.Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
-        memo = {mState.Version(), mLocalScaling.x(), mMargin, ToBtVector(centre),
-                btScalar(Scale() * double(root.radius) + double(mMargin)), true};
+        const Vec3d centre =
+            Scale() * mPrincipal.Apply(Vec3d(root.center[0], root.center[1], root.center[2]));
+        memo = {mState.Version(),
+                mLocalScaling.x(),
+                mMargin,
+                ToBtVector(centre),
+                btScalar(Scale() * double(root.radius) + double(mMargin)),
+                true};
     }
     outCenter = memo.center;
     outRadius = memo.radius;
@@ -177,9 +180,10 @@ void DeformableShape::processAllTriangles(btTriangleCallback* ioCallback, const 
     const DeformedBody local{&mState, Pose{mPrincipal.rotation, Scale() * mPrincipal.translation}, Scale()};
     QueryTriangles(
         local, Aabb(boxMin, boxMax),
-        [&](std::uint32_t inTriangle, const Vec3d (&inVertices)[3])
+        [&](std::uint32_t inTriangle, const Vec3d(&inVertices)[3])
         {
-            btVector3 triangle[3] = {ToBtVector(inVertices[0]), ToBtVector(inVertices[1]), ToBtVector(inVertices[2])};
+            btVector3 triangle[3] = {ToBtVector(inVertices[0]), ToBtVector(inVertices[1]),
+                                     ToBtVector(inVertices[2])};
             ioCallback->processTriangle(triangle, 0, static_cast<int>(inTriangle));
         },
         mStats);
@@ -243,7 +247,54 @@ void DeformableShape::ApplySettings(const DeformableShapeSettings& inSettings)
 {
     mState.SetBound(inSettings.bound);
     mState.SetTemporalCoherence(inSettings.temporalCoherence);
+    // The surface model's patches follow the proxy level; kept when a body switches to the proxies model (a
+    // switch back costs nothing then).
+    if (inSettings.contacts == EContactModel::Surface || mPatches)
+        if (!mPatches || &mPatches->Proxies() != &mState.Proxies())
+            mPatches = mAsset->Patches(mState.Proxies().Level());
     mSettings = inSettings;
+}
+
+std::uint32_t DeformableShape::InputTriangle(std::uint32_t inTree) const
+{
+    const std::span<const std::uint32_t> order = mAsset->Tree().TriangleOrder();
+    return inTree < order.size() ? order[inTree] : cNoIndex;
+}
+
+std::uint32_t DeformableShape::TreeTriangle(std::uint32_t inInput) const
+{
+    return mAsset->TreeTriangleOf(inInput);
+}
+
+bool DeformableShape::ModeRow(const ContactFeature& inFeature, std::span<double> outRow) const
+{
+    const std::uint32_t modes = mState.ModeCount();
+    if (outRow.size() < 3 * std::size_t(modes))
+        return false;
+    if (inFeature.OnSurface())
+    {
+        const Model& model = mAsset->GetModel();
+        if (inFeature.triangle >= model.TriangleCount())
+            return false;
+        const Triangle& corners = model.Triangles()[inFeature.triangle];
+        const std::span<const float> basis = model.Basis();
+        std::fill(outRow.begin(), outRow.begin() + 3 * modes, 0.0);
+        for (int k = 0; k < 3; ++k)
+        {
+            const double weight = inFeature.barycentric[k];
+            const float* u = basis.data() + std::size_t(corners[k]) * modes * 3;
+            for (std::uint32_t i = 0; i < 3 * modes; ++i)
+                outRow[i] += weight * double(u[i]);
+        }
+        return true;
+    }
+    if (inFeature.node >= mState.Tree().NodeCount())
+        return false;
+    const float* row = mState.Proxies().Row(inFeature.node);
+    for (std::uint32_t j = 0; j < modes; ++j)
+        for (int c = 0; c < 3; ++c)
+            outRow[3 * j + c] = double(row[4 * (j + 1) + c]);
+    return true;
 }
 
 bool DeformableShape::BeginStep()
@@ -291,16 +342,19 @@ Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const btTransfor
 
 Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld) const
 {
-    if (inNode >= mState.Tree().NodeCount())
+    return ModalVelocity(ContactFeature{inNode}, inRestToWorld);
+}
+
+Vec3d DeformableShape::ModalVelocity(const ContactFeature& inFeature, const Mat3d& inRestToWorld) const
+{
+    thread_local std::vector<double> row;
+    row.resize(3 * std::size_t(mState.ModeCount()));
+    if (!ModeRow(inFeature, row))
         return Vec3d::Zero();
     const std::span<const double> qDot = mDynamics.QDot();
-    const float* row = mState.Proxies().Row(inNode);
     Vec3d rest = Vec3d::Zero();
     for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
-    {
-        const float* u = row + 4 * (j + 1);
-        rest += qDot[j] * Vec3d(double(u[0]), double(u[1]), double(u[2]));
-    }
+        rest += qDot[j] * Vec3d(row[3 * j], row[3 * j + 1], row[3 * j + 2]);
     return Scale() * (inRestToWorld * rest);
 }
 
@@ -333,7 +387,8 @@ void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImp
     ApplyProxyImpulse(inNode, inImpulse, RestToWorld(inWorldFromLocal));
 }
 
-void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld)
+void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse,
+                                        const Mat3d& inRestToWorld)
 {
     if (inNode >= mState.Tree().NodeCount())
         return;
@@ -355,22 +410,27 @@ void DeformableShape::Prefetch() const
     PrefetchBytes(mStepCompliance.data(), 64);
 }
 
-bool DeformableShape::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection, const Mat3d& inRestToWorld,
-                                    std::span<double> outCoupling) const
+bool DeformableShape::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection,
+                                    const Mat3d& inRestToWorld, std::span<double> outCoupling) const
 {
-    const std::uint32_t modes = std::min<std::uint32_t>(mState.ModeCount(), std::uint32_t(outCoupling.size()));
-    if (inNode >= mState.Tree().NodeCount())
+    return Coupling(ContactFeature{inNode}, inDirection, inRestToWorld, outCoupling);
+}
+
+bool DeformableShape::Coupling(const ContactFeature& inFeature, const Vec3d& inDirection,
+                               const Mat3d& inRestToWorld, std::span<double> outCoupling) const
+{
+    const std::uint32_t modes =
+        std::min<std::uint32_t>(mState.ModeCount(), std::uint32_t(outCoupling.size()));
+    thread_local std::vector<double> row;
+    row.resize(3 * std::size_t(mState.ModeCount()));
+    if (!ModeRow(inFeature, row))
     {
         std::fill(outCoupling.begin(), outCoupling.end(), 0.0);
         return false;
     }
     const Vec3d rest = Scale() * (inRestToWorld.transpose() * inDirection);
-    const float* row = mState.Proxies().Row(inNode);
     for (std::uint32_t j = 0; j < modes; ++j)
-    {
-        const float* u = row + 4 * (j + 1);
-        outCoupling[j] = double(u[0]) * rest.x() + double(u[1]) * rest.y() + double(u[2]) * rest.z();
-    }
+        outCoupling[j] = row[3 * j] * rest.x() + row[3 * j + 1] * rest.y() + row[3 * j + 2] * rest.z();
     return true;
 }
 
@@ -417,12 +477,21 @@ ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec
                                                  const Mat3d& inRestToWorld,
                                                  const Vec3d* inFrameAngularPerImpulse) const
 {
+    return Response(ContactFeature{inNode}, inDirection, inRestToWorld, inFrameAngularPerImpulse);
+}
+
+ProxyStepResponse DeformableShape::Response(const ContactFeature& inFeature, const Vec3d& inDirection,
+                                            const Mat3d& inRestToWorld,
+                                            const Vec3d* inFrameAngularPerImpulse) const
+{
     ProxyStepResponse response;
-    if (!mPredicting || inNode >= mState.Tree().NodeCount())
+    thread_local std::vector<double> row;
+    row.resize(3 * std::size_t(mState.ModeCount()));
+    if (!mPredicting || !ModeRow(inFeature, row))
         return response;
-    // u_j = s·(Rᵀd)·Ū_j: the proxy's world motion along d per unit q_j, and the generalised impulse an
-    // impulse λd there gives mode j (`AddContactImpulse`); with the inertial part below, w_j. The response
-    // along d to a change of λ is Σ_j c_j u_j w_j.
+    // u_j = s·(Rᵀd)·U_j: the point's world motion along d per unit q_j (the proxy's mean row Ū_j for a proxy
+    // contact), and the generalised impulse an impulse λd there gives mode j (`AddContactImpulse`); with the
+    // inertial part below, w_j. The response along d to a change of λ is Σ_j c_j u_j w_j.
     const double scale = Scale();
     const Vec3d restDirection = inRestToWorld.transpose() * inDirection;
     const Vec3d direction = scale * restDirection;
@@ -436,17 +505,16 @@ ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec
     const std::span<const Vec3d> meanDisplacement = mAsset->Modal().meanDisplacement;
     const std::span<const Vec3d> axial = mAsset->FirstMomentAxial();
     const double momentScale = mSettings.mass * scale * scale;
-    const float* row = mState.Proxies().Row(inNode);
     double compliance = 0.0;
     for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
     {
-        const float* u = row + 4 * (j + 1);
         const double along =
-            double(u[0]) * direction.x() + double(u[1]) * direction.y() + double(u[2]) * direction.z();
+            row[3 * j] * direction.x() + row[3 * j + 1] * direction.y() + row[3 * j + 2] * direction.z();
         response.displacement += along * mStepDisplacement[j];
         double impulse = along;
         if (inertial)
-            impulse -= scale * meanDisplacement[j].dot(restDirection) + momentScale * restAngular.dot(axial[j]);
+            impulse -=
+                scale * meanDisplacement[j].dot(restDirection) + momentScale * restAngular.dot(axial[j]);
         compliance += mStepCompliance[j] * along * impulse;
     }
     // Symmetric and positive for modes orthogonal to the rigid motions; a basis that is not can make it
@@ -499,25 +567,29 @@ void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& i
 void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse,
                                         const Mat3d& inRestToWorld)
 {
+    AddContactImpulse(ContactFeature{inNode}, inImpulse, inRestToWorld);
+}
+
+void DeformableShape::AddContactImpulse(const ContactFeature& inFeature, const btVector3& inImpulse,
+                                        const Mat3d& inRestToWorld)
+{
     const std::uint32_t modes = mState.ModeCount();
     if (!IsFinite(inImpulse))
     {
         CountRejectedImpulse();
         return;
     }
-    if (inNode >= mState.Tree().NodeCount())
+    thread_local std::vector<double> row;
+    row.resize(3 * std::size_t(modes));
+    if (!ModeRow(inFeature, row))
         return;
-    // g_j += s · Ū_jᵀ Rᵀ J: the impulse in the rest frame's axes, then projected on the node's centre
-    // velocity per mode (the world motion of the proxy per unit q_j is s·R·Ū_j).
+    // g_j += s · U_jᵀ Rᵀ J: the impulse in the rest frame's axes, then projected on the point's displacement
+    // per mode (its world motion per unit q_j is s·R·U_j).
     const Vec3d restImpulse = inRestToWorld.transpose() * ToVec3d(inImpulse);
     const double scale = Scale();
-    const float* row = mState.Proxies().Row(inNode);
     for (std::uint32_t j = 0; j < modes; ++j)
-    {
-        const float* u = row + 4 * (j + 1);
-        mPendingImpulse[j] += scale * (double(u[0]) * restImpulse.x() + double(u[1]) * restImpulse.y() +
-                                       double(u[2]) * restImpulse.z());
-    }
+        mPendingImpulse[j] += scale * (row[3 * j] * restImpulse.x() + row[3 * j + 1] * restImpulse.y() +
+                                       row[3 * j + 2] * restImpulse.z());
 }
 
 void DeformableShape::AddCouplingImpulse(std::span<const double> inCoupling, double inImpulse)

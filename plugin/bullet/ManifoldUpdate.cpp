@@ -46,14 +46,14 @@ PairMaterial CombineMaterial(const btCollisionObject& inA, const btCollisionObje
     return material;
 }
 
-btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
+btManifoldPoint MakeManifoldPoint(const PairContact& inContact, const PointIds& inIds,
                                   const btCollisionObject& inA, const btCollisionObject& inB,
                                   double inTimeStep)
 {
-    return MakeManifoldPoint(inContact, inRegion, inA, inB, inTimeStep, CombineMaterial(inA, inB));
+    return MakeManifoldPoint(inContact, inIds, inA, inB, inTimeStep, CombineMaterial(inA, inB));
 }
 
-btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
+btManifoldPoint MakeManifoldPoint(const PairContact& inContact, const PointIds& inIds,
                                   const btCollisionObject& inA, const btCollisionObject& inB,
                                   double inTimeStep, const PairMaterial& inMaterial)
 {
@@ -102,10 +102,10 @@ btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t in
     btPlaneSpace1(point.m_normalWorldOnB, point.m_lateralFrictionDir1, point.m_lateralFrictionDir2);
 
     SetSolverGap(point, inContact);
-    point.m_partId0 = int(inRegion);
-    point.m_index0 = int(inContact.node0);
-    point.m_partId1 = inContact.partId1;
-    point.m_index1 = inContact.index1;
+    point.m_partId0 = inIds.partId0;
+    point.m_index0 = inIds.index0;
+    point.m_partId1 = inIds.partId1;
+    point.m_index1 = inIds.index1;
     return point;
 }
 
@@ -137,8 +137,7 @@ WrittenPoints RecordWritten(std::span<const btManifoldPoint> inPoints)
 {
     WrittenPoints written;
     for (std::size_t i = 0; i < std::min<std::size_t>(inPoints.size(), written.size()); ++i)
-        written[i] = {inPoints[i].m_index0, inPoints[i].m_index1, inPoints[i].m_partId1,
-                      inPoints[i].m_lifeTime};
+        written[i] = {IdsOf(inPoints[i]), inPoints[i].m_localPointA, inPoints[i].m_lifeTime};
     return written;
 }
 
@@ -152,10 +151,13 @@ void PreviousPoints::Capture(std::span<btPersistentManifold* const> inManifolds,
         {
             btManifoldPoint& slot = inManifolds[m]->getContactPoint(i);
             int lifeTime = slot.m_lifeTime;
+            btScalar nearest = BT_LARGE_FLOAT;
             for (const WrittenPoint& written : inWritten[m])
-                if (written.index0 == slot.m_index0 && written.index1 == slot.m_index1 &&
-                    written.partId1 == slot.m_partId1)
+                if (written.ids == IdsOf(slot) && written.localA.distance2(slot.m_localPointA) < nearest)
+                {
+                    nearest = written.localA.distance2(slot.m_localPointA);
                     lifeTime = written.lifeTime;
+                }
             mPoints.push_back(slot);
             mLifeTimes.push_back(lifeTime);
             slot.m_userPersistentData = nullptr;
@@ -165,16 +167,27 @@ void PreviousPoints::Capture(std::span<btPersistentManifold* const> inManifolds,
 
 bool PreviousPoints::WarmStart(btManifoldPoint& ioPoint)
 {
+    // The nearest unused previous point with the same identifiers (on A, where a triangle has several).
+    std::size_t match = mPoints.size();
+    btScalar nearest = BT_LARGE_FLOAT;
+    const PointIds ids = IdsOf(ioPoint);
     for (std::size_t i = 0; i < mPoints.size(); ++i)
+        if (!mUsed[i] && IdsOf(mPoints[i]) == ids)
+            if (const btScalar d = mPoints[i].m_localPointA.distance2(ioPoint.m_localPointA); d < nearest)
+            {
+                nearest = d;
+                match = i;
+            }
     {
+        const std::size_t i = match;
+        if (i == mPoints.size())
+            return false;
         const btManifoldPoint& old = mPoints[i];
-        if (mUsed[i] || old.m_index0 != ioPoint.m_index0 || old.m_index1 != ioPoint.m_index1 ||
-            old.m_partId1 != ioPoint.m_partId1)
-            continue;
         mUsed[i] = true;
         // A non-finite impulse (a solve gone wrong) is not carried on: the solver would start from it again
         // every step, and the read-back would reject it every step.
-        const bool finite = std::isfinite(old.m_appliedImpulse) && std::isfinite(old.m_appliedImpulseLateral1) &&
+        const bool finite = std::isfinite(old.m_appliedImpulse) &&
+                            std::isfinite(old.m_appliedImpulseLateral1) &&
                             std::isfinite(old.m_appliedImpulseLateral2) && std::isfinite(old.m_prevRHS);
         ioPoint.m_appliedImpulse = finite ? old.m_appliedImpulse : btScalar(0);
         ioPoint.m_appliedImpulseLateral1 = finite ? old.m_appliedImpulseLateral1 : btScalar(0);
@@ -191,7 +204,6 @@ bool PreviousPoints::WarmStart(btManifoldPoint& ioPoint)
         }
         return true;
     }
-    return false;
 }
 
 void PreviousPoints::Finish()

@@ -2,8 +2,9 @@
 
 // Writing a step's contacts into Bullet persistent manifolds. The deformable's manifolds are regenerated
 // every step (Bullet's refreshContactPoints assumes rigid local points, which a deforming surface breaks),
-// so persistence is carried by identifiers instead: a new point whose (m_index0, m_index1, m_partId1)
-// matches a point of the previous step inherits its solver warm start. Private to plugin/bullet.
+// so persistence is carried by identifiers instead: a new point whose (m_partId0, m_index0, m_partId1, m_index1)
+// match a point of the previous step (the nearest of those that do, in the surface model where a triangle has
+// several) inherits its solver warm start. Private to plugin/bullet.
 
 #include "ContactGeneration.h"
 
@@ -18,13 +19,31 @@ struct btCollisionObjectWrapper;
 namespace bdt
 {
 
+/// Bullet's identifiers of a manifold point: A's (m_partId0, m_index0) and B's (m_partId1, m_index1), as
+/// `IdentifiersA` and `IdentifiersB` give them (B's those of a compound's child when it has none).
+struct PointIds
+{
+    int partId0 = -1;
+    int index0 = -1;
+    int partId1 = -1;
+    int index1 = -1;
+
+    bool operator==(const PointIds&) const = default;
+};
+
+/// The identifiers of `inPoint`.
+inline PointIds IdsOf(const btManifoldPoint& inPoint)
+{
+    return {inPoint.m_partId0, inPoint.m_index0, inPoint.m_partId1, inPoint.m_index1};
+}
+
 /// A manifold point for `inContact` between objects A (manifold body 0, the deformable) and B, filled as
 /// `btManifoldResult::addContactPoint` does: world and local points (local to the collision objects' world
 /// transforms, which Bullet's refreshContactPoints and btManifoldResult use), distance, combined friction,
 /// restitution, rolling and spinning friction (Bullet's gCalculateCombined*Callback, by default
 /// btManifoldResult's calculateCombined* functions), contact stiffness and damping when either object has
 /// CF_HAS_CONTACT_STIFFNESS_DAMPING, the friction-anchor flag, friction directions from btPlaneSpace1.
-/// Identifiers: m_partId0 = `inRegion`, m_index0 = A's proxy node, m_partId1 / m_index1 from the contact.
+/// Identifiers: `inIds`.
 /// The point's distance is the solver's gap of `SetSolverGap` (before any warm start). A contact with a
 /// `compliance` > 0 (a vibrating surface, `PredictContacts`) gets it as Bullet's per-point
 /// constraint force mixing (BT_CONTACT_FLAG_HAS_CONTACT_CFM, m_contactCFM = compliance: the solver then
@@ -32,7 +51,7 @@ namespace bdt
 /// has them (converted to CFM and ERP over `inTimeStep` seconds as Bullet's solver does, and the point's
 /// stiffness-damping flag cleared: the CFM and ERP share its storage); such a point no longer sees the
 /// solver's global CFM (btContactSolverInfo::m_globalCfm, 0 by default).
-btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
+btManifoldPoint MakeManifoldPoint(const PairContact& inContact, const PointIds& inIds,
                                   const btCollisionObject& inA, const btCollisionObject& inB,
                                   double inTimeStep);
 
@@ -52,18 +71,18 @@ struct PairMaterial
 PairMaterial CombineMaterial(const btCollisionObject& inA, const btCollisionObject& inB);
 
 /// `MakeManifoldPoint` with the pair's material combined once for all its points.
-btManifoldPoint MakeManifoldPoint(const PairContact& inContact, std::uint32_t inRegion,
+btManifoldPoint MakeManifoldPoint(const PairContact& inContact, const PointIds& inIds,
                                   const btCollisionObject& inA, const btCollisionObject& inB,
                                   double inTimeStep, const PairMaterial& inMaterial);
 
-/// A point as the narrowphase last wrote it into a manifold: its identifiers and lifetime. Bullet's
-/// refreshContactPoints, which btCompoundCollisionAlgorithm runs on its children's manifolds every step,
-/// counts m_lifeTime up too (and may drop points), so the lifetime is kept here rather than read back.
+/// A point as the narrowphase last wrote it into a manifold: its identifiers, where it was on A (its local
+/// point, which tells apart a triangle's several points) and its lifetime. Bullet's refreshContactPoints, which
+/// btCompoundCollisionAlgorithm runs on its children's manifolds every step, counts m_lifeTime up too (and may
+/// drop points), so the lifetime is kept here rather than read back.
 struct WrittenPoint
 {
-    int index0 = -1;
-    int index1 = -1;
-    int partId1 = -1;
+    PointIds ids;
+    btVector3 localA{0, 0, 0};
     int lifeTime = 0;
 };
 using WrittenPoints = std::array<WrittenPoint, MANIFOLD_CACHE_SIZE>;
@@ -92,8 +111,8 @@ public:
     void Capture(std::span<btPersistentManifold* const> inManifolds,
                  std::span<const WrittenPoints> inWritten);
 
-    /// Gives `ioPoint` the warm start of the previous point with the same (m_index0, m_index1, m_partId1),
-    /// if any and not yet given: applied impulse, lateral impulses, previous RHS, lifetime + 1, the user
+    /// Gives `ioPoint` the warm start of the previous point with the same identifiers (`PointIds`), the one
+    /// nearest on A (local point) where several have them, if any and not yet given: applied impulse, lateral impulses, previous RHS, lifetime + 1, the user
     /// persistent data, and the friction directions (with their flag) when they had been initialised.
     /// Returns whether a previous point matched.
     bool WarmStart(btManifoldPoint& ioPoint);

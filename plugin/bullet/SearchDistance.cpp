@@ -95,12 +95,12 @@ double StepMotionCache::ShapeThresholdOf(const btCollisionObject& inObject)
     return Current(inObject).shapeThreshold;
 }
 
-Vec3d StepMotion::VelocityAt(const Vec3d& inPoint, std::uint32_t inProxy) const
+Vec3d StepMotion::VelocityAt(const Vec3d& inPoint, const ContactFeature& inFeature) const
 {
     const Vec3d frame = linear + angular.cross(inPoint - centre);
-    if (deformable == nullptr || inProxy == cNoIndex)
+    if (deformable == nullptr || inFeature.node == cNoIndex)
         return frame;
-    return frame + deformable->ProxyModalVelocity(inProxy, restToWorld);
+    return frame + deformable->ModalVelocity(inFeature, restToWorld);
 }
 
 double SurfaceSpeedBound(const btCollisionObject& inObject, double inTimeStep)
@@ -120,12 +120,13 @@ double ClosingSpeedBound(const StepMotion& inA, const StepMotion& inB)
         const double angular = inMotion.angular.norm();
         return angular > 0.0 ? angular * inMotion.reach : 0.0;
     };
-    const double speed = (inA.linear - inB.linear).norm() + turning(inA) + turning(inB) + inA.modalSpeed +
-                         inB.modalSpeed;
+    const double speed =
+        (inA.linear - inB.linear).norm() + turning(inA) + turning(inB) + inA.modalSpeed + inB.modalSpeed;
     return std::isfinite(speed) ? speed : std::numeric_limits<double>::infinity();
 }
 
-double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB)
+double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA,
+                             const StepMotion& inB)
 {
     if (!(inTimeStep > 0.0) || !std::isfinite(inTimeStep))
         return inThreshold;
@@ -133,6 +134,32 @@ double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMo
     if (!(closing < std::numeric_limits<double>::infinity()))
         return inThreshold;
     return std::min(inThreshold, std::max(cSearchFloor * inThreshold, 2.0 * inTimeStep * closing));
+}
+
+double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA,
+                             const StepMotion& inB, double inCap)
+{
+    if (!(inCap > inThreshold))
+        return ContactSearchDistance(inThreshold, inTimeStep, inA, inB);
+    if (!(inTimeStep > 0.0) || !std::isfinite(inTimeStep))
+        return inThreshold;
+    const double within = ContactSearchDistance(inThreshold, inTimeStep, inA, inB);
+    if (!inA.known || !inB.known)
+        return within;
+    // Beyond τ only as far as the frames close along their line over two steps: a falling or thrown body.
+    // (The rotations' and the modes' bounds, which `ClosingSpeedBound` adds, are bounds, often far above what
+    // the surfaces do; past τ they would cull with spheres grown far beyond any contact.)
+    const double linear = (inA.linear - inB.linear).norm();
+    return std::max(within, std::min(inCap, 2.0 * inTimeStep * linear));
+}
+
+double SpeculativeReach(const StepMotion& inA, const StepMotion& inB)
+{
+    double smaller = std::numeric_limits<double>::infinity();
+    for (const StepMotion* motion : {&inA, &inB})
+        if (motion->reach > 0.0)
+            smaller = std::min(smaller, motion->reach);
+    return std::isfinite(smaller) ? 0.5 * smaller : 0.0;
 }
 
 double ContactSearchDistance(double inThreshold, double inTimeStep, const btCollisionObject& inA,
@@ -155,11 +182,10 @@ bool SpeculativeFilter::Keeps(const PairContact& inContact) const
     if (!mActive || !(inContact.distance > mFloor))
         return true; // (a NaN distance is kept for the manifold's own checks to see)
     const Vec3d pointOnA = inContact.pointOnB + inContact.normal * inContact.distance;
-    // B's proxy only when B is deformable (for other shapes index1 is a triangle or nothing).
-    const std::uint32_t proxyB = mB.deformable != nullptr && inContact.index1 >= 0 ? std::uint32_t(inContact.index1)
-                                                                                   : cNoIndex;
-    const double approach = -inContact.normal.dot(mA.VelocityAt(pointOnA, inContact.node0) -
-                                                  mB.VelocityAt(inContact.pointOnB, proxyB));
+    const ContactFeature noFeature;
+    const double approach = -inContact.normal.dot(
+        mA.VelocityAt(pointOnA, inContact.feature0) -
+        mB.VelocityAt(inContact.pointOnB, mB.deformable != nullptr ? inContact.feature1 : noFeature));
     return inContact.distance <= mTwiceStep * approach;
 }
 

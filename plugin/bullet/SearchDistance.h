@@ -4,6 +4,7 @@
 // finds (apart, but within reach) it keeps: Bullet's contact breaking threshold τ bounds both, and neither
 // goes further than the pair's surfaces can close over the step. Private to plugin/bullet.
 
+#include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
 #include <cstdint>
@@ -40,12 +41,12 @@ struct StepMotion
     /// static, non-finite values. Then nothing else is meaningful.
     bool known = false;
 
-    /// The velocity, m/s, of the surface point `inPoint` (world) of proxy `inProxy`: the frame's,
-    /// linear + angular × (point − centre), plus, for a deformable and a node of its tree, the modes' velocity
-    /// of the proxy's centre (`DeformableShape::ProxyModalVelocity`), which carries the whole proxy sphere
-    /// (contacts use its rest radius about the moved centre). The frame's alone for `cNoIndex`. About 80
-    /// flops with 10 modes; thread-safe while the body's velocities and q̇ do not change.
-    Vec3d VelocityAt(const Vec3d& inPoint, std::uint32_t inProxy = cNoIndex) const;
+    /// The velocity, m/s, of the surface point `inPoint` (world) at contact feature `inFeature`: the frame's,
+    /// linear + angular × (point − centre), plus, for a deformable and a feature of its tree, the modes' velocity
+    /// there (`DeformableShape::ModalVelocity`: the surface point's own, or a proxy's centre, which carries the
+    /// whole proxy sphere). The frame's alone for a feature without a node. About 80 flops with 10 modes;
+    /// thread-safe while the body's velocities and q̇ do not change.
+    Vec3d VelocityAt(const Vec3d& inPoint, const ContactFeature& inFeature = {}) const;
 };
 
 /// `inObject`'s `StepMotion` over a step of `inTimeStep` seconds (0 gives its velocities alone). Serial (it
@@ -109,6 +110,17 @@ double ClosingSpeedBound(const StepMotion& inA, const StepMotion& inB);
 /// falls onto from rest a step ahead. τ itself when h is not positive and finite (collision detection
 /// without a dynamics step) or a motion is unknown.
 double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB);
+/// The same for a pair whose speculative contacts may reach beyond τ, up to `inCap`, as far as the frames'
+/// linear closing speed carries them over two steps: max(the search above, min(inCap, 2·h·|v_A − v_B|)). The
+/// surface contact model searches so (`SpeculativeReach`): its contacts lie on the surfaces themselves, so a
+/// body falling faster than τ a step must be caught apart, before it is in; the proxies stand out of the
+/// surface by their radius and catch it there.
+double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB,
+                             double inCap);
+/// How far beyond τ the surface model looks for a pair's speculative contacts: half the smaller reach
+/// (`StepMotion::reach`) of the two bodies that move (a body never moves more than that a step without its
+/// centre being swept, `WorldSettings::sweepFastBodies`); 0 if neither moves.
+double SpeculativeReach(const StepMotion& inA, const StepMotion& inB);
 /// The same for two objects (their `PredictStepMotion`). Serial.
 double ContactSearchDistance(double inThreshold, double inTimeStep, const btCollisionObject& inA,
                              const btCollisionObject& inB);

@@ -20,6 +20,11 @@ std::shared_ptr<const DeformableAsset> DeformableAsset::Create(std::shared_ptr<c
         asset->mFirstMomentAxial.emplace_back(moment(2, 1) - moment(1, 2), moment(0, 2) - moment(2, 0),
                                               moment(1, 0) - moment(0, 1));
     asset->mBoundingRadius = double(inTree->Row(0)[3]); // the root's rest radius (eq. 2)
+    const std::span<const std::uint32_t> order = inTree->TriangleOrder();
+    asset->mTreeTriangleOf.assign(order.size(), 0xffffffffu);
+    for (std::uint32_t tree = 0; tree < order.size(); ++tree)
+        if (order[tree] < order.size())
+            asset->mTreeTriangleOf[order[tree]] = tree;
     asset->mProxies.resize(inTree->LevelCount());
     asset->mPatches.resize(inTree->LevelCount());
     asset->mTree = std::move(inTree);

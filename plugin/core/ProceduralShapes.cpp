@@ -25,13 +25,14 @@ struct NamedShape
     const char* name;
 };
 
-constexpr std::array<NamedShape, 7> cShapeNames = {{{EShape::Chair, "chair"},
+constexpr std::array<NamedShape, 8> cShapeNames = {{{EShape::Chair, "chair"},
                                                     {EShape::Curtain, "curtain"},
                                                     {EShape::Beam, "beam"},
                                                     {EShape::Box, "box"},
                                                     {EShape::Sphere, "sphere"},
                                                     {EShape::Torus, "torus"},
-                                                    {EShape::Pawn, "pawn"}}};
+                                                    {EShape::Pawn, "pawn"},
+                                                    {EShape::Slab, "slab"}}};
 
 // Cell counts of a box surface grid along x, y and z.
 using GridCounts = std::array<std::uint32_t, 3>;
@@ -156,6 +157,14 @@ ShapeMesh MakeBeam(double inTarget)
 {
     ShapeMesh mesh;
     AppendBox(Vec3d::Zero(), Vec3d(2.0, 0.2, 0.2), inTarget, mesh);
+    return mesh;
+}
+
+// A 1 × 0.1 × 1 plate: `ChooseBoxGrid` keeps its cells about square, so y gets about a tenth of x's and z's.
+ShapeMesh MakeSlab(double inTarget)
+{
+    ShapeMesh mesh;
+    AppendBox(Vec3d::Zero(), Vec3d(1.0, 0.1, 1.0), inTarget, mesh);
     return mesh;
 }
 
@@ -422,6 +431,8 @@ ShapeMesh MakeShape(EShape inShape, std::uint32_t inTargetTriangles)
         return MakeTorus(target);
     case EShape::Pawn:
         return MakePawn(target);
+    case EShape::Slab:
+        return MakeSlab(target);
     }
     throw Error("unknown shape");
 }

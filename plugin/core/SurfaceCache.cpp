@@ -1,90 +1,134 @@
+#include <algorithm>
 #include <bdt/core/SurfaceCache.h>
+#include <limits>
 
 namespace bdt
 {
 
-void SurfaceCache::Deform(const TreeState& inState, std::span<const std::uint32_t> inVertices,
-                          Vec3d* outPositions)
+void SurfaceCache::Make(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
+                        PlacedPatch& outPatch)
 {
-    const Model& model = inState.Tree().GetModel();
-    const std::span<const float> q = inState.Q();
-    for (std::size_t i = 0; i < inVertices.size(); ++i)
-        outPositions[i] = model.DeformedPosition(inVertices[i], q);
-    mDeformed += inVertices.size();
+    const TreeState& state = *inBody.state;
+    const Model& model = state.Tree().GetModel();
+    const std::span<const std::uint32_t> vertices = inPatches.Vertices(inProxy);
+    outPatch.vertices.resize(vertices.size());
+    for (std::size_t i = 0; i < vertices.size(); ++i)
+        outPatch.vertices[i] =
+            inBody.pose.Apply(inBody.scale * model.DeformedPosition(vertices[i], state.Q()));
+    if (!TreeState::InConcurrentScope())
+        mDeformed += vertices.size();
+
+    const auto triangles = inPatches.Triangles(inProxy);
+    outPatch.normals.resize(triangles.size());
+    for (std::size_t t = 0; t < triangles.size(); ++t)
+    {
+        const Vec3d& a = outPatch.vertices[triangles[t][0]];
+        const Vec3d normal =
+            (outPatch.vertices[triangles[t][1]] - a).cross(outPatch.vertices[triangles[t][2]] - a);
+        const double length = normal.norm();
+        outPatch.normals[t] = length > 0.0 ? Vec3d(normal / length) : Vec3d(Vec3d::Zero());
+    }
+    const std::uint32_t own = inPatches.OwnTriangleCount(inProxy);
+    outPatch.faceBoxes.resize(own);
+    outPatch.box.setEmpty();
+    Vec3d axis = Vec3d::Zero();
+    for (std::uint32_t t = 0; t < own; ++t)
+    {
+        Aabb& face = outPatch.faceBoxes[t];
+        face.setEmpty();
+        for (const std::uint32_t corner : triangles[t])
+            face.extend(outPatch.vertices[corner]);
+        outPatch.box.extend(face);
+        const Vec3d& a = outPatch.vertices[triangles[t][0]];
+        axis += (outPatch.vertices[triangles[t][1]] - a).cross(outPatch.vertices[triangles[t][2]] - a);
+    }
+    const double length = axis.norm();
+    outPatch.axis = length > 0.0 ? Vec3d(axis / length) : Vec3d(Vec3d::Zero());
+    outPatch.axisLow = std::numeric_limits<double>::infinity();
+    outPatch.axisHigh = -outPatch.axisLow;
+    for (std::uint32_t v = 0; v < inPatches.TriangleVertexCount(inProxy); ++v)
+    {
+        const double along = outPatch.axis.dot(outPatch.vertices[v]);
+        outPatch.axisLow = std::min(outPatch.axisLow, along);
+        outPatch.axisHigh = std::max(outPatch.axisHigh, along);
+    }
+    const UpdatedSphere sphere = state.ComputeSphereNow(inProxy);
+    outPatch.bound.center =
+        inBody.pose.Apply(inBody.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
+    outPatch.bound.radius = inBody.scale * double(sphere.radius) * (1.0 + 1e-9) + 1e-12;
 }
 
-std::span<const Vec3d> SurfaceCache::Vertices(const TreeState& inState, const ProxyPatches& inPatches,
-                                              std::uint32_t inProxy)
+bool SurfaceCache::Current(const DeformedBody& inBody, const ProxyPatches& inPatches) const
 {
-    const std::span<const std::uint32_t> vertices = inPatches.Vertices(inProxy);
+    return mValid && mPatches == &inPatches && mVersion == inBody.state->Version() &&
+           mScale == inBody.scale && mPose.translation == inBody.pose.translation &&
+           mPose.rotation == inBody.pose.rotation;
+}
+
+const PlacedPatch& SurfaceCache::Place(const DeformedBody& inBody, const ProxyPatches& inPatches,
+                                       std::uint32_t inProxy, PlacedPatch& ioScratch)
+{
     if (TreeState::InConcurrentScope())
     {
-        // Storage of this thread's own: the cache is shared by the pairs other threads are running.
-        thread_local std::vector<Vec3d> own;
-        own.resize(vertices.size());
-        const Model& model = inState.Tree().GetModel();
-        for (std::size_t i = 0; i < vertices.size(); ++i)
-            own[i] = model.DeformedPosition(vertices[i], inState.Q());
-        return own;
+        // The cache is shared by the pairs other threads are running: this thread's own storage.
+        Make(inBody, inPatches, inProxy, ioScratch);
+        return ioScratch;
     }
-    if (!mValid || mVersion != inState.Version() || mPatches != &inPatches)
+    if (!Current(inBody, inPatches))
     {
         for (const std::uint32_t node : mTouched)
             if (node < mSlot.size())
                 mSlot[node] = 0;
         mTouched.clear();
-        mPositions.clear();
         if (mPatches != &inPatches)
             mSlot.assign(inPatches.Proxies().VisitCount(), 0);
         mPatches = &inPatches;
-        mVersion = inState.Version();
+        mVersion = inBody.state->Version();
+        mPose = inBody.pose;
+        mScale = inBody.scale;
         mValid = true;
     }
     if (inProxy >= mSlot.size())
-        return {};
+    {
+        Make(inBody, inPatches, inProxy, ioScratch);
+        return ioScratch;
+    }
     if (mSlot[inProxy] == 0)
     {
-        const std::size_t offset = mPositions.size();
-        mPositions.resize(offset + vertices.size());
-        Deform(inState, vertices, mPositions.data() + offset);
-        mSlot[inProxy] = std::uint32_t(offset + 1);
+        if (mTouched.size() == mPlaced.size())
+            mPlaced.emplace_back();
+        Make(inBody, inPatches, inProxy, mPlaced[mTouched.size()]);
         mTouched.push_back(inProxy);
+        mSlot[inProxy] = std::uint32_t(mTouched.size());
     }
-    return std::span<const Vec3d>(mPositions).subspan(mSlot[inProxy] - 1, vertices.size());
+    return mPlaced[mSlot[inProxy] - 1];
 }
 
 std::size_t SurfaceCache::MemoryBytes() const
 {
-    return (mSlot.capacity() + mTouched.capacity()) * sizeof(std::uint32_t) +
-           mPositions.capacity() * sizeof(Vec3d);
+    std::size_t bytes = (mSlot.capacity() + mTouched.capacity()) * sizeof(std::uint32_t);
+    for (const PlacedPatch& patch : mPlaced)
+        bytes += sizeof(PlacedPatch) +
+                 (patch.vertices.capacity() + patch.normals.capacity()) * sizeof(Vec3d) +
+                 patch.faceBoxes.capacity() * sizeof(Aabb);
+    return bytes;
 }
 
 PatchView PlacePatch(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
-                     SurfaceCache& ioCache, double inMargin, double inDepthLimit, PatchScratch& ioScratch)
+                     SurfaceCache& ioCache, double inMargin, double inDepthLimit, PlacedPatch& ioScratch)
 {
-    const std::span<const Vec3d> rest = ioCache.Vertices(*inBody.state, inPatches, inProxy);
-    ioScratch.vertices.resize(rest.size());
-    for (std::size_t i = 0; i < rest.size(); ++i)
-        ioScratch.vertices[i] = inBody.pose.Apply(inBody.scale * rest[i]);
-    const auto triangles = inPatches.Triangles(inProxy);
-    ioScratch.normals.resize(triangles.size());
-    for (std::size_t t = 0; t < triangles.size(); ++t)
-    {
-        const Vec3d& a = ioScratch.vertices[triangles[t][0]];
-        const Vec3d normal =
-            (ioScratch.vertices[triangles[t][1]] - a).cross(ioScratch.vertices[triangles[t][2]] - a);
-        const double length = normal.norm();
-        ioScratch.normals[t] = length > 0.0 ? Vec3d(normal / length) : Vec3d(Vec3d::Zero());
-    }
-    const UpdatedSphere sphere = inBody.state->ComputeSphereNow(inProxy);
+    const PlacedPatch& placed = ioCache.Place(inBody, inPatches, inProxy, ioScratch);
     PatchView view;
     view.patches = &inPatches;
     view.proxy = inProxy;
-    view.vertices = ioScratch.vertices;
-    view.normals = ioScratch.normals;
-    view.bound.center =
-        inBody.pose.Apply(inBody.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
-    view.bound.radius = inBody.scale * double(sphere.radius) * (1.0 + 1e-9) + 1e-12;
+    view.vertices = placed.vertices;
+    view.normals = placed.normals;
+    view.box = placed.box;
+    view.faceBoxes = placed.faceBoxes;
+    view.axis = placed.axis;
+    view.axisLow = placed.axisLow;
+    view.axisHigh = placed.axisHigh;
+    view.bound = placed.bound;
     view.margin = inMargin;
     view.depthLimit = inDepthLimit;
     return view;

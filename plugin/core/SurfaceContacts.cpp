@@ -173,6 +173,8 @@ struct PairContext
     double marginB = 0.0;
     double maxDistance = 0.0;
     std::vector<SurfaceContact>* out = nullptr;
+    /// Feature pairs within the band whose cores were deeper in each other than the depth limit (counted).
+    std::size_t* tooDeep = nullptr;
 
     // Emits the contact of A's point `inOnA` and B's core point `inOnB` (B's surface is `inRadiusB` further
     // along the normal) along `inNormal` (B to A) at core distance `inGap` = (inOnA − inOnB)·n, if within the
@@ -180,9 +182,17 @@ struct PairContext
     void Emit(const Vec3d& inOnA, const Naming& inA, const Vec3d& inOnB, const Naming& inB,
               const Vec3d& inNormal, double inGap, double inRadiusB, double inDepthLimit) const
     {
+        // The depth limit holds for the cores (a ball's centre, not its surface): how far a point is behind a
+        // face decides whether it is in the body or beyond a thin part of it.
         const double distance = inGap - inRadiusB - marginA - marginB;
-        if (distance > maxDistance || distance < -inDepthLimit)
+        if (distance > maxDistance)
             return;
+        if (inGap < -inDepthLimit)
+        {
+            if (tooDeep != nullptr)
+                ++*tooDeep;
+            return;
+        }
         SurfaceContact contact;
         contact.pointOnB = inOnB + (inRadiusB + marginB) * inNormal;
         contact.normal = inNormal;
@@ -216,6 +226,9 @@ public:
     }
 
     const Sphere& Bound() const { return mView.bound; }
+    const Aabb& Box() const { return mView.box; }
+    const Aabb& FaceBox(std::uint32_t inFace) const { return mView.faceBoxes[inFace]; }
+    const PatchView& View() const { return mView; }
     double Margin() const { return mView.margin; }
     double DepthLimit() const { return mView.depthLimit; }
     bool TwoSided() const { return !mClosed; }
@@ -259,6 +272,10 @@ public:
     }
 
     std::uint32_t SegmentCount() const { return std::uint32_t(mEdges.size()); }
+    std::pair<Vec3d, Vec3d> SegmentEnds(std::uint32_t inEdge) const
+    {
+        return {mView.vertices[mEdges[inEdge].a], mView.vertices[mEdges[inEdge].b]};
+    }
     SegmentFeature Segment(std::uint32_t inEdge) const
     {
         const ProxyPatches::Edge& edge = mEdges[inEdge];
@@ -328,8 +345,10 @@ private:
 class SoupSide
 {
 public:
-    SoupSide(std::span<const SoupTriangle> inTriangles, const Vec3d& inFacing, double inMargin,
-             double inDepthLimit)
+    // Each triangle faces A: against `inAgainst` (A's outward direction there) when it is not zero, else
+    // towards the point `inFacing`.
+    SoupSide(std::span<const SoupTriangle> inTriangles, const Vec3d& inAgainst, const Vec3d& inFacing,
+             double inMargin, double inDepthLimit)
         : mMargin(inMargin), mDepthLimit(inDepthLimit)
     {
         mFaces.reserve(inTriangles.size());
@@ -342,10 +361,18 @@ public:
                                .cross(triangle.vertices[2] - triangle.vertices[0]);
             const double length = normal.norm();
             normal = length > 0.0 ? Vec3d(normal / length) : Vec3d(Vec3d::Zero());
-            if (normal.dot(inFacing - triangle.vertices[0]) < 0.0)
-                normal = -normal; // turned to face A (the corners keep the source's order, for the names)
+            // Turned to face A (the corners keep the source's order, for the names).
+            const double side =
+                inAgainst.isZero() ? normal.dot(inFacing - triangle.vertices[0]) : -normal.dot(inAgainst);
+            if (side < 0.0)
+                normal = -normal;
             mFaces.push_back(face);
             mNormals.push_back(normal);
+            Aabb box;
+            for (const Vec3d& vertex : triangle.vertices)
+                box.extend(vertex);
+            mFaceBoxes.push_back(box);
+            mBox.extend(box);
         }
         mRings.resize(mVertices.size());
         for (std::uint32_t f = 0; f < mFaces.size(); ++f)
@@ -361,6 +388,8 @@ public:
     }
 
     Sphere Bound() const { return {Vec3d::Zero(), cInfinity}; }
+    const Aabb& Box() const { return mBox; }
+    const Aabb& FaceBox(std::uint32_t inFace) const { return mFaceBoxes[inFace]; }
     double Margin() const { return mMargin; }
     double DepthLimit() const { return mDepthLimit; }
     bool TwoSided() const { return false; } // each face was turned to face A
@@ -398,6 +427,10 @@ public:
     Naming FaceNaming(std::uint32_t inFace, const Vec3d& inBary) const { return {cNoIndex, inFace, inBary}; }
 
     std::uint32_t SegmentCount() const { return std::uint32_t(mEdges.size()); }
+    std::pair<Vec3d, Vec3d> SegmentEnds(std::uint32_t inEdge) const
+    {
+        return {mVertices[mEdges[inEdge].a], mVertices[mEdges[inEdge].b]};
+    }
     SegmentFeature Segment(std::uint32_t inEdge) const
     {
         const SoupEdge& edge = mEdges[inEdge];
@@ -486,20 +519,55 @@ private:
     std::vector<std::vector<std::uint32_t>> mRings;
     std::vector<std::array<std::uint32_t, 3>> mFaces;
     std::vector<Vec3d> mNormals;
+    std::vector<Aabb> mFaceBoxes;
+    Aabb mBox;
     std::vector<SoupEdge> mEdges;
 };
 
 // ---- Feature pairs ----
 
-// A point against a mesh side's faces. `inPointIsA`: the point is A's (a vertex of A against B's faces), else
-// B's (a primitive's corner, a ball's centre, or B's vertex, against A's faces).
+// Whether a point lies in a box grown by `inReach`.
+bool InBox(const Vec3d& inPoint, const Aabb& inBox, double inReach)
+{
+    return ((inBox.min().array() - inReach) <= inPoint.array()).all() &&
+           (inPoint.array() <= (inBox.max().array() + inReach)).all();
+}
+
+// Whether two boxes, one grown by `inReach`, overlap.
+bool BoxesMeet(const Aabb& inA, const Aabb& inB, double inReach)
+{
+    return ((inA.min().array() - inReach) <= inB.max().array()).all() &&
+           (inB.min().array() <= (inA.max().array() + inReach)).all();
+}
+
+// The box of a segment.
+Aabb SegmentBox(const Vec3d& inA, const Vec3d& inB)
+{
+    return Aabb(inA.cwiseMin(inB), inA.cwiseMax(inB));
+}
+
+// Whether the boxes of two segments, grown by `inReach`, overlap: the cheap test before the closest points.
+bool BoxesOverlap(const SegmentFeature& inA, const SegmentFeature& inB, double inReach)
+{
+    const Vec3d lowA = inA.a.cwiseMin(inA.b), highA = inA.a.cwiseMax(inA.b);
+    const Vec3d lowB = inB.a.cwiseMin(inB.b), highB = inB.a.cwiseMax(inB.b);
+    return ((lowA.array() - inReach) <= highB.array()).all() &&
+           ((lowB.array() - inReach) <= highA.array()).all();
+}
+
+// A point against a mesh side's faces (those of `inFaceList`). `inPointIsA`: the point is A's (a vertex of A
+// against B's faces), else B's (a primitive's corner, a ball's centre, or B's vertex, against A's faces).
 template <class Side>
-void PointFaces(const PointFeature& inPoint, const Naming& inNaming, const Side& inFaces, bool inPointIsA,
-                const PairContext& inPair)
+void PointFaces(const PointFeature& inPoint, const Naming& inNaming, const Side& inFaces,
+                std::span<const std::uint32_t> inFaceList, bool inPointIsA, const PairContext& inPair)
 {
     const double reach = inPair.Reach(inPointIsA ? 0.0 : inPoint.radius);
-    for (std::uint32_t f = 0; f < inFaces.FaceCount(); ++f)
+    for (const std::uint32_t f : inFaceList)
     {
+        // A face whose box is out of reach has no point within it, in front or (the depth limit being at most
+        // the reach's order) behind.
+        if (!InBox(inPoint.p, inFaces.FaceBox(f), std::max(reach, inFaces.DepthLimit())))
+            continue;
         const Vec3d& n = inFaces.FaceNormal(f);
         double height = n.dot(inPoint.p - inFaces.FaceVertex(f, 0));
         double side = 1.0;
@@ -608,76 +676,141 @@ void SegmentSegment(const SegmentFeature& inA, const NamingA& inNamingA, const S
         inPair.Emit(onA, inNamingA(s), onB, inNamingB(t), normal, gap, inB.radius, inDepthLimit);
 }
 
-// Whether a point, or a segment, comes within `inReach` of a sphere.
-bool Near(const Vec3d& inPoint, const Sphere& inBound, double inReach)
-{
-    const double limit = inBound.radius + inReach;
-    return (inPoint - inBound.center).squaredNorm() <= limit * limit;
-}
-
-bool Near(const SegmentFeature& inSegment, const Sphere& inBound, double inReach)
-{
-    if (std::isinf(inBound.radius))
-        return true;
-    const Vec3d edge = inSegment.b - inSegment.a;
-    const double length2 = edge.squaredNorm();
-    const double t =
-        length2 > 0.0 ? std::clamp((inBound.center - inSegment.a).dot(edge) / length2, 0.0, 1.0) : 0.0;
-    return Near(inSegment.a + t * edge, inBound, inReach + inSegment.radius);
-}
-
-// Whether the boxes of two segments, grown by `inReach`, overlap: the cheap test before the closest points.
-bool BoxesOverlap(const SegmentFeature& inA, const SegmentFeature& inB, double inReach)
-{
-    const Vec3d lowA = inA.a.cwiseMin(inA.b), highA = inA.a.cwiseMax(inA.b);
-    const Vec3d lowB = inB.a.cwiseMin(inB.b), highB = inB.a.cwiseMax(inB.b);
-    return ((lowA.array() - inReach) <= highB.array()).all() &&
-           ((lowB.array() - inReach) <= highA.array()).all();
-}
-
 // ---- Mesh against mesh ----
 
-// Every feature pair of two mesh sides: A's vertices against B's faces, edges and vertices, B's vertices
-// against A's faces and edges, A's edges against B's; each side's features culled by the other's bound.
+// Whether every own vertex of `inOther` lies beyond patch `inSide`'s thin interval along its axis by more
+// than `inReach` (`PatchView::axis`): a separating axis. False for a soup, which has none.
+bool Separated(const PatchSide& inSide, const PatchSide& inOther, double inReach)
+{
+    const PatchView& side = inSide.View();
+    if (side.axis.isZero())
+        return false;
+    const PatchView& other = inOther.View();
+    const std::uint32_t count = other.patches->TriangleVertexCount(other.proxy);
+    bool above = true, below = true;
+    for (std::uint32_t v = 0; v < count && (above || below); ++v)
+    {
+        const double along = side.axis.dot(other.vertices[v]);
+        above = above && along > side.axisHigh + inReach;
+        below = below && along < side.axisLow - inReach;
+    }
+    return above || below;
+}
+template <class Side> bool Separated(const Side&, const Side&, double)
+{
+    return false;
+}
+template <class SideA, class SideB> bool Separated(const SideA&, const SideB&, double)
+{
+    return false;
+}
+
+// The own faces of each side whose boxes come within `inReach` of a face box of the other: every feature pair
+// within reach lies on such faces (an owned vertex or edge on one of its own faces), so the others need no
+// test. A mini broadphase of precomputed boxes, a few nanoseconds a pair of faces.
+template <class SideA, class SideB>
+void ActiveFaces(const SideA& inA, const SideB& inB, double inReach, std::vector<std::uint32_t>& outFacesA,
+                 std::vector<std::uint32_t>& outFacesB)
+{
+    thread_local std::vector<std::uint32_t> candidatesB;
+    thread_local std::vector<std::uint8_t> activeB;
+    outFacesA.clear();
+    outFacesB.clear();
+    candidatesB.clear();
+    for (std::uint32_t g = 0; g < inB.FaceCount(); ++g)
+        if (BoxesMeet(inB.FaceBox(g), inA.Box(), inReach))
+            candidatesB.push_back(g);
+    if (candidatesB.empty())
+        return;
+    activeB.assign(inB.FaceCount(), 0);
+    for (std::uint32_t f = 0; f < inA.FaceCount(); ++f)
+    {
+        const Aabb& boxA = inA.FaceBox(f);
+        if (!BoxesMeet(boxA, inB.Box(), inReach))
+            continue;
+        bool active = false;
+        for (const std::uint32_t g : candidatesB)
+            if (BoxesMeet(boxA, inB.FaceBox(g), inReach))
+            {
+                active = true;
+                activeB[g] = 1;
+            }
+        if (active)
+            outFacesA.push_back(f);
+    }
+    for (const std::uint32_t g : candidatesB)
+        if (activeB[g] != 0)
+            outFacesB.push_back(g);
+}
+
+// The union of some faces' boxes.
+template <class Side> Aabb UnionOf(const Side& inSide, std::span<const std::uint32_t> inFaces)
+{
+    Aabb box;
+    for (const std::uint32_t f : inFaces)
+        box.extend(inSide.FaceBox(f));
+    return box;
+}
+
+// Every feature pair of two mesh sides near each other (`ActiveFaces`): A's vertices against B's faces, edges
+// and vertices, B's vertices against A's faces and edges, A's edges against B's.
 template <class SideA, class SideB>
 void MeshMesh(const SideA& inA, const SideB& inB, const PairContext& inPair)
 {
     const double reach = inPair.Reach(0.0);
-    thread_local std::vector<std::uint32_t> nearA, nearB;
+    if (!BoxesMeet(inA.Box(), inB.Box(), reach) || Separated(inA, inB, reach) || Separated(inB, inA, reach))
+        return;
+    thread_local std::vector<std::uint32_t> facesA, facesB, nearA, nearB, edgeIdsA, edgeIdsB;
     thread_local std::vector<SegmentFeature> edgesA, edgesB;
-    thread_local std::vector<std::uint32_t> edgeIdsA, edgeIdsB;
+    ActiveFaces(inA, inB, reach, facesA, facesB);
+    if (facesA.empty())
+        return;
+    const Aabb regionA = UnionOf(inA, facesA), regionB = UnionOf(inB, facesB);
     nearA.clear();
     nearB.clear();
     for (std::uint32_t v = 0; v < inA.PointCount(); ++v)
-        if (Near(inA.PointAt(v), inB.Bound(), reach))
+        if (InBox(inA.PointAt(v), regionB, reach))
             nearA.push_back(v);
     for (std::uint32_t v = 0; v < inB.PointCount(); ++v)
-        if (Near(inB.PointAt(v), inA.Bound(), reach))
+        if (InBox(inB.PointAt(v), regionA, reach))
             nearB.push_back(v);
-    const auto collectEdges = [reach](const auto& inSide, const Sphere& inOther,
-                                      std::vector<SegmentFeature>& outEdges,
+    // Edges whose box comes within reach of an active face of the other side, with their boxes and cones
+    // (made for these only).
+    const auto collectEdges = [reach](const auto& inSide, const auto& inOther,
+                                      std::span<const std::uint32_t> inFaces, const Aabb& inRegion,
+                                      std::vector<SegmentFeature>& outEdges, std::vector<Aabb>& outBoxes,
                                       std::vector<std::uint32_t>& outIds)
     {
         outEdges.clear();
+        outBoxes.clear();
         outIds.clear();
         for (std::uint32_t e = 0; e < inSide.SegmentCount(); ++e)
         {
+            const auto [a, b] = inSide.SegmentEnds(e);
+            const Aabb box = SegmentBox(a, b);
+            if (!BoxesMeet(box, inRegion, reach) ||
+                std::none_of(inFaces.begin(), inFaces.end(),
+                             [&](std::uint32_t inFace)
+                             { return BoxesMeet(box, inOther.FaceBox(inFace), reach); }))
+                continue;
             SegmentFeature segment = inSide.Segment(e);
-            if (segment.cone.kind != Cone::EKind::Empty && Near(segment, inOther, reach))
+            if (segment.cone.kind != Cone::EKind::Empty)
             {
                 outEdges.push_back(segment);
+                outBoxes.push_back(box);
                 outIds.push_back(e);
             }
         }
     };
-    collectEdges(inA, inB.Bound(), edgesA, edgeIdsA);
-    collectEdges(inB, inA.Bound(), edgesB, edgeIdsB);
+    thread_local std::vector<Aabb> boxesA, boxesB;
+    collectEdges(inA, inB, facesB, regionB, edgesA, boxesA, edgeIdsA);
+    collectEdges(inB, inA, facesA, regionA, edgesB, boxesB, edgeIdsB);
 
     for (const std::uint32_t v : nearA)
     {
         const PointFeature point = inA.Point(v);
         const Naming naming = inA.PointNaming(v);
-        PointFaces(point, naming, inB, true, inPair);
+        PointFaces(point, naming, inB, facesB, true, inPair);
         for (std::size_t e = 0; e < edgesB.size(); ++e)
             PointSegment(
                 point, naming, edgesB[e], [&](double inT) { return inB.SegmentNaming(edgeIdsB[e], inT); },
@@ -689,7 +822,7 @@ void MeshMesh(const SideA& inA, const SideB& inB, const PairContext& inPair)
     {
         const PointFeature point = inB.Point(w);
         const Naming naming = inB.PointNaming(w);
-        PointFaces(point, naming, inA, false, inPair);
+        PointFaces(point, naming, inA, facesA, false, inPair);
         for (std::size_t e = 0; e < edgesA.size(); ++e)
             PointSegment(
                 point, naming, edgesA[e], [&](double inT) { return inA.SegmentNaming(edgeIdsA[e], inT); },
@@ -698,7 +831,7 @@ void MeshMesh(const SideA& inA, const SideB& inB, const PairContext& inPair)
     const double depthLimit = std::min(inA.DepthLimit(), inB.DepthLimit());
     for (std::size_t i = 0; i < edgesA.size(); ++i)
         for (std::size_t j = 0; j < edgesB.size(); ++j)
-            if (BoxesOverlap(edgesA[i], edgesB[j], reach))
+            if (BoxesMeet(boxesA[i], boxesB[j], reach))
                 SegmentSegment(
                     edgesA[i], [&](double inS) { return inA.SegmentNaming(edgeIdsA[i], inS); }, edgesB[j],
                     [&](double inT) { return inB.SegmentNaming(edgeIdsB[j], inT); }, depthLimit, inPair);
@@ -738,16 +871,38 @@ void MeshPrimitive(const PatchSide& inA, const DistanceFunction& inDistance, con
             inPair.Emit(point.p, inA.PointNaming(v), sd.onSurface, Naming{}, sd.normal, sd.distance, 0.0,
                         cInfinity);
     }
-    if (inB.points.empty() && inB.segments.empty())
+    // The primitive's corners and edges near the patch's box, and the box they span (grown by their reach):
+    // A's edges matter only there.
+    thread_local std::vector<const PointFeature*> points;
+    thread_local std::vector<const SegmentFeature*> segments;
+    points.clear();
+    segments.clear();
+    Aabb near;
+    for (const PointFeature& point : inB.points)
+        if (const double grow = inPair.Reach(point.radius); InBox(point.p, inA.Box(), grow))
+        {
+            points.push_back(&point);
+            near.extend(Aabb(point.p.array() - grow, point.p.array() + grow));
+        }
+    for (const SegmentFeature& segment : inB.segments)
+        if (const double grow = inPair.Reach(segment.radius);
+            BoxesMeet(SegmentBox(segment.a, segment.b), inA.Box(), grow))
+        {
+            segments.push_back(&segment);
+            const Aabb box = SegmentBox(segment.a, segment.b);
+            near.extend(Aabb(box.min().array() - grow, box.max().array() + grow));
+        }
+    if (points.empty() && segments.empty())
         return;
     thread_local std::vector<SegmentFeature> edgesA;
     thread_local std::vector<std::uint32_t> edgeIdsA;
     edgesA.clear();
     edgeIdsA.clear();
-    // A's edges near the primitive's features only matter near its corners and edges: cull them by the
-    // patch's bound against those features below, and by the features' boxes per pair.
     for (std::uint32_t e = 0; e < inA.SegmentCount(); ++e)
     {
+        const auto [a, b] = inA.SegmentEnds(e);
+        if (!BoxesMeet(SegmentBox(a, b), near, 0.0))
+            continue;
         SegmentFeature segment = inA.Segment(e);
         if (segment.cone.kind != Cone::EKind::Empty)
         {
@@ -755,35 +910,33 @@ void MeshPrimitive(const PatchSide& inA, const DistanceFunction& inDistance, con
             edgeIdsA.push_back(e);
         }
     }
-    const Sphere& bound = inA.Bound();
-    for (const PointFeature& point : inB.points)
+    thread_local std::vector<std::uint32_t> faces;
+    faces.clear();
+    for (std::uint32_t f = 0; f < inA.FaceCount(); ++f)
+        if (BoxesMeet(inA.FaceBox(f), near, 0.0))
+            faces.push_back(f);
+    for (const PointFeature* point : points)
     {
-        if (!Near(point.p, bound, inPair.Reach(point.radius)))
-            continue;
-        PointFaces(point, Naming{}, inA, false, inPair);
-        const SegmentFeature spot{point.p, point.p, point.radius, {}};
+        PointFaces(*point, Naming{}, inA, faces, false, inPair);
+        const SegmentFeature spot{point->p, point->p, point->radius, {}};
         for (std::size_t e = 0; e < edgesA.size(); ++e)
-            if (BoxesOverlap(edgesA[e], spot, inPair.Reach(point.radius)))
+            if (BoxesOverlap(edgesA[e], spot, inPair.Reach(point->radius)))
                 PointSegment(
-                    point, Naming{}, edgesA[e],
+                    *point, Naming{}, edgesA[e],
                     [&](double inT) { return inA.SegmentNaming(edgeIdsA[e], inT); }, false, inPair);
     }
-    for (const SegmentFeature& segment : inB.segments)
-    {
-        if (!Near(segment, bound, reach))
-            continue;
+    for (const SegmentFeature* segment : segments)
         for (std::size_t e = 0; e < edgesA.size(); ++e)
-            if (BoxesOverlap(edgesA[e], segment, inPair.Reach(segment.radius)))
+            if (BoxesOverlap(edgesA[e], *segment, inPair.Reach(segment->radius)))
                 SegmentSegment(
-                    edgesA[e], [&](double inS) { return inA.SegmentNaming(edgeIdsA[e], inS); }, segment,
+                    edgesA[e], [&](double inS) { return inA.SegmentNaming(edgeIdsA[e], inS); }, *segment,
                     [](double) { return Naming{}; }, inA.DepthLimit(), inPair);
-    }
 }
 
 PairContext MakePair(const PatchView& inA, double inMarginB, double inMaxDistance,
-                     std::vector<SurfaceContact>& outContacts)
+                     std::vector<SurfaceContact>& outContacts, std::size_t* outTooDeep = nullptr)
 {
-    return {inA.margin, inMarginB, inMaxDistance, &outContacts};
+    return {inA.margin, inMarginB, inMaxDistance, &outContacts, outTooDeep};
 }
 
 SignedDistance SphereDistance(const Vec3d& inPoint, const Vec3d& inCentre, double inRadius)
@@ -922,19 +1075,116 @@ void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxD
     MeshPrimitive(PatchSide(inA), distance, features, MakePair(inA, 0.0, inMaxDistance, outContacts));
 }
 
-void PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts)
+std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts)
 {
-    MeshMesh(PatchSide(inA), PatchSide(inB), MakePair(inA, inB.margin, inMaxDistance, outContacts));
+    std::size_t tooDeep = 0;
+    MeshMesh(PatchSide(inA), PatchSide(inB), MakePair(inA, inB.margin, inMaxDistance, outContacts, &tooDeep));
+    return tooDeep;
 }
 
-void PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
-                   double inMaxDistance, std::vector<SurfaceContact>& outContacts)
+std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
+                          double inMaxDistance, std::vector<SurfaceContact>& outContacts)
 {
     if (inTriangles.empty())
-        return;
-    const SoupSide soup(inTriangles, inA.bound.center, inMarginB, inA.depthLimit);
-    MeshMesh(PatchSide(inA), soup, MakePair(inA, inMarginB, inMaxDistance, outContacts));
+        return 0;
+    // Which way the static triangles face: against the patch's outside (the area-weighted normal of its own
+    // faces) for a closed surface, whatever its depth in them; towards the mean of its vertices for an open
+    // sheet, or where the outside is ambiguous (a patch wrapped round a thin part).
+    const ProxyPatches& patches = *inA.patches;
+    Vec3d outward = Vec3d::Zero(), mean = Vec3d::Zero();
+    double area = 0.0;
+    const auto triangles = patches.Triangles(inA.proxy);
+    for (std::uint32_t t = 0; t < patches.OwnTriangleCount(inA.proxy); ++t)
+    {
+        const Vec3d& a = inA.vertices[triangles[t][0]];
+        const Vec3d doubled = (inA.vertices[triangles[t][1]] - a).cross(inA.vertices[triangles[t][2]] - a);
+        outward += doubled;
+        area += doubled.norm();
+    }
+    for (std::uint32_t v = 0; v < patches.TriangleVertexCount(inA.proxy); ++v)
+        mean += inA.vertices[v];
+    mean /= std::max(1.0, double(patches.TriangleVertexCount(inA.proxy)));
+    if (!patches.Closed() || !(outward.norm() > 0.25 * area))
+        outward = Vec3d::Zero();
+    const SoupSide soup(inTriangles, outward, mean, inMarginB, inA.depthLimit);
+    std::size_t tooDeep = 0;
+    MeshMesh(PatchSide(inA), soup, MakePair(inA, inMarginB, inMaxDistance, outContacts, &tooDeep));
+    return tooDeep;
+}
+
+void PatchContacts(const PatchView& inA, std::span<const Vec3d> inPoints, double inMaxDistance,
+                   std::vector<SurfaceContact>& outContacts)
+{
+    PrimitiveFeatures features;
+    for (const Vec3d& point : inPoints)
+        features.points.push_back({point, 0.0, {}});
+    // The points only: the hull's own surface is the caller's (per-triangle closest points).
+    const auto none = [](const Vec3d&) { return SignedDistance{cInfinity, Vec3d::Zero(), Vec3d::UnitY()}; };
+    MeshPrimitive(PatchSide(inA), none, features, MakePair(inA, 0.0, inMaxDistance, outContacts));
+}
+
+bool AcceptsTriangleContact(const PatchView& inA, std::uint32_t inTriangle, const Vec3d& inPoint,
+                            const Vec3d& inU, Vec3d& outBarycentric)
+{
+    const PatchSide side(inA);
+    const ProxyPatches& patches = *inA.patches;
+    if (inTriangle >= patches.OwnTriangleCount(inA.proxy))
+        return false;
+    const std::array<std::uint32_t, 3>& corners = patches.Triangles(inA.proxy)[inTriangle];
+    Vec3d bary(cInfinity, cInfinity, cInfinity);
+    if (!Barycentric(inPoint, inA.vertices[corners[0]], inA.vertices[corners[1]], inA.vertices[corners[2]],
+                     bary))
+    {
+        if (!std::isfinite(bary.x()))
+            return false; // a degenerate triangle: its neighbours make its contacts
+        // Just outside, to rounding: onto the closure.
+        bary = bary.cwiseMax(0.0);
+        bary /= bary.sum();
+    }
+    constexpr double cOnBoundary = 1e-9;
+    int zeros = 0, vertex = 0;
+    for (int k = 0; k < 3; ++k)
+        if (bary[k] <= cOnBoundary)
+            ++zeros;
+        else
+            vertex = k;
+    outBarycentric = bary;
+    if (zeros == 0)
+        return true; // the face's own
+    if (zeros >= 2)
+    {
+        // A vertex: from its naming triangle in its owner's patch, within its cone.
+        const std::uint32_t local = corners[vertex];
+        if (local >= patches.OwnedVertexCount(inA.proxy) ||
+            patches.VertexTriangles(inA.proxy)[local] != patches.TreeTriangle(inA.proxy, inTriangle))
+            return false;
+        outBarycentric = Vec3d::Zero();
+        outBarycentric[vertex] = 1.0;
+        return Contains(side.Point(local).cone, inU);
+    }
+    // An edge: the two corners with weight, from its owner face in its owner's patch, within its wedge.
+    int k0 = -1, k1 = -1;
+    for (int k = 0; k < 3; ++k)
+        if (bary[k] > cOnBoundary)
+            (k0 < 0 ? k0 : k1) = k;
+    const std::span<const ProxyPatches::Edge> edges = patches.Edges(inA.proxy);
+    for (std::uint32_t e = 0; e < edges.size(); ++e)
+    {
+        const ProxyPatches::Edge& edge = edges[e];
+        const bool same = (edge.a == corners[k0] && edge.b == corners[k1]) ||
+                          (edge.a == corners[k1] && edge.b == corners[k0]);
+        if (!same)
+            continue;
+        if (edge.faces[0] != inTriangle)
+            return false;
+        outBarycentric = Vec3d::Zero();
+        const double total = bary[k0] + bary[k1];
+        outBarycentric[k0] = bary[k0] / total;
+        outBarycentric[k1] = bary[k1] / total;
+        return Contains(side.Segment(e).cone, inU);
+    }
+    return false; // owned by another proxy's patch
 }
 
 } // namespace bdt

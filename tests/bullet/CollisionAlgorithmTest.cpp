@@ -145,20 +145,20 @@ int CheckPart(DeformableObject& ioBody, const btTransform& inBodyTransform, cons
     std::set<std::uint32_t> reported;
     for (const PairContact& contact : contacts)
     {
-        EXPECT_TRUE(byNode.count(contact.node0)) << inContext;
-        if (!byNode.count(contact.node0))
+        EXPECT_TRUE(byNode.count(contact.feature0.node)) << inContext;
+        if (!byNode.count(contact.feature0.node))
             continue;
-        EXPECT_TRUE(reported.insert(contact.node0).second) << inContext << ": proxy reported twice";
-        const WorldProxy& proxy = *byNode.at(contact.node0);
+        EXPECT_TRUE(reported.insert(contact.feature0.node).second) << inContext << ": proxy reported twice";
+        const WorldProxy& proxy = *byNode.at(contact.feature0.node);
         const double oracle = inPart.distance(proxy.center) - proxy.radius - cMargin;
         EXPECT_LE(contact.distance, cTau + 1e-9) << inContext;
-        EXPECT_NEAR(contact.distance, oracle, inOther.tolerance) << inContext << " node " << contact.node0;
+        EXPECT_NEAR(contact.distance, oracle, inOther.tolerance) << inContext << " node " << contact.feature0.node;
         EXPECT_NEAR(contact.normal.norm(), 1.0, 1e-9) << inContext;
         // The proxy centre lies along the normal from B's point, at distance + radius + margin.
         const Vec3d expected =
             contact.pointOnB + contact.normal * (contact.distance + proxy.radius + cMargin);
         EXPECT_LT((expected - proxy.center).norm(), inOther.tolerance)
-            << inContext << " node " << contact.node0;
+            << inContext << " node " << contact.feature0.node;
         EXPECT_NEAR(inPart.distance(contact.pointOnB), 0.0, inOther.tolerance)
             << inContext << ": point not on B";
     }
@@ -249,9 +249,13 @@ double CheckWorldManifolds(TestWorld& ioWorld, const btCollisionObject& inDeform
                 << inContext << ": point on B not on B's surface";
             EXPECT_LT((ToVec3d(inDeformable.getWorldTransform() * point.m_localPointA) - a).norm(), cTolerance);
             EXPECT_LT((ToVec3d(inOther.getWorldTransform() * point.m_localPointB) - b).norm(), cTolerance);
-            EXPECT_TRUE(shape->State().Proxies().IsProxy(std::uint32_t(point.m_index0))) << inContext;
-            EXPECT_EQ(point.m_partId0,
-                      int(RegionOf(shape->State().Tree(), std::uint32_t(point.m_index0), regionLevel)))
+            // A proxy contact's identifiers: its proxy, no triangle (the proxies model); a manifold's points
+            // share their region.
+            EXPECT_TRUE(shape->State().Proxies().IsProxy(std::uint32_t(point.m_partId0))) << inContext;
+            EXPECT_EQ(point.m_index0, -1) << inContext;
+            EXPECT_EQ(RegionOf(shape->State().Tree(), std::uint32_t(point.m_partId0), regionLevel),
+                      RegionOf(shape->State().Tree(), std::uint32_t(manifold->getContactPoint(0).m_partId0),
+                               regionLevel))
                 << inContext;
             least = std::min(least, double(point.getDistance()));
         }
@@ -410,12 +414,12 @@ TEST(CollisionAlgorithm, DeformablePairMatchesBruteForce)
         std::set<std::pair<std::uint32_t, int>> reported;
         for (const PairContact& contact : contacts)
         {
-            ASSERT_TRUE(byNodeA.count(contact.node0) && byNodeB.count(std::uint32_t(contact.index1)))
+            ASSERT_TRUE(byNodeA.count(contact.feature0.node) && byNodeB.count(contact.feature1.node))
                 << context;
             EXPECT_EQ(contact.partId1, -1);
-            EXPECT_TRUE(reported.insert({contact.node0, contact.index1}).second) << context;
-            const WorldProxy& pa = *byNodeA.at(contact.node0);
-            const WorldProxy& pb = *byNodeB.at(std::uint32_t(contact.index1));
+            EXPECT_TRUE(reported.insert({contact.feature0.node, int(contact.feature1.node)}).second) << context;
+            const WorldProxy& pa = *byNodeA.at(contact.feature0.node);
+            const WorldProxy& pb = *byNodeB.at(contact.feature1.node);
             const double oracle = (pa.center - pb.center).norm() - pa.radius - pb.radius - cMargin - margin1;
             EXPECT_LE(contact.distance, cTau + 1e-9);
             EXPECT_NEAR(contact.distance, oracle, 1e-6) << context;
@@ -446,7 +450,7 @@ TEST(CollisionAlgorithm, DeformablePairMatchesBruteForce)
             world, a.object, b.object,
             [&](const btManifoldPoint& inPoint)
             {
-                const WorldProxy& pb = *byNodeB.at(std::uint32_t(inPoint.m_index1));
+                const WorldProxy& pb = *byNodeB.at(std::uint32_t(inPoint.m_partId1));
                 return (ToVec3d(inPoint.getPositionWorldOnB()) - pb.center).norm() - pb.radius - margin1;
             },
             context);

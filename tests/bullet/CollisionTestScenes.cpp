@@ -96,10 +96,12 @@ std::shared_ptr<const DeformableAsset> BoxAsset()
     return sAsset;
 }
 
-DeformableObject::DeformableObject(double inMargin, std::uint32_t inRegionDepth, std::uint32_t inMaxManifolds)
+DeformableObject::DeformableObject(double inMargin, std::uint32_t inRegionDepth, std::uint32_t inMaxManifolds,
+                                   EContactModel inContacts)
 {
     DeformableShapeSettings settings;
     settings.proxyLevel = 5;
+    settings.contacts = inContacts;
     settings.regionDepth = inRegionDepth;
     settings.maxManifoldsPerPair = inMaxManifolds;
     shape = std::make_unique<DeformableShape>(BoxAsset(), settings);

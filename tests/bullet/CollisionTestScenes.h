@@ -21,11 +21,12 @@ namespace bdt::test::collision
 /// A subdivided unit box (about 400 triangles) with 4 smooth modes; built once per process.
 std::shared_ptr<const DeformableAsset> BoxAsset();
 
-/// A deformable collision object of `BoxAsset`: proxy level 5, the given region settings and margin.
+/// A deformable collision object of `BoxAsset`: proxy level 5, the given region settings, margin and contact
+/// model (the proxies model by default: most narrowphase tests check proxy contacts against their spheres).
 struct DeformableObject
 {
     explicit DeformableObject(double inMargin = 0.0, std::uint32_t inRegionDepth = 3,
-                              std::uint32_t inMaxManifolds = 8);
+                              std::uint32_t inMaxManifolds = 8, EContactModel inContacts = EContactModel::Proxies);
 
     /// Random q, entries up to `inAmplitude` (model units), and a new step.
     void RandomQ(std::mt19937& ioRandom, double inAmplitude);

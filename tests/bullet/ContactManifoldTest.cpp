@@ -52,11 +52,11 @@ struct World
     btCollisionWorld world;
 };
 
-using PointKey = std::tuple<int, int, int>; // (m_index0, m_index1, m_partId1)
+using PointKey = std::tuple<int, int, int, int>; // (m_partId0, m_index0, m_partId1, m_index1)
 
 PointKey KeyOf(const btManifoldPoint& inPoint)
 {
-    return {inPoint.m_index0, inPoint.m_index1, inPoint.m_partId1};
+    return {inPoint.m_partId0, inPoint.m_index0, inPoint.m_partId1, inPoint.m_index1};
 }
 
 // Area of the convex hull of points in the xz plane (gift wrapping; a handful of points).
@@ -663,7 +663,7 @@ PairContact PredictedContact(double inDistance, double inStepMotion, double inCo
     contact.stepMotion = inStepMotion;
     contact.compliance = inCompliance;
     contact.predictionErp = inErp;
-    contact.node0 = 7;
+    contact.feature0.node = 7;
     contact.index1 = 3;
     contact.partId1 = 2;
     return contact;
@@ -682,11 +682,11 @@ TEST(ContactManifolds, ModalComplianceIsThePointsCfmInSeriesWithContactStiffness
 
     // Rigid surfaces: no CFM of their own; identifiers and points as btManifoldResult makes them.
     PairContact contact = PredictedContact(-0.01, 0.0, 0.0, 0.0);
-    btManifoldPoint point = MakeManifoldPoint(contact, 5, a, b, h);
+    btManifoldPoint point = MakeManifoldPoint(contact, PointIds{7, 5, 2, 3}, a, b, h);
     EXPECT_EQ(point.m_contactPointFlags & cfmFlags, 0);
     EXPECT_EQ(point.m_distance1, btScalar(-0.01));
-    EXPECT_EQ(point.m_partId0, 5);
-    EXPECT_EQ(point.m_index0, 7);
+    EXPECT_EQ(point.m_partId0, 7);
+    EXPECT_EQ(point.m_index0, 5);
     EXPECT_EQ(point.m_partId1, 2);
     EXPECT_EQ(point.m_index1, 3);
     EXPECT_LT((ToVec3d(point.getPositionWorldOnA()) - (contact.pointOnB + contact.normal * contact.distance))
@@ -700,14 +700,14 @@ TEST(ContactManifolds, ModalComplianceIsThePointsCfmInSeriesWithContactStiffness
     // A compliant surface: m_contactCFM is the compliance, no ERP of its own.
     for (const double compliance : {1e-6, 0.003, 2.0})
     {
-        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, compliance, 0.2), 0, a, b, h);
+        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, compliance, 0.2), PointIds{}, a, b, h);
         EXPECT_EQ(point.m_contactPointFlags & cfmFlags, BT_CONTACT_FLAG_HAS_CONTACT_CFM) << compliance;
         EXPECT_EQ(point.m_contactCFM, btScalar(compliance));
     }
     for (const double bad :
          {-0.003, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()})
     {
-        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, bad, 0.2), 0, a, b, h);
+        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, bad, 0.2), PointIds{}, a, b, h);
         EXPECT_EQ(point.m_contactPointFlags & cfmFlags, 0) << bad;
     }
 
@@ -717,7 +717,7 @@ TEST(ContactManifolds, ModalComplianceIsThePointsCfmInSeriesWithContactStiffness
     b.setContactStiffnessAndDamping(6e4, 10);
     const double k = 1.0 / (1.0 / double(a.getContactStiffness()) + 1.0 / double(b.getContactStiffness()));
     const double c = double(a.getContactDamping()) + double(b.getContactDamping());
-    point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, 0.0, 0.2), 0, a, b, h);
+    point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, 0.0, 0.2), PointIds{}, a, b, h);
     EXPECT_NE(point.m_contactPointFlags & BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING, 0);
     EXPECT_EQ(point.m_contactPointFlags & cfmFlags, 0);
     EXPECT_NEAR(point.m_combinedContactStiffness1, k, 1e-4 * k);
@@ -727,7 +727,7 @@ TEST(ContactManifolds, ModalComplianceIsThePointsCfmInSeriesWithContactStiffness
     // storage, a union: the point no longer claims stiffness and damping.)
     for (const double step : {1.0 / 60.0, 1.0 / 240.0})
     {
-        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, 0.003, 0.2), 0, a, b, step);
+        point = MakeManifoldPoint(PredictedContact(-0.01, 0.0, 0.003, 0.2), PointIds{}, a, b, step);
         EXPECT_EQ(point.m_contactPointFlags & cfmFlags, cfmFlags);
         EXPECT_EQ(point.m_contactPointFlags & BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING, 0);
         const double cfm = 0.003 + 1.0 / (step * k + c);
@@ -774,8 +774,8 @@ TEST(ContactManifolds, PairMaterialIsBulletsCombinationOfTheTwoObjects)
         for (const double compliance : {0.0, 0.003})
         {
             const PairContact contact = PredictedContact(-0.01, 0.002, compliance, 0.2);
-            const btManifoldPoint once = MakeManifoldPoint(contact, 3, a, b, h, material);
-            const btManifoldPoint each = MakeManifoldPoint(contact, 3, a, b, h);
+            const btManifoldPoint once = MakeManifoldPoint(contact, PointIds{}, a, b, h, material);
+            const btManifoldPoint each = MakeManifoldPoint(contact, PointIds{}, a, b, h);
             EXPECT_EQ(once.m_combinedFriction, each.m_combinedFriction);
             EXPECT_EQ(once.m_combinedRestitution, each.m_combinedRestitution);
             EXPECT_EQ(once.m_combinedRollingFriction, each.m_combinedRollingFriction);
@@ -863,8 +863,8 @@ TEST(ContactManifolds, BulletsSolverClosesThePredictedGapThroughTheCompliance)
         contact.stepMotion = scenario.motion;
         contact.compliance = scenario.compliance;
         contact.predictionErp = erp;
-        contact.node0 = 0;
-        btManifoldPoint point = MakeManifoldPoint(contact, 0, ball, ground, h);
+        contact.feature0.node = 0;
+        btManifoldPoint point = MakeManifoldPoint(contact, PointIds{0, -1, -1, -1}, ball, ground, h);
         point.m_appliedImpulse = btScalar(scenario.warm); // the warm start, then the gap that accounts for it
         SetSolverGap(point, contact);
         btPersistentManifold manifold(&ball, &ground, 0, 1, 1);

@@ -73,10 +73,11 @@ void CheckSpherePoints(const Recorder& inRecorder, const DeformableObject& inBod
         EXPECT_EQ(recorded.object1, &inSphere);
         const btManifoldPoint& point = recorded.point;
         EXPECT_EQ(recorded.index0, point.m_index0);
-        ASSERT_TRUE(byNode.count(std::uint32_t(point.m_index0)));
-        EXPECT_TRUE(reported.insert(std::uint32_t(point.m_index0)).second);
+        EXPECT_EQ(point.m_index0, -1); // a proxy contact: no triangle
+        ASSERT_TRUE(byNode.count(std::uint32_t(point.m_partId0)));
+        EXPECT_TRUE(reported.insert(std::uint32_t(point.m_partId0)).second);
         EXPECT_EQ(point.m_index1, -1);
-        const WorldProxy& proxy = *byNode.at(std::uint32_t(point.m_index0));
+        const WorldProxy& proxy = *byNode.at(std::uint32_t(point.m_partId0));
         const double distance = (proxy.center - center).norm() - proxy.radius - inRadius;
         EXPECT_LE(point.getDistance(), btScalar(inThreshold + 1e-6));
         EXPECT_NEAR(point.getDistance(), distance, 1e-4);

@@ -44,7 +44,12 @@ void ExpectSameContacts(const std::vector<PairContact>& inWithout, const std::ve
     {
         const PairContact& x = inWithout[i];
         const PairContact& y = inWith[i];
-        ASSERT_EQ(x.node0, y.node0) << inContext << " contact " << i;
+        ASSERT_EQ(x.feature0.node, y.feature0.node) << inContext << " contact " << i;
+        ASSERT_EQ(x.feature0.triangle, y.feature0.triangle) << inContext << " contact " << i;
+        ASSERT_EQ(x.feature0.barycentric, y.feature0.barycentric) << inContext << " contact " << i;
+        ASSERT_EQ(x.feature1.node, y.feature1.node) << inContext << " contact " << i;
+        ASSERT_EQ(x.feature1.triangle, y.feature1.triangle) << inContext << " contact " << i;
+        ASSERT_EQ(x.feature1.barycentric, y.feature1.barycentric) << inContext << " contact " << i;
         ASSERT_EQ(x.index1, y.index1) << inContext << " contact " << i;
         EXPECT_EQ(x.partId1, y.partId1) << inContext;
         EXPECT_EQ(x.distance, y.distance) << inContext << " contact " << i;
@@ -58,13 +63,13 @@ void ExpectSameContacts(const std::vector<PairContact>& inWithout, const std::ve
 // one asset at one level, so the front's key cannot tell: any front is a complete cut of the pair's proxy
 // pairs, the descent only starts in the wrong places). Each step the narrowphase with the pair's front, and
 // with a pair cache, must equal the one without, contact for contact, in ascending (A's proxy, B's proxy)
-// order.
-TEST(FrontTracking, GenerateContactsWithAFrontEqualsWithout)
+// order (of their proxy pairs, for surface contacts), in both contact models.
+void CheckFrontAndCache(EContactModel inModel)
 {
     using namespace test::collision;
     std::mt19937 random(17);
-    DeformableObject a(0.01);
-    DeformableObject b(0.005);
+    DeformableObject a(0.01, 3, 8, inModel);
+    DeformableObject b(0.005, 3, 8, inModel);
     const btTransform transformA = RandomTransform(random, 0.0);
     const btQuaternion spinB = RandomTransform(random, 0.0).getRotation();
     TraversalFront front;
@@ -74,7 +79,8 @@ TEST(FrontTracking, GenerateContactsWithAFrontEqualsWithout)
     std::uint64_t testsWithout = 0, testsWith = 0;
     for (int step = 0; step < cSteps; ++step)
     {
-        const std::string context = "step " + std::to_string(step);
+        const std::string context = std::string(inModel == EContactModel::Surface ? "surface" : "proxies") +
+                                    ", step " + std::to_string(step);
         const double t = double(step) / cSteps;
         a.RandomQ(random, 0.02);
         b.RandomQ(random, 0.02);
@@ -107,10 +113,14 @@ TEST(FrontTracking, GenerateContactsWithAFrontEqualsWithout)
         {
             EXPECT_FALSE(with.empty()) << context << ": the changes are meant to meet a front";
         }
+        const bool strict = inModel == EContactModel::Proxies; // one contact per proxy pair
         for (std::size_t i = 1; i < with.size(); ++i)
-            ASSERT_TRUE(with[i - 1].node0 < with[i].node0 ||
-                        (with[i - 1].node0 == with[i].node0 && with[i - 1].index1 < with[i].index1))
+        {
+            const auto previous = std::pair(with[i - 1].feature0.node, with[i - 1].feature1.node);
+            const auto current = std::pair(with[i].feature0.node, with[i].feature1.node);
+            ASSERT_TRUE(strict ? previous < current : previous <= current)
                 << context << ": contacts not in (A's proxy, B's proxy) order at " << i;
+        }
         stepsInContact += without.empty() ? 0 : 1;
         testsWithout += statsWithout.overlapTests;
         testsWith += statsWith.overlapTests;
@@ -121,6 +131,12 @@ TEST(FrontTracking, GenerateContactsWithAFrontEqualsWithout)
     EXPECT_LT(testsWith, testsWithout);
     std::cout << "[ info ] " << stepsInContact << " steps in contact; sphere tests " << testsWith
               << " with the front, " << testsWithout << " without\n";
+}
+
+TEST(FrontTracking, GenerateContactsWithAFrontEqualsWithout)
+{
+    CheckFrontAndCache(EContactModel::Proxies);
+    CheckFrontAndCache(EContactModel::Surface);
 }
 
 // --- Whole worlds, front on and off ---

@@ -299,12 +299,12 @@ std::vector<double> ContactDistances(SampleWorld& ioWorld, double inStep)
     return distances;
 }
 
-// Their proxy nodes (A's, `m_index0`).
+// Their proxy nodes (A's, `m_partId0`).
 std::vector<int> ContactNodes(SampleWorld& ioWorld, double inStep)
 {
     std::vector<int> nodes;
     for (const btManifoldPoint& point : ContactPoints(ioWorld, inStep))
-        nodes.push_back(point.m_index0);
+        nodes.push_back(point.m_partId0);
     return nodes;
 }
 

@@ -216,6 +216,42 @@ TEST(ProceduralShapesTest, CurtainIsOpenManifoldGrid)
         ASSERT_EQ(count, 1);
 }
 
+// The slab is a closed, outward 1 × 0.1 × 1 plate near the count asked for, its cells about square on every
+// face (the thin sides too): each grid edge, along x, y or z, about as long as every other.
+TEST(ProceduralShapesTest, SlabIsAnEvenlySubdividedPlate)
+{
+    for (const std::uint32_t target : {3000u, 20000u})
+    {
+        const ShapeMesh mesh = MakeShape(EShape::Slab, target);
+        const std::string label = Label(EShape::Slab, target);
+        EXPECT_NEAR(double(mesh.triangles.size()) / target, 1.0, 0.15) << label;
+        const EdgeCounts edges = CountEdges(mesh);
+        for (const auto& [edge, count] : edges.undirected)
+            ASSERT_EQ(count, 2) << label;
+        for (const auto& [edge, count] : edges.directed)
+            ASSERT_EQ(count, 1) << label;
+        EXPECT_NEAR(SignedVolume(mesh), 0.1, 1e-6) << label;
+        Eigen::AlignedBox3f box;
+        for (const Vec3f& p : mesh.positions)
+            box.extend(p);
+        EXPECT_TRUE(box.sizes().isApprox(Eigen::Vector3f(1.0f, 0.1f, 1.0f), 1e-5f)) << label;
+        EXPECT_LT(box.center().norm(), 1e-5f) << label;
+        // Axis-aligned edges (the grid's, not the quads' diagonals): shortest and longest.
+        double shortest = 1e9, longest = 0.0;
+        for (const auto& [edge, count] : edges.undirected)
+        {
+            const Vec3d d =
+                (mesh.positions[edge.second] - mesh.positions[edge.first]).cast<double>().cwiseAbs();
+            const double length = d.maxCoeff();
+            if (d.sum() - length > 1e-9)
+                continue;
+            shortest = std::min(shortest, length);
+            longest = std::max(longest, length);
+        }
+        EXPECT_LT(longest / shortest, 1.5) << label;
+    }
+}
+
 TEST(ProceduralShapesTest, PaperSizedModels)
 {
     const ShapeMesh chair = MakeShape(EShape::Chair, 18000);
@@ -237,7 +273,7 @@ TEST(ProceduralShapesTest, Deterministic)
 
 TEST(ProceduralShapesTest, NamesRoundTrip)
 {
-    EXPECT_EQ(AllShapes().size(), 7u);
+    EXPECT_EQ(AllShapes().size(), 8u);
     for (const EShape shape : AllShapes())
     {
         const auto parsed = ShapeFromName(ShapeName(shape));

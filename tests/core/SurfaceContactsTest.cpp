@@ -169,7 +169,7 @@ struct PlacedBody
     test::QueryBody body;
     std::shared_ptr<const ProxyPatches> patches;
     SurfaceCache cache;
-    std::vector<PatchScratch> scratch;
+    std::vector<PlacedPatch> scratch;
     std::vector<PatchView> views;
     std::vector<Tri> triangles; // world, tree order
     double size = 0.0;

@@ -169,8 +169,10 @@ struct ModalContactScene
     {
         btPersistentManifold* manifold = dispatcher.getNewManifold(&inA, &inB);
         btManifoldPoint point(btVector3(0, 0, 0), btVector3(0, 0, 0), ToBtVector(inNormal), 0);
-        point.m_index0 = inNode0;
-        point.m_index1 = inNode1;
+        // Proxy contacts: the proxies in the part ids, no triangles.
+        point.m_partId0 = inNode0;
+        point.m_partId1 = inNode1;
+        point.m_index0 = point.m_index1 = -1;
         point.m_appliedImpulse = btScalar(inImpulse);
         point.m_combinedRestitution = btScalar(inRestitution);
         return manifold->getContactPoint(manifold->addManifoldPoint(point));
@@ -331,11 +333,11 @@ TEST(ContactModes, ConstraintLeavesBodiesWithoutPredictionAndPointsWithoutPushAl
     EXPECT_EQ(QDot(body), before) << "the solver did not push";
 
     point.m_appliedImpulse = 1e3;
-    point.m_index0 = -1;
+    point.m_partId0 = -1;
     ConstrainAllManifolds(scene.dispatcher, info);
     EXPECT_EQ(QDot(body), before) << "no proxy";
 
-    point.m_index0 = node;
+    point.m_partId0 = node;
     ConstrainAllManifolds(scene.dispatcher, info);
     EXPECT_NE(QDot(body), before) << "the same point, pushing, on a predicting body";
     EXPECT_NEAR(normal.dot(ModalVelocity(body, node)), 0.0, 1e-9);

@@ -206,11 +206,11 @@ private:
         Constraints, ///< The modal contact constraint (`detail::ConstrainPointModes`).
         Both,
     };
-    /// A point's impulse on a body's proxy, given to the body later (`WalkManifolds`).
+    /// A point's impulse on a body's contact feature, given to the body later (`WalkManifolds`).
     struct DeferredImpulse
     {
         DeformableShape* shape;
-        std::uint32_t node;
+        ContactFeature feature;
         btVector3 impulse;
     };
     /// One walk over the dispatcher's manifolds doing `inWalk`'s part. With `outDeferred`, a point's

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/DeformableAsset.h>
 #include <bdt/core/ModalDynamics.h>
+#include <bdt/core/SurfaceCache.h>
 #include <bdt/core/TreeQueries.h>
 #include <bdt/core/TreeState.h>
 
@@ -177,8 +179,10 @@ public:
     void setLocalScaling(const btVector3& inScaling) override;
     const btVector3& getLocalScaling() const override { return mLocalScaling; }
     const char* getName() const override { return "BDTDeformable"; }
-    /// Collision margin: a skin (world units) added around the proxy spheres in contacts. Default 0. A
-    /// negative or non-finite margin throws `bdt::Error`.
+    /// Collision margin: a skin (world units) around the surface in contacts (around the deformed triangles in
+    /// the surface model, the proxy spheres in the proxies model), as Bullet's margins: a body resting on
+    /// another keeps this much between their surfaces. Default 0 (`bdt::World` gives its bodies
+    /// `BodyMaterial::margin`). A negative or non-finite margin throws `bdt::Error`.
     void setMargin(btScalar inMargin) override;
     btScalar getMargin() const override { return mMargin; }
 
@@ -196,6 +200,15 @@ public:
     const ModalDynamics& Dynamics() const { return mDynamics; }
     /// The sphere cache (mutable: queries on a const shape update it).
     TreeState& State() const { return mState; }
+    /// The surface patches of the current proxy level (`DeformableAsset::Patches`), made when the body first
+    /// uses the surface model and kept while its level stays; null before.
+    const ProxyPatches* Patches() const { return mPatches.get(); }
+    /// The deformed vertices of the patches the surface contacts touched this step (mutable, as `State`).
+    SurfaceCache& Surface() const { return mSurface; }
+    /// The index of tree-order triangle `inTree` in the mesh the asset was made from, and back; cNoIndex
+    /// outside the mesh.
+    std::uint32_t InputTriangle(std::uint32_t inTree) const;
+    std::uint32_t TreeTriangle(std::uint32_t inInput) const;
 
     /// Starts a collision step: gives the tree state the dynamics' current q (a new update stamp). Returns
     /// false if that q was rejected (non-finite or huge); the dynamics are then reset to rest and the state
@@ -240,6 +253,11 @@ public:
     ProxyStepResponse ProxyResponse(std::uint32_t inNode, const Vec3d& inDirection,
                                     const Mat3d& inRestToWorld,
                                     const Vec3d* inFrameAngularPerImpulse = nullptr) const;
+    /// `ProxyResponse` at a contact feature: through the surface point's own row of U (Σ_k b_k U_{v_k} over its
+    /// triangle's vertices) for a surface contact, through the proxy's Ū for a proxy contact. About 22M flops for
+    /// a surface point.
+    ProxyStepResponse Response(const ContactFeature& inFeature, const Vec3d& inDirection, const Mat3d& inRestToWorld,
+                               const Vec3d* inFrameAngularPerImpulse = nullptr) const;
 
     /// How far from the shape's local origin (the centre of mass) any point of the deformed surface, margin
     /// included, can be at the current q: s·(|c'| + R') + margin for the root sphere (c', R') of the current
@@ -297,6 +315,15 @@ public:
     /// 3M flops each instead of 40M in all. False (u = 0) for a node outside the tree.
     bool ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection, const Mat3d& inRestToWorld,
                        std::span<double> outCoupling) const;
+    /// `ProxyCoupling` at a contact feature: u_j = s·(Rᵀd)·U_j(x) with the surface point's own row for a surface
+    /// contact (the proxy's Ū for a proxy contact). False (u = 0) for a node or triangle outside the tree.
+    bool Coupling(const ContactFeature& inFeature, const Vec3d& inDirection, const Mat3d& inRestToWorld,
+                  std::span<double> outCoupling) const;
+    /// The world velocity of the feature's point due to the modes, s·R·Σ_j U_j(x) q̇_j (m/s): the surface point's
+    /// own row, or the proxy's centre for a proxy contact (`ProxyModalVelocity`). Zero outside the tree.
+    Vec3d ModalVelocity(const ContactFeature& inFeature, const Mat3d& inRestToWorld) const;
+    /// `AddContactImpulse` at a contact feature: g_j += s·U_j(x)ᵀRᵀJ through the point's own row.
+    void AddContactImpulse(const ContactFeature& inFeature, const btVector3& inImpulse, const Mat3d& inRestToWorld);
     /// Σ_j u_j q̇_j (m/s) for a coupling u of `ProxyCoupling`.
     double ModalVelocityAlong(std::span<const double> inCoupling) const;
     /// Σ_j u_j²/μ_j (m/s per N·s) for a coupling u of `ProxyCoupling` (modes without mass add nothing).
@@ -340,6 +367,9 @@ private:
     };
 
     void ApplySettings(const DeformableShapeSettings& inSettings);
+    /// The displacement of the feature's point per unit q_j, rest frame, model units, M × 3 doubles into
+    /// `outRow`; false (and nothing written) outside the tree.
+    bool ModeRow(const ContactFeature& inFeature, std::span<double> outRow) const;
     void CountRejectedImpulse(); // a non-finite contact impulse: ignored, counted by the dynamics' guard
     double Scale() const; // the uniform local scaling s
     // The memo for `inBasis`, refitted unless the basis is the last one, element for element (bit-identical
@@ -365,6 +395,8 @@ private:
     btVector3 mLocalScaling{1, 1, 1};
     btScalar mMargin = 0;
     mutable TreeState mState;
+    std::shared_ptr<const ProxyPatches> mPatches; // the surface model's, at the state's proxy level
+    mutable SurfaceCache mSurface;
     ModalDynamics mDynamics;
     std::vector<double> mPendingImpulse; // generalised impulse accumulated this step (M entries)
     // The coming step's held-force displacement Δq and compliance c per mode (`PredictStep`), M entries each.

@@ -40,6 +40,12 @@ public:
     /// (A_j = `Modal().firstMoment[j]`): ⟨[v]×, A_j⟩_F = v · axial_j, the inertial term of a frame's angular
     /// acceleration v on mode j. M entries, rest-frame axes, model units² per unit q_j.
     std::span<const Vec3d> FirstMomentAxial() const { return mFirstMomentAxial; }
+    /// The tree-order index of triangle `inInput` of the mesh the tree was built from (the inverse of
+    /// `BDTree::TriangleOrder`); cNoIndex outside it. O(1).
+    std::uint32_t TreeTriangleOf(std::uint32_t inInput) const
+    {
+        return inInput < mTreeTriangleOf.size() ? mTreeTriangleOf[inInput] : 0xffffffffu;
+    }
     /// Rest radius of the root sphere (model units): the model's size for strain limits and thresholds.
     double BoundingRadius() const { return mBoundingRadius; }
 
@@ -66,6 +72,7 @@ private:
     MassProperties mMass;
     ModalProperties mModal;
     std::vector<Vec3d> mFirstMomentAxial; ///< `FirstMomentAxial`.
+    std::vector<std::uint32_t> mTreeTriangleOf; ///< `TreeTriangleOf`.
     double mBoundingRadius = 0.0;
     mutable std::mutex mMutex;
     mutable std::vector<std::shared_ptr<const ProxyLevel>> mProxies; // index: level

@@ -12,7 +12,7 @@ namespace bdt
 /// Built-in shapes for tests, the demo and benchmarks. Sizes in metres, y up: chair 0.45 m wide and deep,
 /// 0.9 m tall (six closed boxes that overlap where they join); curtain 2 m (x) by 2.5 m (y) with 3 cm folds
 /// in z, counter-clockwise seen from +z; beam 2.0 × 0.2 × 0.2 along x; box of side 1; cube-sphere of radius
-/// 0.5; torus about y with radii 0.5 and 0.15; pawn 0.96 tall.
+/// 0.5; torus about y with radii 0.5 and 0.15; pawn 0.96 tall; slab 1.0 × 0.1 × 1.0 (x, y, z).
 enum class EShape : std::uint8_t
 {
     Chair,   ///< A plastic chair: seat, back and four legs (the paper's Table 1 chair: 9421 vertices, 17914
@@ -25,6 +25,7 @@ enum class EShape : std::uint8_t
     Sphere,  ///< A subdivided sphere.
     Torus,   ///< A ring torus.
     Pawn,    ///< A chess pawn, a surface of revolution.
+    Slab,    ///< A 1 × 0.1 × 1 m plate, its faces evenly subdivided into about square cells.
 };
 
 /// A triangle mesh in metres, centred near the origin, y up.

@@ -48,7 +48,17 @@ struct PatchView
     /// Its triangles' unit normals, outward for a closed surface (`ProxyPatches::Triangles` order); zero for
     /// a degenerate triangle, which then makes no face contact.
     std::span<const Vec3d> normals;
-    Sphere bound;        ///< The proxy's updated sphere: culls the other side's features.
+    Sphere bound; ///< The proxy's updated sphere.
+    /// The box of the patch's own triangles' vertices, and of each own triangle (`OwnTriangleCount` of them):
+    /// what the other side's features are culled by. Made by `PlacePatch`.
+    Aabb box;
+    std::span<const Aabb> faceBoxes;
+    /// A separating axis candidate: the unit area-weighted normal of the patch's own triangles (zero when
+    /// they cancel), and the interval the patch's own vertices span along it. A deformed patch is nearly
+    /// flat, so another patch whose vertices all lie beyond that thin interval, by more than the reach, is
+    /// apart from it.
+    Vec3d axis = Vec3d::Zero();
+    double axisLow = 0.0, axisHigh = 0.0;
     double margin = 0.0; ///< The surface's margin (collision skin), ≥ 0.
     /// How deep a feature of the other side may be behind one of this patch's faces and still count as
     /// penetrating it rather than being on the far side of a thin part. The narrowphase gives the proxy's
@@ -94,14 +104,34 @@ void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxD
                    std::vector<SurfaceContact>& outContacts);
 /// Two deformable patches (proxy pair of two bodies, or of one body with itself for distinct proxies): A's
 /// vertices against B's faces, edges and vertices, B's vertices against A's faces and edges, and A's edges
-/// against B's; each side's features culled by the other's bound.
-void PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
+/// against B's; each side's features culled by the other's bound. Returns how many feature pairs within the
+/// band were dropped as deeper in each other than the depth limits (`PatchView::depthLimit`): where the
+/// patches make no contact but some of those, they are deep inside each other rather than apart (the
+/// narrowphase then keeps their proxy contact, which pushes them out).
+std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts);
+/// A patch against triangles of a static mesh with margin `inMarginB`, two-sided: each triangle faces against
+/// the patch's outside (its faces' area-weighted normal, for a closed surface), so a body resting on a floor
+/// is pushed back up out of it even when it sank into it; towards the mean of the patch's vertices for an
+/// open sheet. Shared vertices and edges (equal coordinates) are tested once. `triangleB` is the index into
+/// `inTriangles`. Returns the feature pairs dropped as too deep, as for two patches.
+std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
+                          double inMaxDistance, std::vector<SurfaceContact>& outContacts);
+
+/// Points of a convex body (a hull's vertices, without radius) against the faces and edges of patch `inA`:
+/// the corners of a hull lying on the patch, which per-triangle closest points alone would give one of. The
+/// points' own cones are unknown: each point within reach counts where it projects onto a face or an edge
+/// interior.
+void PatchContacts(const PatchView& inA, std::span<const Vec3d> inPoints, double inMaxDistance,
                    std::vector<SurfaceContact>& outContacts);
-/// A patch against triangles of a static mesh with margin `inMarginB`, two-sided: each triangle faces the
-/// side of its plane where the patch's bound's centre lies (a body resting on a floor is pushed back up out
-/// of it even when it sank into it). Shared vertices and edges (equal coordinates) are tested once.
-/// `triangleB` is the index into `inTriangles`.
-void PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
-                   double inMaxDistance, std::vector<SurfaceContact>& outContacts);
+
+/// For closest points found per triangle (GJK against a general convex): whether the point `inPoint` of own
+/// triangle `inTriangle` (a local index, < `OwnTriangleCount`) of patch `inA` is a contact this patch makes
+/// along `inU` (unit, from A towards B). The point's feature is classified from its barycentric coordinates
+/// (a vertex or an edge within 1e-9 of one): a face's always; an edge's or a vertex's only from the triangle
+/// naming it in the patch that owns it (so the triangles sharing it report it once), and only when `inU` lies
+/// in its normal cone (`cConeSlack`). `outBarycentric` gets the point's coordinates on `inTriangle`.
+bool AcceptsTriangleContact(const PatchView& inA, std::uint32_t inTriangle, const Vec3d& inPoint,
+                            const Vec3d& inU, Vec3d& outBarycentric);
 
 } // namespace bdt
