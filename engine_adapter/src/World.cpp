@@ -1,6 +1,7 @@
 // bdt::World: the BD-Tree bodies' part of a host Bullet step (pre-tick modal step, post-solve read-back).
 
 #include "ContactModes.h"
+#include "CoupledContacts.h"
 #include "FastBodySweep.h"
 #include "PhaseTimer.h"
 
@@ -122,6 +123,9 @@ struct World::Body
     btVector3 previousLinearVelocity{0, 0, 0}; ///< For the frame's acceleration (inertial forcing).
     btVector3 previousAngularVelocity{0, 0, 0};
     bool hasPreviousVelocity = false; ///< False until the first modal step.
+    /// The contacts' generalised impulse the modal step holds as a force (the last solve's; its change is
+    /// kicked), and the inertial force it last held (M entries each; empty before the first step).
+    std::vector<double> heldImpulse, heldInertial;
     btTransform lastGoodTransform =
         btTransform::getIdentity(); ///< Restored if the transform goes non-finite.
     btVector3 stepStart{0, 0, 0};   ///< Centre of mass at the step's start, for the fast-body sweep.
@@ -269,6 +273,8 @@ void World::OnPreTick(double inTimeStep)
             {
                 shape.Dynamics().Reset();
                 shape.BeginStep();
+                body->heldImpulse.clear();
+                body->heldInertial.clear();
             }
             shape.ClearPrediction();
         }
@@ -291,8 +297,8 @@ void World::OnPreTick(double inTimeStep)
             // An awake body's modes move over this step with the force they hold and by their response to
             // this solve's impulses: its contacts tell the solver (`PredictContacts`).
             if (awake)
-                shape.PredictStep(
-                    {inTimeStep, mSettings.inertialForcing, double(mWorld.getSolverInfo().m_erp2)});
+                shape.PredictStep({inTimeStep, mSettings.inertialForcing, double(mWorld.getSolverInfo().m_erp2),
+                                   body->heldImpulse, body->heldInertial});
             else
                 shape.ClearPrediction();
         }
@@ -312,34 +318,80 @@ void World::StepModes(Body& ioBody, double inTimeStep)
     // zero-order hold, so a steady load gives a steady deflection), plus, optionally, the inertial force of
     // the frame's motion over the last step (finite differences of Bullet's velocities). Then the exact
     // modal step.
-    mForce.assign(dynamics.ModeCount(), 0.0);
+    const std::size_t modes = dynamics.ModeCount();
     const std::span<const double> impulse = shape.PendingImpulse();
-    for (std::size_t j = 0; j < mForce.size(); ++j)
-        mForce[j] = impulse[j] / inTimeStep;
-    const btVector3 linear = rigid.getLinearVelocity();
-    const btVector3 angular = rigid.getAngularVelocity();
+    ioBody.heldImpulse.resize(modes, 0.0);
+    mForce.assign(modes, 0.0);
+    mKick.assign(modes, 0.0);
+    for (std::size_t j = 0; j < modes; ++j)
+    {
+        // The change of the contacts' load since the last step: its kicked share at once, as the frame took it;
+        // the rest held over the step with the load it changes (`ModalDynamics::KickedShare`).
+        mKick[j] = dynamics.KickedShare(std::uint32_t(j), inTimeStep) * (impulse[j] - ioBody.heldImpulse[j]);
+        mForce[j] = (impulse[j] - mKick[j]) / inTimeStep;
+    }
+    mInertial.assign(modes, 0.0);
     if (mSettings.inertialForcing && ioBody.hasPreviousVelocity)
     {
-        const Vec3d acceleration = ToVec3d(linear - ioBody.previousLinearVelocity) / inTimeStep;
-        const Vec3d angularAcceleration = ToVec3d(angular - ioBody.previousAngularVelocity) / inTimeStep;
-        const Mat3d restToWorld = shape.RestToWorld(rigid.getWorldTransform());
-        mInertial.assign(dynamics.ModeCount(), 0.0);
-        InertialForce(shape.Asset().Modal(), shape.Settings().mass, double(shape.getLocalScaling().x()),
-                      restToWorld, acceleration, ToVec3d(rigid.getGravity()), ToVec3d(angular),
-                      angularAcceleration, mInertial);
-        for (std::size_t j = 0; j < mForce.size(); ++j)
+        FrameInertialForce(ioBody, inTimeStep, mInertial);
+        for (std::size_t j = 0; j < modes; ++j)
             mForce[j] += mInertial[j];
     }
-    ioBody.previousLinearVelocity = linear;
-    ioBody.previousAngularVelocity = angular;
+    ioBody.previousLinearVelocity = rigid.getLinearVelocity();
+    ioBody.previousAngularVelocity = rigid.getAngularVelocity();
     ioBody.hasPreviousVelocity = true;
+    dynamics.ApplyImpulse(mKick);
     dynamics.Step(inTimeStep, mForce);
+    ioBody.heldImpulse.assign(impulse.begin(), impulse.end());
+    ioBody.heldInertial = mInertial;
     // Vibrating bodies stay awake: Bullet judges sleep by the frame's velocities only. The modes' kinetic
     // energy measures the vibration: the elastic energy of a steady load's deflection (a body resting in a
     // pile) is none, and neither is the step-to-step flicker of the load's equilibrium in a jittering pile
     // until it sets the modes moving.
     if (dynamics.KineticEnergy() > mSettings.wakeEnergyPerKg * shape.Settings().mass)
         rigid.activate(true);
+}
+
+void World::FrameInertialForce(const Body& inBody, double inTimeStep, std::vector<double>& outForce) const
+{
+    const DeformableShape& shape = *inBody.shape;
+    const btRigidBody& rigid = *inBody.rigidBody;
+    const btVector3 linear = rigid.getLinearVelocity();
+    const btVector3 angular = rigid.getAngularVelocity();
+    const Vec3d acceleration = ToVec3d(linear - inBody.previousLinearVelocity) / inTimeStep;
+    const Vec3d angularAcceleration = ToVec3d(angular - inBody.previousAngularVelocity) / inTimeStep;
+    const Mat3d restToWorld = shape.RestToWorld(rigid.getWorldTransform());
+    outForce.assign(shape.Dynamics().ModeCount(), 0.0);
+    InertialForce(shape.Asset().Modal(), shape.Settings().mass, double(shape.getLocalScaling().x()), restToWorld,
+                  acceleration, ToVec3d(rigid.getGravity()), ToVec3d(angular), angularAcceleration, outForce);
+}
+
+void World::SolveCoupledContacts(double inTimeStep)
+{
+    // The generalised impulse each predicting body's modes will hold over the next modal step besides its
+    // contacts' normal impulses: the inertial one, from the frame's motion as Bullet solved it (the coupled
+    // solve's w rows carry how its own changes alter it).
+    mCoupledBodies.clear();
+    if (mCoupledImpulses.size() < mBodies.size())
+        mCoupledImpulses.resize(mBodies.size());
+    for (std::size_t b = 0; b < mBodies.size(); ++b)
+    {
+        const Body& body = *mBodies[b];
+        if (!body.shape->Predicting() || !body.rigidBody->isActive())
+            continue;
+        std::vector<double>& impulse = mCoupledImpulses[b];
+        impulse.assign(body.shape->Dynamics().ModeCount(), 0.0);
+        if (mSettings.inertialForcing && body.hasPreviousVelocity)
+        {
+            FrameInertialForce(body, inTimeStep, impulse);
+            for (double& value : impulse)
+                value *= inTimeStep;
+        }
+        mCoupledBodies.push_back({body.shape.get(), impulse});
+    }
+    if (mCoupled == nullptr)
+        mCoupled = std::make_unique<detail::CoupledContactSolver>();
+    mCoupled->Solve(mWorld, mCoupledBodies, inTimeStep, mSettings.coupledSweeps, mSettings.coupledTolerance);
 }
 
 void World::OnPostTick(double inTimeStep)
@@ -349,6 +401,8 @@ void World::OnPostTick(double inTimeStep)
     mStats.collisionMs = phases.collision;
     mStats.solverMs = phases.solver;
     ++mStats.steps;
+    if (!mRigid && mSettings.coupledSweeps > 0)
+        SolveCoupledContacts(inTimeStep);
     ReadImpulses();
 
     mStats.spheresUpdated = 0;
@@ -383,6 +437,8 @@ void World::OnPostTick(double inTimeStep)
             rigid.setAngularVelocity(btVector3(0, 0, 0));
             rigid.clearForces();
             shape.Dynamics().Reset();
+            body->heldImpulse.clear();
+            body->heldInertial.clear();
             ++mStats.transformResets;
         }
     }

@@ -88,7 +88,8 @@ DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
     : mAsset(CheckedAsset(std::move(inAsset))), mPrincipal(mAsset->Mass().ToPrincipal()),
       mSettings(CheckedSettings(inSettings)), mState(mAsset->Proxies(inSettings.proxyLevel)),
       mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)), mPendingImpulse(mAsset->Tree().ModeCount(), 0.0),
-      mStepDisplacement(mAsset->Tree().ModeCount(), 0.0), mStepCompliance(mAsset->Tree().ModeCount(), 0.0)
+      mStepDisplacement(mAsset->Tree().ModeCount(), 0.0), mStepHeld(mAsset->Tree().ModeCount(), 0.0),
+      mStepChange(mAsset->Tree().ModeCount(), 0.0), mStepBase(mAsset->Tree().ModeCount(), 0.0)
 {
     m_shapeType = CUSTOM_CONCAVE_SHAPE_TYPE;
     m_collisionMargin = mMargin;
@@ -330,8 +331,30 @@ void DeformableShape::PredictStep(const StepPrediction& inPrediction)
         ClearPrediction();
         return;
     }
-    mDynamics.StepResponse(inPrediction.timeStep, mStepDisplacement, mStepCompliance);
+    const std::uint32_t modes = mDynamics.ModeCount();
+    const std::span<const double> held = inPrediction.heldImpulse;
+    const std::span<const double> force = inPrediction.heldForce;
+    if ((!held.empty() && held.size() != modes) || (!force.empty() && force.size() != modes))
+    {
+        ClearPrediction();
+        return;
+    }
+    // a goes to mStepDisplacement first: then a + c⊙(H + h·F°), and b = a + (c − K)⊙H, where K = α k + (1 − α) c
+    // is the response to a change of the contacts' impulse, its share α kicked and the rest held.
+    mDynamics.StepParts(inPrediction.timeStep, mStepDisplacement, mStepHeld, mStepChange);
+    for (std::uint32_t j = 0; j < modes; ++j)
+    {
+        const double share = mDynamics.KickedShare(j, inPrediction.timeStep);
+        mStepChange[j] = share * mStepChange[j] + (1.0 - share) * mStepHeld[j];
+        const double impulse = held.empty() ? 0.0 : held[j];
+        const double inertial = force.empty() ? 0.0 : force[j] * inPrediction.timeStep;
+        const double free = mStepDisplacement[j];
+        mStepBase[j] = free + (mStepHeld[j] - mStepChange[j]) * impulse;
+        mStepDisplacement[j] = free + mStepHeld[j] * (impulse + inertial);
+    }
     mPrediction = inPrediction;
+    mPrediction.heldImpulse = {}; // read, not kept
+    mPrediction.heldForce = {};
     mPredicting = true;
 }
 
@@ -407,7 +430,7 @@ void DeformableShape::Prefetch() const
 {
     mState.Prefetch();
     PrefetchBytes(mStepDisplacement.data(), 64);
-    PrefetchBytes(mStepCompliance.data(), 64);
+    PrefetchBytes(mStepChange.data(), 64);
 }
 
 bool DeformableShape::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection,
@@ -480,24 +503,23 @@ ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec
     return Response(ContactFeature{inNode}, inDirection, inRestToWorld, inFrameAngularPerImpulse);
 }
 
-ProxyStepResponse DeformableShape::Response(const ContactFeature& inFeature, const Vec3d& inDirection,
-                                            const Mat3d& inRestToWorld,
-                                            const Vec3d* inFrameAngularPerImpulse) const
+bool DeformableShape::ResponseRows(const ContactFeature& inFeature, const Vec3d& inDirection,
+                                   const Mat3d& inRestToWorld, const Vec3d* inFrameAngularPerImpulse,
+                                   std::span<double> outMotion, std::span<double> outImpulse) const
 {
-    ProxyStepResponse response;
+    const std::uint32_t modes = mState.ModeCount();
     thread_local std::vector<double> row;
-    row.resize(3 * std::size_t(mState.ModeCount()));
-    if (!mPredicting || !ModeRow(inFeature, row))
-        return response;
+    row.resize(3 * std::size_t(modes));
+    if (!mPredicting || outMotion.size() != modes || outImpulse.size() != modes || !ModeRow(inFeature, row))
+        return false;
     // u_j = s·(Rᵀd)·U_j: the point's world motion along d per unit q_j (the proxy's mean row Ū_j for a proxy
-    // contact), and the generalised impulse an impulse λd there gives mode j (`AddContactImpulse`); with the
-    // inertial part below, w_j. The response along d to a change of λ is Σ_j c_j u_j w_j.
+    // contact), and the generalised impulse an impulse λd there gives mode j (`AddContactImpulse`). The
+    // inertial force the next modal step adds (`InertialForce`, f = m·s·(s_j·Rᵀ(g − a) − s·⟨B, A_j⟩)) through
+    // the frame acceleration this impulse causes, a = d·λ/(m h) and α = I⁻¹(r × d)·λ/h, takes per unit λ
+    // s·s_j·Rᵀd + m·s²·⟨[Rᵀα]×, A_j⟩ off it (⟨[v]×, A⟩ = v·(A21 − A12, A02 − A20, A10 − A01)): w_j.
     const double scale = Scale();
     const Vec3d restDirection = inRestToWorld.transpose() * inDirection;
     const Vec3d direction = scale * restDirection;
-    // The inertial force the next modal step adds (`InertialForce`, f = m·s·(s_j·Rᵀ(g − a) − s·⟨B, A_j⟩))
-    // through the frame acceleration this impulse causes, a = d·λ/(m h) and α = I⁻¹(r × d)·λ/(h): per unit
-    // λ, −s·s_j·Rᵀd − m·s²·⟨[Rᵀα]×, A_j⟩, and ⟨[v]×, A⟩ = v·(A21 − A12, A02 − A20, A10 − A01).
     const bool inertial = mPrediction.inertialForcing;
     const Vec3d restAngular = inertial && inFrameAngularPerImpulse != nullptr
                                   ? Vec3d(inRestToWorld.transpose() * *inFrameAngularPerImpulse)
@@ -505,17 +527,36 @@ ProxyStepResponse DeformableShape::Response(const ContactFeature& inFeature, con
     const std::span<const Vec3d> meanDisplacement = mAsset->Modal().meanDisplacement;
     const std::span<const Vec3d> axial = mAsset->FirstMomentAxial();
     const double momentScale = mSettings.mass * scale * scale;
-    double compliance = 0.0;
-    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
+    for (std::uint32_t j = 0; j < modes; ++j)
     {
         const double along =
             row[3 * j] * direction.x() + row[3 * j + 1] * direction.y() + row[3 * j + 2] * direction.z();
-        response.displacement += along * mStepDisplacement[j];
-        double impulse = along;
-        if (inertial)
-            impulse -=
-                scale * meanDisplacement[j].dot(restDirection) + momentScale * restAngular.dot(axial[j]);
-        compliance += mStepCompliance[j] * along * impulse;
+        outMotion[j] = along;
+        outImpulse[j] = inertial ? along - (scale * meanDisplacement[j].dot(restDirection) +
+                                            momentScale * restAngular.dot(axial[j]))
+                                 : along;
+    }
+    return true;
+}
+
+ProxyStepResponse DeformableShape::Response(const ContactFeature& inFeature, const Vec3d& inDirection,
+                                            const Mat3d& inRestToWorld,
+                                            const Vec3d* inFrameAngularPerImpulse) const
+{
+    ProxyStepResponse response;
+    thread_local std::vector<double> motion, impulse;
+    motion.resize(mState.ModeCount());
+    impulse.resize(mState.ModeCount());
+    if (!ResponseRows(inFeature, inDirection, inRestToWorld, inFrameAngularPerImpulse, motion, impulse))
+        return response;
+    // The response along d to a change of λ: through u into the modes (K: its kicked share and the rest held),
+    // and held over the step through the inertial force of the frame's acceleration it causes (w − u):
+    // Σ_j u_j (K_j u_j + c_j (w_j − u_j)).
+    double compliance = 0.0;
+    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
+    {
+        response.displacement += motion[j] * mStepDisplacement[j];
+        compliance += motion[j] * (mStepChange[j] * motion[j] + mStepHeld[j] * (impulse[j] - motion[j]));
     }
     // Symmetric and positive for modes orthogonal to the rigid motions; a basis that is not can make it
     // slightly negative, which the solver cannot take.

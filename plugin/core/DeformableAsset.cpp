@@ -16,6 +16,8 @@ std::shared_ptr<const DeformableAsset> DeformableAsset::Create(std::shared_ptr<c
     const Model& model = inTree->GetModel();
     asset->mMass = ComputeMassProperties(model); // throws for a model with no area
     asset->mModal = ComputeModalProperties(model, asset->mMass.centerOfMass);
+    // The frame carries the rigid motion: the modes' coupling to it is their deformation only.
+    RemoveRigidCoupling(asset->mModal, model, asset->mMass.centerOfMass);
     for (const Mat3d& moment : asset->mModal.firstMoment)
         asset->mFirstMomentAxial.emplace_back(moment(2, 1) - moment(1, 2), moment(0, 2) - moment(2, 0),
                                               moment(1, 0) - moment(0, 1));

@@ -225,7 +225,7 @@ void ModalDynamics::Step(double inTimeStep, std::span<const double> inGeneralize
         }
         // Constant force: oscillate about the static deflection q* = f/(μω²).
         const double equilibrium = useForce ? inGeneralizedForce[j] / (mMu[j] * mOmega[j] * mOmega[j]) : 0.0;
-        // Remembered for `VibrationEnergy` and `StepResponse`; where the strain limit stops the mode short of
+        // Remembered for `VibrationEnergy` and `StepHeld`; where the strain limit stops the mode short of
         // it, the limit is where the mode comes to rest.
         mEquilibrium[j] = std::clamp(equilibrium, -mLimit[j], mLimit[j]);
         const double x = mQ[j] - equilibrium;
@@ -268,31 +268,43 @@ void ModalDynamics::StepHeld(double inTimeStep)
     Step(inTimeStep, mHeldForce);
 }
 
-void ModalDynamics::StepResponse(double inTimeStep, std::span<double> outHeldDisplacement,
-                                 std::span<double> outCompliance) const
+void ModalDynamics::StepParts(double inTimeStep, std::span<double> outFree, std::span<double> outHeld,
+                              std::span<double> outKicked) const
 {
     const std::size_t modes = mQ.size();
-    if (!IsFinitePositive(inTimeStep) || outHeldDisplacement.size() != modes || outCompliance.size() != modes)
+    if (!IsFinitePositive(inTimeStep) || outFree.size() != modes || outHeld.size() != modes ||
+        outKicked.size() != modes)
         return;
     for (std::size_t j = 0; j < modes; ++j)
     {
         if (mMu[j] <= 0.0)
         {
-            outHeldDisplacement[j] = outCompliance[j] = 0.0;
+            outFree[j] = outHeld[j] = outKicked[j] = 0.0;
             continue;
         }
-        // Step's update with the force f = g/h: q(h) = q* + φ00 (q − q*) + φ01 q̇, q* = f/(μω²), so
-        // q(h) − q = (φ00 − 1)(q − q*) + φ01 q̇, linear in q* with slope 1 − φ00. The transition of the step
-        // `Step` last took when it is this one (bdt::World's steps all are: no exp, sin or cos a step), else
+        // Step's update with the force f = g/h after the kick q̇ += p/μ: q(h) = q* + φ00 (q − q*) + φ01 (q̇ + p/μ),
+        // q* = f/(μω²), so q(h) − q = (φ00 − 1) q + φ01 q̇ + (1 − φ00) g/(μω²h) + φ01 p/μ. The transition of the
+        // step `Step` last took when it is this one (bdt::World's steps all are: no exp, sin or cos a step), else
         // made here (this is const), the same bits either way.
         double phi[4];
         if (inTimeStep == mCachedStep && mPhi.size() == 4 * modes)
             std::copy(mPhi.begin() + 4 * j, mPhi.begin() + 4 * j + 4, phi);
         else
             Transition(mOmega[j], mZeta[j], inTimeStep, phi);
-        outHeldDisplacement[j] = (phi[0] - 1.0) * (mQ[j] - mEquilibrium[j]) + phi[1] * mQDot[j];
-        outCompliance[j] = (1.0 - phi[0]) / (mMu[j] * mOmega[j] * mOmega[j] * inTimeStep);
+        outFree[j] = (phi[0] - 1.0) * mQ[j] + phi[1] * mQDot[j];
+        outHeld[j] = (1.0 - phi[0]) / (mMu[j] * mOmega[j] * mOmega[j] * inTimeStep);
+        outKicked[j] = phi[1] / mMu[j];
     }
+}
+
+double ModalDynamics::KickedShare(std::uint32_t inMode, double inTimeStep) const
+{
+    const double zeta = mZeta[inMode];
+    if (zeta >= 1.0)
+        return 1.0;
+    const double phase = mOmega[inMode] * std::sqrt(1.0 - zeta * zeta) * inTimeStep; // damped ω h
+    constexpr double cHalfPi = 1.5707963267948966;
+    return std::clamp((2.0 * cHalfPi - phase) / cHalfPi, 0.0, 1.0);
 }
 
 bool ModalDynamics::SetState(std::span<const double> inQ, std::span<const double> inQDot)

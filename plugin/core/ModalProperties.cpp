@@ -4,6 +4,7 @@
 #include <bdt/core/Error.h>
 #include <bdt/core/ModalProperties.h>
 
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -85,6 +86,42 @@ ModalProperties ComputeModalProperties(const Model& inModel, const Vec3d& inCent
     for (std::uint32_t j = 0; j < m; ++j)
         properties.maxDisplacement[j] = std::sqrt(maxSquared[j]);
     return properties;
+}
+
+void RemoveRigidCoupling(ModalProperties& ioProperties, const Model& inModel, const Vec3d& inCenterOfMass)
+{
+    const std::uint32_t m = inModel.ModeCount();
+    if (ioProperties.meanDisplacement.size() != m || ioProperties.firstMoment.size() != m)
+        throw Error("modal properties: " + std::to_string(ioProperties.meanDisplacement.size()) +
+                    " modes for a model of " + std::to_string(m));
+    // The lumped mass's centroid r̄ = Σ w r and second moment S = Σ w r rᵀ about the mass centre.
+    const std::vector<double> weights = LumpedMassFractions(inModel);
+    const std::span<const Vec3f> positions = inModel.Positions();
+    Vec3d centroid = Vec3d::Zero();
+    Mat3d second = Mat3d::Zero();
+    for (std::size_t i = 0; i < positions.size(); ++i)
+    {
+        const Vec3d r = positions[i].cast<double>() - inCenterOfMass;
+        centroid += weights[i] * r;
+        second += (weights[i] * r) * r.transpose();
+    }
+    // The nearest rigid motion (t, ω) makes Σ w (U − t − ω × r) = 0 and Σ w r × (U − t − ω × r) = 0:
+    // t = s − ω × r̄ and J ω = L − r̄ × s, with L = Σ w r × U (the axial vector of A's antisymmetric part) and
+    // J = tr(S')·I − S' the inertia (per unit mass) about the centroid, S' = S − r̄ r̄ᵀ.
+    const Mat3d centred = second - centroid * centroid.transpose();
+    const Mat3d inertia = centred.trace() * Mat3d::Identity() - centred;
+    const Eigen::FullPivLU<Mat3d> solver(inertia);
+    for (std::uint32_t j = 0; j < m; ++j)
+    {
+        const Vec3d s = ioProperties.meanDisplacement[j];
+        const Mat3d& a = ioProperties.firstMoment[j];
+        const Vec3d moment(a(2, 1) - a(1, 2), a(0, 2) - a(2, 0), a(1, 0) - a(0, 1));
+        const Vec3d omega = solver.isInvertible() ? Vec3d(solver.solve(moment - centroid.cross(s))) : Vec3d::Zero();
+        const Vec3d t = s - omega.cross(centroid);
+        // Σ w (U − t − ω × r) rᵀ = A − t r̄ᵀ − [ω]× S.
+        ioProperties.firstMoment[j] = a - t * centroid.transpose() - Cross(omega) * second;
+        ioProperties.meanDisplacement[j] = Vec3d::Zero(); // s − t − ω × r̄
+    }
 }
 
 void InertialForce(const ModalProperties& inProperties, double inMass, double inScale,

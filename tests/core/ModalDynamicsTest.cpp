@@ -508,9 +508,10 @@ TEST(ModalDynamics, ConstructorRejectsBadParameters)
                  Error);
 }
 
-// StepResponse splits the next step exactly: the motion with the last force held, plus the compliance times
-// the change of the impulse; for stiff (ωh ≫ 1), critical and soft modes, with and without damping.
-TEST(ModalDynamics, StepResponsePredictsTheNextStepExactly)
+// StepParts splits the next step exactly: the free motion, plus the held compliance times the impulse held
+// as a force over the step, plus the kicked compliance times the impulse applied at its start; for stiff
+// (ωh ≫ 1), critical and soft modes, with and without damping.
+TEST(ModalDynamics, StepPartsPredictTheNextStepExactly)
 {
     const std::vector<ModeInfo> info = {{3.0f, 0.0f}, {250.0f, 0.05f}, {900.0f, 1.0f}, {40.0f, 3.0f}};
     const std::uint32_t m = std::uint32_t(info.size());
@@ -521,33 +522,37 @@ TEST(ModalDynamics, StepResponsePredictsTheNextStepExactly)
         {
             ModalDynamics dynamics(model, ComputeModalProperties(model, Vec3d::Zero()), cRadius, cMass,
                                    cScale, FreeSettings());
-            std::vector<double> q(m), v(m), held(m), next(m);
+            std::vector<double> q(m), v(m), last(m), held(m), kick(m);
             for (std::uint32_t j = 0; j < m; ++j)
             {
                 q[j] = test::Uniform(random, -0.01, 0.01);
                 v[j] = test::Uniform(random, -0.01, 0.01) * info[j].frequency;
+                last[j] = test::Uniform(random, -5.0, 5.0);
                 held[j] = test::Uniform(random, -5.0, 5.0);
-                next[j] = held[j] + test::Uniform(random, -5.0, 5.0);
+                kick[j] = test::Uniform(random, -0.1, 0.1);
             }
             ASSERT_TRUE(dynamics.SetState(q, v));
-            dynamics.Step(h, held); // the force held over the last step
-            std::vector<double> motion(m), compliance(m);
-            dynamics.StepResponse(h, motion, compliance); // with the transition `Step` kept
+            dynamics.Step(h, last); // some force held over the last step: the parts do not depend on it
+            std::vector<double> free(m), heldCompliance(m), kickedCompliance(m);
+            dynamics.StepParts(h, free, heldCompliance, kickedCompliance); // with the transition `Step` kept
             // The same bits from a transition made afresh: a copy whose settings, set again, drop it.
             ModalDynamics afresh = dynamics;
             afresh.SetSettings(afresh.Settings());
-            std::vector<double> motionAfresh(m), complianceAfresh(m);
-            afresh.StepResponse(h, motionAfresh, complianceAfresh);
-            EXPECT_EQ(motionAfresh, motion);
-            EXPECT_EQ(complianceAfresh, compliance);
+            std::vector<double> freeAfresh(m), heldAfresh(m), kickedAfresh(m);
+            afresh.StepParts(h, freeAfresh, heldAfresh, kickedAfresh);
+            EXPECT_EQ(freeAfresh, free);
+            EXPECT_EQ(heldAfresh, heldCompliance);
+            EXPECT_EQ(kickedAfresh, kickedCompliance);
             const std::vector<double> before(dynamics.QDouble().begin(), dynamics.QDouble().end());
-            dynamics.Step(h, next);
+            dynamics.ApplyImpulse(kick);
+            dynamics.Step(h, held);
             for (std::uint32_t j = 0; j < m; ++j)
             {
-                const double predicted = before[j] + motion[j] + compliance[j] * (next[j] - held[j]) * h;
+                const double predicted =
+                    before[j] + free[j] + heldCompliance[j] * held[j] * h + kickedCompliance[j] * kick[j];
                 const double scale = std::abs(before[j]) + std::abs(dynamics.QDouble()[j]) + 1e-12;
                 EXPECT_NEAR(dynamics.QDouble()[j], predicted, 1e-9 * scale) << "h " << h << " mode " << j;
-                EXPECT_GE(compliance[j], 0.0);
+                EXPECT_GE(heldCompliance[j], 0.0);
             }
         }
 }

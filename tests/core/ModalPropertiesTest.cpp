@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/LU>
+
 #include <algorithm>
 #include <random>
 #include <string>
@@ -103,6 +105,77 @@ TEST(ModalProperties, EqualBruteForceSums)
             EXPECT_GT(properties.modalMass[j], 0.0) << context;
         }
     }
+}
+
+// RemoveRigidCoupling gives the integrals of the basis with each mode's nearest rigid motion taken out: the
+// oracle fits t, ω per mode by weighted least squares over the vertices (the 6×6 normal equations), subtracts
+// them vertex by vertex and sums again.
+TEST(ModalProperties, RemoveRigidCouplingEqualsTheIntegralsOfTheProjectedBasis)
+{
+    std::mt19937 random(11);
+    for (std::uint32_t modes : {1u, 4u, 9u})
+    {
+        const Model model = RandomModel(50, 80, modes, random);
+        const Vec3d center = RandomPoint(random);
+        ModalProperties properties = ComputeModalProperties(model, center);
+        const ModalProperties before = properties;
+        RemoveRigidCoupling(properties, model, center);
+        const std::vector<double> w = Weights(model);
+        for (std::uint32_t j = 0; j < modes; ++j)
+        {
+            // Σ w |U − t − ω × r|² is least where Σ w Jᵀ(U − J x) = 0, J = [I  −[r]×], x = (t, ω).
+            Eigen::Matrix<double, 6, 6> normal = Eigen::Matrix<double, 6, 6>::Zero();
+            Eigen::Matrix<double, 6, 1> right = Eigen::Matrix<double, 6, 1>::Zero();
+            for (std::size_t i = 0; i < model.VertexCount(); ++i)
+            {
+                const Vec3d r = model.Positions()[i].cast<double>() - center;
+                Eigen::Matrix<double, 3, 6> jacobian;
+                Mat3d cross;
+                cross << 0.0, -r.z(), r.y(), r.z(), 0.0, -r.x(), -r.y(), r.x(), 0.0;
+                jacobian << Mat3d::Identity(), -cross;
+                normal += w[i] * jacobian.transpose() * jacobian;
+                right += w[i] * jacobian.transpose() * U(model, i, j);
+            }
+            const Eigen::Matrix<double, 6, 1> rigid = normal.fullPivLu().solve(right);
+            Vec3d mean = Vec3d::Zero();
+            Mat3d moment = Mat3d::Zero();
+            for (std::size_t i = 0; i < model.VertexCount(); ++i)
+            {
+                const Vec3d r = model.Positions()[i].cast<double>() - center;
+                const Vec3d u = U(model, i, j) - rigid.head<3>() - Vec3d(rigid.tail<3>()).cross(r);
+                mean += w[i] * u;
+                moment += w[i] * u * r.transpose();
+            }
+            const std::string context = "M=" + std::to_string(modes) + " j=" + std::to_string(j);
+            EXPECT_LT(mean.norm(), 1e-12) << context;
+            EXPECT_EQ(properties.meanDisplacement[j], Vec3d::Zero()) << context;
+            EXPECT_LT((properties.firstMoment[j] - moment).norm(), 1e-9 * before.firstMoment[j].norm()) << context;
+            EXPECT_LT((properties.firstMoment[j] - properties.firstMoment[j].transpose()).norm(),
+                      1e-12 * before.firstMoment[j].norm())
+                << context << ": no coupling to the frame's angular acceleration is left";
+            // A random basis is far from rigid: what is left is not nothing.
+            EXPECT_GT(properties.firstMoment[j].norm(), 1e-3 * before.firstMoment[j].norm()) << context;
+            EXPECT_EQ(properties.modalMass[j], before.modalMass[j]) << context;
+            EXPECT_EQ(properties.maxDisplacement[j], before.maxDisplacement[j]) << context;
+        }
+    }
+    // A basis that is a rigid motion keeps nothing, and properties of another M are refused.
+    ModelData data;
+    data.positions = {Vec3f(0, 0, 0), Vec3f(1, 0, 0), Vec3f(0, 1, 0), Vec3f(0, 0, 1)};
+    data.triangles = {Triangle{0, 2, 1}, Triangle{0, 1, 3}, Triangle{0, 3, 2}, Triangle{1, 2, 3}};
+    data.modeCount = 1;
+    const Vec3d omega(0.2, -0.5, 0.7), t(0.1, 0.3, -0.2), center(0.25, 0.25, 0.25);
+    for (const Vec3f& p : data.positions)
+    {
+        const Vec3d u = t + omega.cross(p.cast<double>() - center);
+        data.basis.insert(data.basis.end(), {float(u.x()), float(u.y()), float(u.z())});
+    }
+    const Model rigidModel = Model::Create(std::move(data));
+    ModalProperties rigidProperties = ComputeModalProperties(rigidModel, center);
+    RemoveRigidCoupling(rigidProperties, rigidModel, center);
+    EXPECT_LT(rigidProperties.firstMoment[0].norm(), 1e-6);
+    ModalProperties wrong = ComputeModalProperties(RandomModel(10, 12, 2, random), center);
+    EXPECT_THROW(RemoveRigidCoupling(wrong, rigidModel, center), Error);
 }
 
 TEST(ModalProperties, WeightsSumToOneAndFollowTheArea)

@@ -44,7 +44,10 @@ struct DeformableShapeSettings
     /// Contact regions: proxies sharing an ancestor this many levels above L share one persistent manifold
     /// (Bullet keeps at most 4 points in a manifold). ≥ 0; 0 gives one manifold per proxy.
     std::uint32_t regionDepth = 3;
-    std::uint32_t maxManifoldsPerPair = 8; ///< Cap on the region manifolds of one pair; ≥ 1.
+    /// Cap on the region manifolds of one pair; ≥ 1. A body resting on a large face needs its regions spread over
+    /// all of it, or its modes can bend it through the uncovered ones (a 1 m modal slab on the ground at L = 10:
+    /// 4.8 mm through with 8, none with 16).
+    std::uint32_t maxManifoldsPerPair = 16;
     /// Temporal coherence of the narrowphase between two deformables (`TraversalFront`): each pair's proxy
     /// descent starts where last step's stopped instead of at the roots, and a front pair that missed by more
     /// than the pair's gap can have closed since (the modes' and the frames' motion, bounded) is carried over
@@ -101,12 +104,12 @@ struct DeformableShapeSettings
 /// must see it (`DeformableShape::ProxyResponse`).
 struct ProxyStepResponse
 {
-    /// World units: the proxy's motion along the direction over the step if the modes keep the force they
-    /// had over the last step (their current q, q̇ evolved over h under it).
+    /// World units: the proxy's motion along the direction over the step if the contacts keep the impulses
+    /// the step holds (`StepPrediction::heldImpulse`) and the frame its inertial force.
     double displacement = 0.0;
     /// World units per N·s: how much further the proxy moves along the direction per unit change of the
-    /// impulse this step's solve applies there along it (the modes' response to the impulse, held as a
-    /// constant force over the next step, and to the frame acceleration it causes). Normally ≥ 0.
+    /// impulse this step's solve applies there along it (the modes' response to the change, kicked at the
+    /// step's start, and to the frame acceleration it causes, held over the step). Normally ≥ 0.
     double compliance = 0.0;
 };
 
@@ -120,6 +123,14 @@ struct StepPrediction
     /// The solver's Baumgarte factor for penetrating contacts (btContactSolverInfo::m_erp2), in (0, 1]: the
     /// predicted motion is handed to the solver in full, not scaled by it.
     double contactErp = 0.2;
+    /// The generalised impulse of the contacts the modal step holds as a constant force over the step, M
+    /// entries (N·s·model unit; empty: none): `bdt::World` holds the last solve's, and kicks the change this
+    /// solve makes to it at the step's start, as the frame takes it (`ModalDynamics::StepParts`). Read by
+    /// `PredictStep` only (not kept).
+    std::span<const double> heldImpulse = {};
+    /// The other generalised force the step holds, M entries (N·model unit; empty: none): the frame's inertial
+    /// force as last computed. Read by `PredictStep` only.
+    std::span<const double> heldForce = {};
 };
 
 /// A reduced deformable body's collision shape for Bullet: a `btConcaveShape` of type
@@ -222,10 +233,10 @@ public:
     [[nodiscard]] bool SetQ(std::span<const float> inQ);
 
     /// Tells the narrowphase that this body's modes will be stepped over the coming `timeStep` by
-    /// `ModalDynamics::Step` with this step's contact impulses held as a constant force (what `bdt::World`
-    /// does), plus, with `inertialForcing`, the inertial force of the frame acceleration those impulses
-    /// cause, so that its contacts carry that motion to the solver (`ProxyResponse`, `PredictContacts`).
-    /// Keeps Δq and c of `ModalDynamics::StepResponse` for the current state. Call it after the modal step
+    /// `ModalDynamics::Step` as `bdt::World` does: the held contact impulse as a constant force, the change this
+    /// step's solve makes to it kicked at the start, plus, with `inertialForcing`, the inertial force of the
+    /// frame, so that its contacts carry that motion to the solver (`ProxyResponse`, `PredictContacts`). Keeps
+    /// the parts of `ModalDynamics::StepParts` for the current state. Call it after the modal step
     /// and `BeginStep`, before collision detection. A non-positive or non-finite step, or an erp outside
     /// (0, 1], clears the prediction. O(M).
     void PredictStep(const StepPrediction& inPrediction);
@@ -238,18 +249,16 @@ public:
     /// The predicted motion of proxy `inNode` along the world unit vector `inDirection` over the step, for a
     /// body whose rest-to-world rotation is `inRestToWorld` (`RestToWorld`). With
     /// u_j = s·(Rᵀd)·Ū_j the proxy's motion along d per unit q_j (its mean-displacement row, as in
-    /// `AddContactImpulse`): displacement Σ_j u_j Δq_j, and compliance Σ_j c_j u_j w_j (clamped at 0), how
-    /// far the proxy moves along d per unit change of the impulse along d there, where w_j is the generalised
-    /// impulse that impulse gives mode j: u_j less, with inertial forcing, the inertial impulse of the frame
-    /// acceleration it causes, s·s_j·Rᵀd + m·s²·(Rᵀα)·a_j (α = `inFrameAngularPerImpulse`, world rad/s per
-    /// N·s, I⁻¹(r × d) of the rigid body with r from its centre of mass to the proxy, null if the solver does
-    /// not move the body; a_j the axial vector of A_j's antisymmetric part, `ModalProperties`). That is the
-    /// diagonal of the contacts' compliance matrix, all a solver row can hold: how one contact's impulse moves
-    /// the body's other contacts through the shared modes reaches the solver a step later, through Δq. (An
-    /// upper bound of the whole row instead, Gershgorin's Σ_k |C_ik|, keeps that lag from ringing a heavily
-    /// stacked pile at 120 Hz, but overstates the give of contacts that do not push together: a box resting
-    /// on a sphere on three proxies rocked at 3.5 cm/s for good.) Zero without a prediction or for a node
-    /// outside the tree. About 16M flops.
+    /// `AddContactImpulse`): displacement Σ_j u_j Δq_j (Δq the step's motion with the held impulse and force),
+    /// and compliance Σ_j u_j (K_j u_j + c_j (w_j − u_j)) (clamped at 0), how far the proxy moves along d per
+    /// unit change of the impulse along d there (`StepChangeCompliance` K, `StepHeldCompliance` c), where w_j is the
+    /// generalised impulse that impulse gives mode j: u_j less, with inertial forcing, the inertial impulse of
+    /// the frame acceleration it causes, s·s_j·Rᵀd + m·s²·(Rᵀα)·a_j (α = `inFrameAngularPerImpulse`, world
+    /// rad/s per N·s, I⁻¹(r × d) of the rigid body with r from its centre of mass to the proxy, null if the
+    /// solver does not move the body; a_j the axial vector of A_j's antisymmetric part, `ModalProperties`).
+    /// That is the diagonal of the contacts' compliance matrix, all a solver row can hold: how one contact's
+    /// impulse moves the body's other contacts through the shared modes is what `bdt::World`'s coupled solve
+    /// after Bullet's adds. Zero without a prediction or for a node outside the tree. About 16M flops.
     ProxyStepResponse ProxyResponse(std::uint32_t inNode, const Vec3d& inDirection,
                                     const Mat3d& inRestToWorld,
                                     const Vec3d* inFrameAngularPerImpulse = nullptr) const;
@@ -258,6 +267,29 @@ public:
     /// a surface point.
     ProxyStepResponse Response(const ContactFeature& inFeature, const Vec3d& inDirection, const Mat3d& inRestToWorld,
                                const Vec3d* inFrameAngularPerImpulse = nullptr) const;
+
+    /// The two rows of `Response` for one contact, each M entries: `outMotion` u_j = s·(Rᵀd)·U_j(x), the
+    /// point's world motion along d per unit q_j, and `outImpulse` w_j, the generalised impulse mode j takes
+    /// over the coming step per unit impulse along d at the point (u_j less, with inertial forcing, the inertial
+    /// impulse of the frame acceleration it causes). A change δλ of this impulse moves the body's contact points
+    /// i along their directions by u_i·(K⊙u + c⊙(w − u))·δλ over the step (`StepChangeCompliance` K,
+    /// `StepHeldCompliance` c): what a solver coupling the contacts through the shared modes needs. False
+    /// (nothing written) without a prediction, or outside the tree. About 14M flops.
+    bool ResponseRows(const ContactFeature& inFeature, const Vec3d& inDirection, const Mat3d& inRestToWorld,
+                      const Vec3d* inFrameAngularPerImpulse, std::span<double> outMotion,
+                      std::span<double> outImpulse) const;
+    /// With a prediction, b_j = a_j + (c_j − K_j)·H_j (`ModalDynamics::StepParts` a, c; H the held contact
+    /// impulse; K below): the coming step moves mode j by b_j + c_j·F_j + K_j·G_j for a generalised impulse G of
+    /// this solve's contacts and F of the frame's inertial force over the step (`StepPrediction`). M entries
+    /// (empty without a prediction).
+    std::span<const double> StepBase() const { return Predicted(mStepBase); }
+    /// With a prediction, c_j of `ModalDynamics::StepParts`: displacement per unit generalised impulse held over
+    /// the step. M entries (empty without one).
+    std::span<const double> StepHeldCompliance() const { return Predicted(mStepHeld); }
+    /// With a prediction, K_j = α_j k_j + (1 − α_j) c_j: displacement per unit change of the contacts' generalised
+    /// impulse, its share α_j (`ModalDynamics::KickedShare`) kicked in at the step's start, the rest held.
+    /// M entries (empty without one).
+    std::span<const double> StepChangeCompliance() const { return Predicted(mStepChange); }
 
     /// How far from the shape's local origin (the centre of mass) any point of the deformed surface, margin
     /// included, can be at the current q: s·(|c'| + R') + margin for the root sphere (c', R') of the current
@@ -399,8 +431,14 @@ private:
     mutable SurfaceCache mSurface;
     ModalDynamics mDynamics;
     std::vector<double> mPendingImpulse; // generalised impulse accumulated this step (M entries)
-    // The coming step's held-force displacement Δq and compliance c per mode (`PredictStep`), M entries each.
-    std::vector<double> mStepDisplacement, mStepCompliance;
+    // The coming step's motion if the contacts keep the held impulse H and the frame its inertial force F°,
+    // a + c⊙(H + h·F°), c of `ModalDynamics::StepParts`, the change compliance K and b = a + (c − K)⊙H, M entries
+    // each (`PredictStep`).
+    std::vector<double> mStepDisplacement, mStepHeld, mStepChange, mStepBase;
+    std::span<const double> Predicted(const std::vector<double>& inValues) const
+    {
+        return mPredicting ? std::span<const double>(inValues) : std::span<const double>();
+    }
     std::vector<double> mScratch; // one generalised impulse (M entries)
     bool mPredicting = false;
     StepPrediction mPrediction;

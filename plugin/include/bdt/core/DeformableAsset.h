@@ -34,11 +34,14 @@ public:
     const Model& GetModel() const { return mTree->GetModel(); }
     /// Rest-shape mass properties per unit mass (`ComputeMassProperties` of the model).
     const MassProperties& Mass() const { return mMass; }
-    /// Modal integrals about `Mass().centerOfMass` (`ComputeModalProperties`).
+    /// Modal integrals about `Mass().centerOfMass` (`ComputeModalProperties`), with the rigid part of each mode's
+    /// coupling to the frame taken out (`RemoveRigidCoupling`: s_j = 0, A_j symmetric), which is what the inertial
+    /// forcing of the modes uses.
     const ModalProperties& Modal() const { return mModal; }
     /// Per mode j, the axial vector of A_j's antisymmetric part, (A_21 − A_12, A_02 − A_20, A_10 − A_01)
     /// (A_j = `Modal().firstMoment[j]`): ⟨[v]×, A_j⟩_F = v · axial_j, the inertial term of a frame's angular
-    /// acceleration v on mode j. M entries, rest-frame axes, model units² per unit q_j.
+    /// acceleration v on mode j. M entries, rest-frame axes, model units² per unit q_j (zero to rounding, since
+    /// `Modal()`'s A_j are symmetric).
     std::span<const Vec3d> FirstMomentAxial() const { return mFirstMomentAxial; }
     /// The tree-order index of triangle `inInput` of the mesh the tree was built from (the inverse of
     /// `BDTree::TriangleOrder`); cNoIndex outside it. O(1).

@@ -75,23 +75,31 @@ public:
     /// non-finite force is ignored and counted; a non-finite state is reset to rest and counted.
     void Step(double inTimeStep, std::span<const double> inGeneralizedForce = {});
 
-    /// How the next `Step(inTimeStep, f)` will move q, split in two parts, both exact (the step is the
-    /// matrix exponential of the oscillator, the force held constant over the step):
+    /// How the next `Step(inTimeStep, g/h)`, after `ApplyImpulse(p)` at its start, will move q, in three exact
+    /// parts (the step is the matrix exponential of the oscillator, the force held constant over the step):
     ///
-    ///     q_j(h) − q_j = Δq_j + c_j·(g_j − g°_j),   c_j = (1 − φ00_j)/(μ_j ω_j² h),
-    ///     Δq_j = (φ00_j − 1)(q_j − q*_j) + φ01_j q̇_j,   q*_j = `Equilibrium()`_j,
+    ///     q_j(h) − q_j = a_j + c_j·g_j + k_j·p_j,
+    ///     a_j = (φ00_j − 1)·q_j + φ01_j·q̇_j,   c_j = (1 − φ00_j)/(μ_j ω_j² h),   k_j = φ01_j/μ_j,
     ///
-    /// with g = f·h the generalised impulse the next step holds and g° the one the last step held (so that
-    /// q* = g°/(h μ ω²)). Δq (model units, `outHeldDisplacement`) is the motion if the last force is held
-    /// again; c (`outCompliance`, model units per N·s·model unit) is the further displacement per unit change
-    /// of the impulse: → 1/(μ_j ω_j² h) for a stiff mode (ω_j h ≫ 1), → h/(2μ_j) for a soft one. φ are the
-    /// entries of the step's transition (see `Step`); modes that move no mass get 0. The contact solver uses
-    /// them to see the surface where, and as compliant as, the modes will make it at the end of the step
-    /// (`DeformableShape::PredictStep`). Each output must have M entries; nothing is written for a
-    /// non-positive or non-finite step. About 60M flops, plus an exp and a sincos per mode unless
-    /// `inTimeStep` is the step `Step` last took (whose transition it keeps).
-    void StepResponse(double inTimeStep, std::span<double> outHeldDisplacement,
-                      std::span<double> outCompliance) const;
+    /// a (`outFree`, model units) the motion with no force, c (`outHeld`, model units per N·s·model unit) the
+    /// displacement per unit generalised impulse held as a force over the step (→ h/(2μ_j) for a soft mode,
+    /// ω_j h ≪ 1; → 1/(μ_j ω_j² h) for a stiff one), k (`outKicked`) the displacement per unit generalised impulse
+    /// applied at the step's start (→ h/μ_j for a soft mode, as a rigid frame moves by h/m per unit impulse). φ
+    /// are the entries of the step's transition (see `Step`); modes that move no mass get 0. The contact solver
+    /// uses them to see the surface where, and as compliant as, the modes will make it at the end of the step
+    /// (`DeformableShape::PredictStep`). Each output must have M entries; nothing is written for a non-positive
+    /// or non-finite step. About 60M flops, plus an exp and a sincos per mode unless `inTimeStep` is the step
+    /// `Step` last took (whose transition it keeps).
+    void StepParts(double inTimeStep, std::span<double> outFree, std::span<double> outHeld,
+                   std::span<double> outKicked) const;
+    /// The share α_j ∈ [0, 1] of a change of mode j's generalised impulse that a step of `inTimeStep` should
+    /// kick in at its start (`ApplyImpulse`), the rest being held as a force over the step with the impulse
+    /// it had (`bdt::World`): 1 while the step resolves the mode's oscillation (damped ω_j h ≤ π/2, or ζ_j ≥ 1),
+    /// so the mode takes a change of its load as a rigid frame takes an impulse, and a body resting on it moves
+    /// with it instead of half a step ahead; down to 0 at ω_j h = π, beyond which a kick would land at an
+    /// arbitrary phase of the oscillation by the step's end (its compliance k_j = φ01_j/μ_j even turns
+    /// negative), and the held force's quasi-static response is the right one. O(1).
+    double KickedShare(std::uint32_t inMode, double inTimeStep) const;
 
     /// q*_j = f_j/(μ_j ω_j²): the static deflection of the force held over the last `Step` (model units, M
     /// entries; 0 before the first step, after one without force, and after `Reset`). The modes oscillate

@@ -34,6 +34,18 @@ struct ModalProperties
 /// The integrals above for `inModel`, with moments about `inCenterOfMass` (rest frame). Cost O(N·M + T).
 ModalProperties ComputeModalProperties(const Model& inModel, const Vec3d& inCenterOfMass);
 
+/// Takes the rigid part out of each mode's coupling to the frame in `ioProperties` (made by
+/// `ComputeModalProperties(inModel, inCenterOfMass)`): s_j and A_j become those of U_ij − t_j − ω_j × r_i, the
+/// mode less the rigid motion (t_j, ω_j) that is nearest to it under the lumped mass (its translation and
+/// rotation about the mass centre). So s_j = 0 and A_j is left symmetric: a frame's uniform acceleration,
+/// gravity and angular acceleration no longer load the mode (they move a free body without deforming it), its
+/// rotation still does, centrifugally. A basis that modal analysis made mass-orthogonal to the rigid motions has
+/// that part at the level of the lumped surface mass's mismatch with the volume mass it was made with (about 1%
+/// for a baked slab), which is no motion but a one-way path: the frame's motion would drive the modes, which
+/// never push the frame back, and a body resting on its contacts would ring for good. `modalMass` and
+/// `maxDisplacement` are left as they are. O(N·M + T).
+void RemoveRigidCoupling(ModalProperties& ioProperties, const Model& inModel, const Vec3d& inCenterOfMass);
+
 /// Generalised inertial force on each mode of a body whose frame accelerates (§ "frame forcing"): every
 /// point of the body feels g − a_i in the frame, a_i = a + α × x_i + ω × (ω × x_i) the acceleration of the
 /// frame point x_i = s·R·r_i. With B = [α_b]× + [ω_b]×² in body axes (α_b = Rᵀα, ω_b = Rᵀω):
