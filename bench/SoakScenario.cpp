@@ -50,6 +50,7 @@ struct SoakOptions
     double energyTolerance = 0.05; ///< Of the energy budget.
     double timeStep = 1.0 / 60.0;
     bool noSweep = false; ///< `WorldSettings::sweepFastBodies` off: what the sweep prevents.
+    std::string contacts = "surface"; ///< The chairs' contact model: "surface" or "proxies".
 };
 
 // m: a slab 10 cm thick, top at y = 0: a body thrown at 40 m/s crosses 67 cm a step at 60 Hz (with the sweep off,
@@ -129,6 +130,7 @@ SoakRun RunSoak(const SoakOptions& inOptions, const std::shared_ptr<const Deform
     pile.spacing = 0.8;
     pile.body.mass = 4.0;
     pile.body.proxyLevel = inOptions.level;
+    pile.body.contacts = inOptions.contacts == "proxies" ? EContactModel::Proxies : EContactModel::Surface;
     const std::vector<btRigidBody*> bodies = AddPile(world, inAsset, pile);
     World& deformables = world.Deformables();
 
@@ -314,6 +316,8 @@ const bool sRegistered = RegisterScenario(
                              "Largest energy excess over the budget, a fraction of it")
             ->check(CLI::Range(0.0, 100.0));
         ioCommand.add_option("--dt", options->timeStep, "Time step, s")->check(CLI::Range(1e-5, 1.0));
+        ioCommand.add_option("--contacts", options->contacts, "The chairs' contact model: surface (the default) or proxies")
+            ->check(CLI::IsMember({"surface", "proxies"}));
         ioCommand.add_flag("--no-sweep", options->noSweep,
                            "Fast bodies not swept (WorldSettings::sweepFastBodies off): what the sweep prevents");
         return [options] { return RunSoakScenario(*options); };

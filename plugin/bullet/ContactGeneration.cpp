@@ -213,6 +213,9 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     const ProxyLevel& proxiesA = shapeA.State().Proxies();
     std::uint32_t placedA = cNoIndex;
     PatchView viewA;
+    thread_local std::vector<std::size_t> crossingFallbacks; // into ioContacts, ascending
+    crossingFallbacks.clear();
+    bool madeSurface = false;
     for (const PairContact& contact : found)
     {
         const std::uint32_t nodeA = contact.feature0.node, nodeB = contact.feature1.node;
@@ -227,6 +230,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         if (nodeA != placedA)
         {
             viewA = PlaceProxyPatch(shapeA, bodyA, nodeA, scratchA);
+            viewA.bodyCentre = ToVec3d(inA.getWorldTransform().getOrigin());
             placedA = nodeA;
             ioStats.triangleTests += shapeA.Patches()->OwnTriangleCount(nodeA);
         }
@@ -237,13 +241,19 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             const PatchView viewB = PlaceProxyPatch(*shapeB, bodyB, nodeB, scratchB);
             ioStats.triangleTests += shapeB->Patches()->OwnTriangleCount(nodeB);
             const std::size_t before = surface.size();
+            std::size_t crossings = 0;
             // Patches deep inside each other (spawned so, or pressed through) make no surface contact: their
-            // proxy contact pushes them out.
-            if (PatchContacts(viewA, viewB, inMaxDistance, surface) > 0 && surface.size() == before)
+            // proxy contact pushes them out. So do patches whose surfaces cross, if the pair makes no surface
+            // contact anywhere (below).
+            const std::size_t deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);
+            if (surface.size() == before && (deep > 0 || crossings > 0))
             {
                 ioContacts.push_back(contact);
                 AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
+                if (deep == 0)
+                    crossingFallbacks.push_back(ioContacts.size() - 1);
             }
+            madeSurface = madeSurface || surface.size() > before;
             break;
         }
         case EOtherShape::Sphere:
@@ -270,8 +280,15 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         default:
             break;
         }
+        // In the order of the proxy pairs, as the fallbacks above.
+        AppendSurface(surface, ioContacts);
+        surface.clear();
     }
-    AppendSurface(surface, ioContacts);
+    // Crossing surfaces fall back to their proxy contacts only where nothing else holds the bodies apart: a
+    // chair's leg in a slab's dent crosses it at the rim while its foot rests on it.
+    if (madeSurface)
+        for (auto index = crossingFallbacks.rbegin(); index != crossingFallbacks.rend(); ++index)
+            ioContacts.erase(ioContacts.begin() + std::ptrdiff_t(*index));
 }
 
 } // namespace

@@ -15,6 +15,9 @@ namespace bdt
 namespace
 {
 
+// How far behind a face, as a share of its depth limit, a point facing elsewhere counts as the surfaces crossing
+// (`PatchContacts` of two patches returns it): deeper than a resting contact's overlap at a patch's rim.
+constexpr double cCrossingDepth = 0.25;
 constexpr double cInfinity = std::numeric_limits<double>::infinity();
 // Edges closer to parallel than this (|e_A × e_B| over |e_A||e_B|) make no edge-edge contact: their closest
 // points are the end of one against the other, which the vertex pairs find.
@@ -173,8 +176,20 @@ struct PairContext
     double marginB = 0.0;
     double maxDistance = 0.0;
     std::vector<SurfaceContact>* out = nullptr;
-    /// Feature pairs within the band whose cores were deeper in each other than the depth limit (counted).
+    /// Feature pairs that penetrate but make no contact (counted): cores deeper in each other than the depth
+    /// limit, or a point behind a face whose normal its cone does not hold (surfaces crossing each other).
     std::size_t* tooDeep = nullptr;
+
+    /// Points behind a face (well behind: `cCrossingDepth`) that they do not face, where the surfaces cross
+    /// (counted; two deformable patches only: a static mesh's or a primitive's rims are left to their own
+    /// contacts).
+    std::size_t* crossings = nullptr;
+
+    void CountPenetrating() const
+    {
+        if (tooDeep != nullptr)
+            ++*tooDeep;
+    }
 
     // Emits the contact of A's point `inOnA` and B's core point `inOnB` (B's surface is `inRadiusB` further
     // along the normal) along `inNormal` (B to A) at core distance `inGap` = (inOnA − inOnB)·n, if within the
@@ -189,8 +204,7 @@ struct PairContext
             return;
         if (inGap < -inDepthLimit)
         {
-            if (tooDeep != nullptr)
-                ++*tooDeep;
+            CountPenetrating();
             return;
         }
         SurfaceContact contact;
@@ -584,13 +598,19 @@ void PointFaces(const PointFeature& inPoint, const Naming& inNaming, const Side&
                          bary))
             continue;
         const Vec3d outward = side * n; // the face's side the point is on
-        if (inPointIsA)
+        if (!Contains(inPoint.cone, -outward))
         {
-            if (Contains(inPoint.cone, -outward))
-                inPair.Emit(inPoint.p, inNaming, onFace, inFaces.FaceNaming(f, bary), outward, height, 0.0,
-                            inFaces.DepthLimit());
+            // Well behind the face (a resting contact's slight overlap at a patch's rim is not), facing
+            // elsewhere: the surfaces cross here.
+            if (inPair.crossings != nullptr && height < -cCrossingDepth * inFaces.DepthLimit() &&
+                height > -inFaces.DepthLimit())
+                ++*inPair.crossings;
+            continue;
         }
-        else if (Contains(inPoint.cone, -outward))
+        if (inPointIsA)
+            inPair.Emit(inPoint.p, inNaming, onFace, inFaces.FaceNaming(f, bary), outward, height, 0.0,
+                        inFaces.DepthLimit());
+        else
             inPair.Emit(onFace, inFaces.FaceNaming(f, bary), inPoint.p, inNaming, -outward, height,
                         inPoint.radius, inFaces.DepthLimit());
     }
@@ -856,20 +876,30 @@ struct SignedDistance
 
 // A's vertices against the primitive (its signed distance), then the primitive's corners against A's faces
 // and edges, and its edges against A's edges.
-template <class DistanceFunction>
+// A primitive with one way out of it from any point (sphere, capsule, half-space): none other to choose.
+struct OneWayOut
+{
+    bool operator()(const Vec3d&, const Cone&, SignedDistance&) const { return false; }
+};
+
+// `inOtherWayOut(p, cone, sd)`: for a point inside the primitive whose nearest way out (`inDistance`) is not one
+// its cone faces, another way out it faces (a box's other faces), if any (true, written to sd).
+template <class DistanceFunction, class OtherWayOut = OneWayOut>
 void MeshPrimitive(const PatchSide& inA, const DistanceFunction& inDistance, const PrimitiveFeatures& inB,
-                   const PairContext& inPair)
+                   const PairContext& inPair, const OtherWayOut& inOtherWayOut = {})
 {
     const double reach = inPair.Reach(0.0);
     for (std::uint32_t v = 0; v < inA.PointCount(); ++v)
     {
-        const SignedDistance sd = inDistance(inA.PointAt(v));
+        SignedDistance sd = inDistance(inA.PointAt(v));
         if (sd.distance > reach)
             continue;
         const PointFeature point = inA.Point(v);
-        if (Contains(point.cone, -sd.normal))
-            inPair.Emit(point.p, inA.PointNaming(v), sd.onSurface, Naming{}, sd.normal, sd.distance, 0.0,
-                        cInfinity);
+        // A vertex pressed past the middle of a thin box is nearer its far face, which it does not face: out
+        // through another face, if the primitive has one for it (`PatchView::bodyCentre`).
+        if (!Contains(point.cone, -sd.normal) && !(sd.distance < 0.0 && inOtherWayOut(point.p, point.cone, sd)))
+            continue;
+        inPair.Emit(point.p, inA.PointNaming(v), sd.onSurface, Naming{}, sd.normal, sd.distance, 0.0, cInfinity);
     }
     // The primitive's corners and edges near the patch's box, and the box they span (grown by their reach):
     // A's edges matter only there.
@@ -1072,14 +1102,44 @@ void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxD
         sd.onSurface = pose.Apply(onFace);
         return sd;
     };
-    MeshPrimitive(PatchSide(inA), distance, features, MakePair(inA, 0.0, inMaxDistance, outContacts));
+    // Inside, its nearest face not facing the vertex: out through the face on the body's side of the box, if the
+    // vertex faces that one (a vertex pressed past the middle of a thin floor goes back up, not on through).
+    const bool sideKnown = inA.bodyCentre.allFinite();
+    int sideAxis = 0;
+    double sideSign = 1.0;
+    if (sideKnown)
+    {
+        const Vec3d centre = pose.ApplyInverse(inA.bodyCentre);
+        double most = -cInfinity;
+        for (int k = 0; k < 3; ++k)
+            if (half[k] > 0.0 && std::abs(centre[k]) / half[k] > most)
+            {
+                most = std::abs(centre[k]) / half[k];
+                sideAxis = k;
+                sideSign = centre[k] < 0.0 ? -1.0 : 1.0;
+            }
+    }
+    const auto facing = [&](const Vec3d& inPoint, const Cone& inCone, SignedDistance& outSd)
+    {
+        const Vec3d normal = sideSign * pose.rotation.col(sideAxis);
+        if (!sideKnown || !Contains(inCone, -normal))
+            return false;
+        Vec3d onFace = pose.ApplyInverse(inPoint);
+        const double height = sideSign * onFace[sideAxis] - half[sideAxis]; // ≤ 0 inside
+        onFace[sideAxis] = sideSign * half[sideAxis];
+        outSd = {height, pose.Apply(onFace), normal};
+        return true;
+    };
+    MeshPrimitive(PatchSide(inA), distance, features, MakePair(inA, 0.0, inMaxDistance, outContacts), facing);
 }
 
 std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
-                          std::vector<SurfaceContact>& outContacts)
+                          std::vector<SurfaceContact>& outContacts, std::size_t* outCrossings)
 {
     std::size_t tooDeep = 0;
-    MeshMesh(PatchSide(inA), PatchSide(inB), MakePair(inA, inB.margin, inMaxDistance, outContacts, &tooDeep));
+    PairContext pair = MakePair(inA, inB.margin, inMaxDistance, outContacts, &tooDeep);
+    pair.crossings = outCrossings;
+    MeshMesh(PatchSide(inA), PatchSide(inB), pair);
     return tooDeep;
 }
 

@@ -109,7 +109,9 @@ void CheckFrontAndCache(EContactModel inModel)
         GenerateContacts(wrapA, wrapB, 0.02, withCache, statsWithCache, nullptr, &cache);
         ExpectSameContacts(without, with, context);
         ExpectSameContacts(without, withCache, context + " (pair cache)");
-        if (step == 60 || step == 130 || step == cSteps - 20)
+        // The level changes fall on steps in contact; so does the swap of roles, where the proxies still overlap
+        // though the surfaces are apart.
+        if (step == 60 || step == 130 || (step == cSteps - 20 && inModel == EContactModel::Proxies))
         {
             EXPECT_FALSE(with.empty()) << context << ": the changes are meant to meet a front";
         }

@@ -333,7 +333,9 @@ void CheckApartPairs(EContactModel inModel)
         ASSERT_EQ(0, std::memcmp(x.data(), y.data(), x.size() * sizeof(double))) << "gap " << gap;
     }
     EXPECT_GT(narrowestSkipped, widestTouching);
-    EXPECT_GT(apart, 20u);
+    // A surface pair closing at 1 m/s searches 2h·|v| (33 mm) beyond the proxies' reach (`SpeculativeReach`):
+    // it is skipped from a wider gap on.
+    EXPECT_GT(apart, inModel == EContactModel::Surface ? 10u : 20u);
     if (inModel == EContactModel::Surface)
         return;
     // Speculative contacts with the root spheres apart (up to 13 mm when written, the contact threshold), and

@@ -361,17 +361,18 @@ TEST(SearchDistance, TheNarrowphaseKeepsWhatThePairCanClose)
     body->setAngularVelocity(btVector3(0, 3, 0));
     EXPECT_DOUBLE_EQ(ContactSearchDistance(threshold, cStep, *body, *ground), threshold);
     EXPECT_TRUE(ContactDistances(world, cStep).empty());
-    // Turning about a horizontal axis (z) at 3 rad/s: the points near the chair's lowest corner come down
-    // one way round and are kept, go up the other way round and are not.
-    Vec3d corner = DeformedVertexWorld(*body, 0);
-    for (std::size_t i = 1; i < World::Shape(body)->Asset().GetModel().VertexCount(); ++i)
-        if (const Vec3d vertex = DeformedVertexWorld(*body, i); vertex.y() < corner.y())
-            corner = vertex;
-    const double down = corner.x() > double(body->getCenterOfMassPosition().x()) ? -3.0 : 3.0;
-    body->setAngularVelocity(btVector3(0, 0, btScalar(down)));
-    EXPECT_FALSE(ContactDistances(world, cStep).empty());
-    body->setAngularVelocity(btVector3(0, 0, btScalar(-down)));
-    EXPECT_TRUE(ContactDistances(world, cStep).empty());
+    // Turning about a horizontal axis (z) at 3 rad/s either way round: the points of the chair's low side that
+    // come down (ω_z·(x − x_c) < 0) are kept, those going up are not.
+    const double centreX = double(body->getCenterOfMassPosition().x());
+    for (const double spin : {3.0, -3.0})
+    {
+        body->setAngularVelocity(btVector3(0, 0, btScalar(spin)));
+        const std::vector<btManifoldPoint> kept = ContactPoints(world, cStep);
+        EXPECT_FALSE(kept.empty()) << "spin " << spin;
+        for (const btManifoldPoint& point : kept)
+            EXPECT_LT(spin * (double(point.getPositionWorldOnA().x()) - centreX), 0.0)
+                << "spin " << spin << ": a point going up was kept";
+    }
     body->setAngularVelocity(btVector3(0, 0, 0));
     // The frame at rest, the modes moving the nearest proxy down at 1 m/s: its contact is kept; moving it
     // up at 1 m/s: not.

@@ -438,6 +438,57 @@ std::vector<SurfaceContact> AllPatchPairContacts(const PlacedBody& inA, const Pl
     return contacts;
 }
 
+// A body pressed past the middle of a thin box (a floor) is nearer the box's far face, which its bottom does not
+// face: told where the body's centre is, the box pushes its bottom back out through the near face, however
+// deep, with the exact depth below that face; never out through the far face.
+TEST(SurfaceContacts, ABodyDeepInAThinBoxLeavesOnItsOwnSide)
+{
+    std::mt19937 random(5);
+    PlacedBody a("box", 4, 0.0, random, 600);
+    a.body.pose.rotation = Mat3d::Identity();
+    a.body.pose.translation = Vec3d::Zero();
+    a.Place();
+    double low = cInfinity;
+    Vec3d centre = Vec3d::Zero();
+    for (const Tri& t : a.triangles)
+        for (const Vec3d& v : t)
+        {
+            low = std::min(low, v.y());
+            centre += v / (3.0 * double(a.triangles.size()));
+        }
+    const double thickness = 0.1 * a.size;
+    OrientedBox floor;
+    floor.halfExtents = Vec3d(10.0 * a.size, 0.5 * thickness, 10.0 * a.size);
+    const double top = low + 0.7 * thickness; // the body's bottom 0.7 of the thickness below the top face
+    floor.pose.translation = Vec3d(0.0, top - 0.5 * thickness, 0.0);
+    for (const bool known : {false, true})
+    {
+        std::vector<SurfaceContact> contacts;
+        for (PatchView view : a.views)
+        {
+            if (known)
+                view.bodyCentre = centre;
+            PatchContacts(view, floor, 0.01 * a.size, contacts);
+        }
+        int bottom = 0;
+        for (const SurfaceContact& contact : contacts)
+        {
+            EXPECT_GT(contact.normal.y(), 0.999) << "pushed out through the far face";
+            const Vec3d onA = contact.pointOnB + contact.distance * contact.normal;
+            EXPECT_NEAR(contact.distance, onA.y() - top, 1e-9 * a.size) << "the depth below the near face";
+            bottom += std::abs(onA.y() - low) < 1e-9 * a.size ? 1 : 0;
+        }
+        if (known)
+        {
+            EXPECT_GT(bottom, 3) << "the bottom face's vertices are pushed back up";
+        }
+        else
+        {
+            EXPECT_EQ(bottom, 0) << "nearer the far face, which they do not face: no contact";
+        }
+    }
+}
+
 TEST(SurfaceContacts, TwoDeformedMeshesFindTheExactClosestApproachAndCoverEveryTriangleWithinReach)
 {
     std::mt19937 random(43);

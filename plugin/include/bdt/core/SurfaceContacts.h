@@ -4,6 +4,7 @@
 #include <bdt/core/Primitives.h>
 #include <bdt/core/ProxyPatches.h>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -64,6 +65,10 @@ struct PatchView
     /// penetrating it rather than being on the far side of a thin part. The narrowphase gives the proxy's
     /// radius.
     double depthLimit = 0.0;
+    /// The patch's body's centre of mass, world, where the caller knows it (NaN otherwise): a box the patch's
+    /// vertices are deep in pushes them out on the side of it the body is on (the one the centre lies beyond
+    /// most, in units of the box's half extents), not through its far side.
+    Vec3d bodyCentre = Vec3d::Constant(std::numeric_limits<double>::quiet_NaN());
 };
 
 /// A surface contact, Bullet's conventions: A is the deformable patch, B the other side.
@@ -107,14 +112,18 @@ void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxD
 /// against B's; each side's features culled by the other's bound. Returns how many feature pairs within the
 /// band were dropped as deeper in each other than the depth limits (`PatchView::depthLimit`): where the
 /// patches make no contact but some of those, they are deep inside each other rather than apart (the
-/// narrowphase then keeps their proxy contact, which pushes them out).
+/// narrowphase then keeps their proxy contact, which pushes them out). With `outCrossings`, adds to it the
+/// vertices well behind a face (a quarter of its depth limit or more, less than all of it) whose normal cone
+/// does not face it: where the two surfaces cross (bodies pressed far into each other make no contact
+/// otherwise).
 std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
-                          std::vector<SurfaceContact>& outContacts);
+                          std::vector<SurfaceContact>& outContacts, std::size_t* outCrossings = nullptr);
 /// A patch against triangles of a static mesh with margin `inMarginB`, two-sided: each triangle faces against
 /// the patch's outside (its faces' area-weighted normal, for a closed surface), so a body resting on a floor
 /// is pushed back up out of it even when it sank into it; towards the mean of the patch's vertices for an
 /// open sheet. Shared vertices and edges (equal coordinates) are tested once. `triangleB` is the index into
-/// `inTriangles`. Returns the feature pairs dropped as too deep, as for two patches.
+/// `inTriangles`. Returns the feature pairs dropped as deeper than the depth limits (not the crossings two
+/// patches count).
 std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
                           double inMaxDistance, std::vector<SurfaceContact>& outContacts);
 
