@@ -24,9 +24,8 @@ constexpr double cInfinity = std::numeric_limits<double>::infinity();
 constexpr double cParallel = 1e-9;
 // A closest point within this fraction of an end of a segment is that end's (a vertex feature's) contact.
 constexpr double cInterior = 1e-12;
-// cos and sin of the slack angle of `cConeSlack`.
+// The sine of the slack angle of `cConeSlack`.
 const double cSlackSin = cConeSlack;
-const double cSlackCos = std::sqrt(1.0 - cConeSlack * cConeSlack);
 
 // ---- Normal cones ----
 
@@ -52,9 +51,27 @@ struct Cone
     std::span<const std::uint32_t> ring;
     Vec3d position = Vec3d::Zero();
     bool sided = false;
+    // Wedge: cos and sin of half the angle of its faces' normals, and whether the edge is reflex (for a slack
+    // other than `cConeSlack`).
+    double halfCos = 1.0;
+    double halfSin = 0.0;
+    bool reflex = false;
 };
 
-bool Contains(const Cone& inCone, const Vec3d& inU)
+// The threshold of u·axis of an edge's wedge (`EdgeWedge`) with slack sine `inSlackSin`; above 1 where a reflex
+// edge is not nearly flat within it (no direction passes).
+double WedgeThreshold(double inHalfCos, double inHalfSin, bool inReflex, double inSlackSin)
+{
+    const double slackCos = std::sqrt(1.0 - inSlackSin * inSlackSin);
+    if (!inReflex)
+        return inHalfCos * slackCos - inHalfSin * inSlackSin; // cos(θ/2 + slack)
+    if (inHalfSin <= inSlackSin)
+        return inHalfCos * slackCos + inHalfSin * inSlackSin; // cos(slack − θ/2): nearly flat
+    return 2.0;
+}
+
+// Whether the cone holds direction `inU`, with slack sine `inSlackSin` (at most `cConeSlack`'s).
+bool Contains(const Cone& inCone, const Vec3d& inU, double inSlackSin = cSlackSin)
 {
     switch (inCone.kind)
     {
@@ -63,23 +80,26 @@ bool Contains(const Cone& inCone, const Vec3d& inU)
     case Cone::EKind::Empty:
         return false;
     case Cone::EKind::HalfSpace:
-        return inU.dot(inCone.axis) >= -cSlackSin;
+        return inU.dot(inCone.axis) >= -inSlackSin;
     case Cone::EKind::Wedge:
-        return inU.dot(inCone.axis) >= inCone.threshold;
+        return inU.dot(inCone.axis) >=
+               (inSlackSin == cSlackSin ? inCone.threshold
+                                        : WedgeThreshold(inCone.halfCos, inCone.halfSin, inCone.reflex,
+                                                         inSlackSin));
     case Cone::EKind::Octant:
-        return inU.dot(inCone.axis) >= -cSlackSin && inU.dot(inCone.second) >= -cSlackSin &&
-               inU.dot(inCone.third) >= -cSlackSin;
+        return inU.dot(inCone.axis) >= -inSlackSin && inU.dot(inCone.second) >= -inSlackSin &&
+               inU.dot(inCone.third) >= -inSlackSin;
     case Cone::EKind::Vertex:
     {
         // The vertex is a local closest point along u when no edge of its ring rises towards u. A vertex that
         // is nearly flat (or a saddle) along u passes for −u too: its side, the outside of a closed surface,
         // decides then (a convex vertex fails −u by itself, whatever the angle of its faces).
-        const auto ringBelow = [&inCone](const Vec3d& inDirection)
+        const auto ringBelow = [&inCone, inSlackSin](const Vec3d& inDirection)
         {
             for (const std::uint32_t w : inCone.ring)
             {
                 const Vec3d edge = inCone.ringVertices[w] - inCone.position;
-                if (inDirection.dot(edge) > cSlackSin * edge.norm())
+                if (inDirection.dot(edge) > inSlackSin * edge.norm())
                     return false;
             }
             return true;
@@ -108,11 +128,11 @@ Cone EdgeWedge(const Vec3d& inNormal0, const Vec3d& inNormal1, bool inReflex)
     }
     cone.kind = Cone::EKind::Wedge;
     cone.axis = sum / (2.0 * halfCos);
-    if (!reflex)
-        cone.threshold = halfCos * cSlackCos - halfSin * cSlackSin; // cos(θ/2 + slack)
-    else if (halfSin <= cSlackSin)
-        cone.threshold = halfCos * cSlackCos + halfSin * cSlackSin; // cos(slack − θ/2): nearly flat
-    else
+    cone.halfCos = halfCos;
+    cone.halfSin = halfSin;
+    cone.reflex = reflex;
+    cone.threshold = WedgeThreshold(halfCos, halfSin, reflex, cSlackSin);
+    if (cone.threshold > 1.0)
         cone.kind = Cone::EKind::Empty;
     return cone;
 }
@@ -184,6 +204,9 @@ struct PairContext
     /// (counted; two deformable patches only: a static mesh's or a primitive's rims are left to their own
     /// contacts).
     std::size_t* crossings = nullptr;
+    /// The sine of the normal cones' slack for this pair: `cConeSlack`, less against a curved primitive
+    /// (`CurvedSlack`).
+    double slackSin = cSlackSin;
 
     void CountPenetrating() const
     {
@@ -598,7 +621,7 @@ void PointFaces(const PointFeature& inPoint, const Naming& inNaming, const Side&
                          bary))
             continue;
         const Vec3d outward = side * n; // the face's side the point is on
-        if (!Contains(inPoint.cone, -outward))
+        if (!Contains(inPoint.cone, -outward, inPair.slackSin))
         {
             // Well behind the face (a resting contact's slight overlap at a patch's rim is not), facing
             // elsewhere: the surfaces cross here.
@@ -636,7 +659,8 @@ void PointSegment(const PointFeature& inPoint, const Naming& inNaming, const Seg
     if (!(distance > 0.0) || distance > inPair.Reach(radiusB))
         return;
     const Vec3d towardPoint = delta / distance;
-    if (!Contains(inSegment.cone, towardPoint) || !Contains(inPoint.cone, -towardPoint))
+    if (!Contains(inSegment.cone, towardPoint, inPair.slackSin) ||
+        !Contains(inPoint.cone, -towardPoint, inPair.slackSin))
         return;
     if (inPointIsA)
         inPair.Emit(inPoint.p, inNaming, onSegment, inSegmentNaming(t), towardPoint, distance,
@@ -655,7 +679,7 @@ void PointPoint(const PointFeature& inA, const Naming& inNamingA, const PointFea
     if (!(distance > 0.0) || distance > inPair.Reach(inB.radius))
         return;
     const Vec3d normal = delta / distance;
-    if (Contains(inB.cone, normal) && Contains(inA.cone, -normal))
+    if (Contains(inB.cone, normal, inPair.slackSin) && Contains(inA.cone, -normal, inPair.slackSin))
         inPair.Emit(inA.p, inNamingA, inB.p, inNamingB, normal, distance, inB.radius, cInfinity);
 }
 
@@ -692,7 +716,7 @@ void SegmentSegment(const SegmentFeature& inA, const NamingA& inNamingA, const S
     const double gap = delta.dot(normal);
     if (gap > inPair.Reach(inB.radius))
         return;
-    if (Contains(inB.cone, normal) && Contains(inA.cone, -normal))
+    if (Contains(inB.cone, normal, inPair.slackSin) && Contains(inA.cone, -normal, inPair.slackSin))
         inPair.Emit(onA, inNamingA(s), onB, inNamingB(t), normal, gap, inB.radius, inDepthLimit);
 }
 
@@ -897,7 +921,7 @@ void MeshPrimitive(const PatchSide& inA, const DistanceFunction& inDistance, con
         const PointFeature point = inA.Point(v);
         // A vertex pressed past the middle of a thin box is nearer its far face, which it does not face: out
         // through another face, if the primitive has one for it (`PatchView::bodyCentre`).
-        if (!Contains(point.cone, -sd.normal) && !(sd.distance < 0.0 && inOtherWayOut(point.p, point.cone, sd)))
+        if (!Contains(point.cone, -sd.normal, inPair.slackSin) && !(sd.distance < 0.0 && inOtherWayOut(point.p, point.cone, sd)))
             continue;
         inPair.Emit(point.p, inA.PointNaming(v), sd.onSurface, Naming{}, sd.normal, sd.distance, 0.0, cInfinity);
     }
@@ -969,6 +993,18 @@ PairContext MakePair(const PatchView& inA, double inMarginB, double inMaxDistanc
     return {inA.margin, inMarginB, inMaxDistance, &outContacts, outTooDeep};
 }
 
+// The slack sine against a primitive curved with radius `inRadius` (a sphere, a capsule): a flat patch's
+// vertices and edges at distance s from where a ball of radius R touches it leave their cones by about s/R and
+// stand s²/2R above the touch, so `cConeSlack` would make a fan of contacts a twentieth of R wide (25 cm under a
+// 5 m sphere). Each is load-bearing in Bullet's solver while its gap is under g·h² (2.7 mm at 60 Hz), and the
+// fan's points are fixed on the body: a body rocking on a large ball pivots on them and is pumped. The slack is
+// cut where a fan point would stand more than `cCurvedFanHeight` above the touch.
+constexpr double cCurvedFanHeight = 1e-6; // m
+double CurvedSlack(double inRadius)
+{
+    return inRadius > 0.0 ? std::min(cSlackSin, std::sqrt(2.0 * cCurvedFanHeight / inRadius)) : cSlackSin;
+}
+
 SignedDistance SphereDistance(const Vec3d& inPoint, const Vec3d& inCentre, double inRadius)
 {
     const Vec3d delta = inPoint - inCentre;
@@ -1001,10 +1037,12 @@ void PatchContacts(const PatchView& inA, const Sphere& inSphere, double inMaxDis
 {
     PrimitiveFeatures features;
     features.points.push_back({inSphere.center, inSphere.radius, {}});
+    PairContext pair = MakePair(inA, 0.0, inMaxDistance, outContacts);
+    pair.slackSin = CurvedSlack(inSphere.radius);
     MeshPrimitive(
         PatchSide(inA),
         [&](const Vec3d& inPoint) { return SphereDistance(inPoint, inSphere.center, inSphere.radius); },
-        features, MakePair(inA, 0.0, inMaxDistance, outContacts));
+        features, pair);
 }
 
 void PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxDistance,
@@ -1032,7 +1070,9 @@ void PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxD
             length > 0.0 ? std::clamp((inPoint - inCapsule.a).dot(axis) / (length * length), 0.0, 1.0) : 0.0;
         return SphereDistance(inPoint, inCapsule.a + t * axis, inCapsule.radius);
     };
-    MeshPrimitive(PatchSide(inA), distance, features, MakePair(inA, 0.0, inMaxDistance, outContacts));
+    PairContext pair = MakePair(inA, 0.0, inMaxDistance, outContacts);
+    pair.slackSin = CurvedSlack(inCapsule.radius);
+    MeshPrimitive(PatchSide(inA), distance, features, pair);
 }
 
 void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxDistance,

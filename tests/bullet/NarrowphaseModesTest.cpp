@@ -4,7 +4,11 @@
 // (`boxCulling`, §3.5: the same contacts, so the same world).
 #include "support/BulletScenes.h"
 
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <algorithm>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <cmath>
@@ -38,6 +42,30 @@ struct ModePile
         }
     }
 
+    /// The deepest overlap of two chairs' surfaces (m, ≤ 0; 0 if none overlap): `contactPairTest` of every
+    /// pair, which reports true surface distances, here those within 1 cm (counted into `outNear`).
+    double DeepestOverlap(int& outNear)
+    {
+        struct Deepest : btCollisionWorld::ContactResultCallback
+        {
+            double deepest = 0.0;
+            int points = 0;
+            btScalar addSingleResult(btManifoldPoint& ioPoint, const btCollisionObjectWrapper*, int, int,
+                                     const btCollisionObjectWrapper*, int, int) override
+            {
+                deepest = std::min(deepest, double(ioPoint.getDistance()));
+                ++points;
+                return 0;
+            }
+        } deepest;
+        deepest.m_closestDistanceThreshold = 0.01f;
+        for (std::size_t i = 0; i < bodies.size(); ++i)
+            for (std::size_t j = i + 1; j < bodies.size(); ++j)
+                world.Dynamics().contactPairTest(bodies[i], bodies[j], deepest);
+        outNear = deepest.points;
+        return deepest.deepest;
+    }
+
     double MeanHeight() const
     {
         double sum = 0.0;
@@ -65,9 +93,10 @@ void RunSideBySide(ModePile& ioA, ModePile& ioB, int inSteps)
 
 // 12 chairs in three layers dropped and settled for 10 s, once with every pair limited to 6 sphere tests a step
 // and once without a limit: the limited pile makes under half the tests, no chair goes through the ground or
-// sinks into the pile (its mean height is not below 85% of the full pile's; it ends 5% lower to 18% higher in
-// the builds tried, as a pile is chaotic), nothing becomes non-finite, and it comes to rest (the two settle at
-// different times, between 4 and 9 s in the builds tried, so the check waits for 10 s).
+// sinks into another (no two chairs' surfaces overlap by more than 1 cm, by `contactPairTest`), nothing becomes
+// non-finite, and it comes to rest (the two settle at different times, between 4 and 9 s in the builds tried,
+// so the check waits for 10 s). How many chairs stay stacked is chaotic: the piles' mean heights differ by 29%
+// either way across builds and settings, so they are printed, not compared.
 TEST(InterruptibleNarrowphase, PileWithATinyBudgetStillStands)
 {
     ModePile full([](DeformableShapeSettings&) {});
@@ -77,7 +106,11 @@ TEST(InterruptibleNarrowphase, PileWithATinyBudgetStillStands)
               << " full; mean height " << limited.MeanHeight() << " m limited, " << full.MeanHeight()
               << " m full\n";
     EXPECT_LT(double(limited.overlapTests), 0.5 * double(full.overlapTests));
-    EXPECT_GT(limited.MeanHeight(), 0.85 * full.MeanHeight());
+    int near = 0;
+    const double overlap = limited.DeepestOverlap(near);
+    std::cout << "[ info ] limited: " << near << " contact points of two chairs within 1 cm, deepest overlap "
+              << overlap << " m\n";
+    EXPECT_GT(overlap, -0.01);
     EXPECT_EQ(limited.world.Deformables().Stats().transformResets +
                   limited.world.Deformables().Stats().modalResets,
               0u);

@@ -61,10 +61,10 @@ struct WorldSettings
     /// only decides when vibration is motion.
     double wakeEnergyPerKg = 5e-3;
     /// The contact's restitution also acts on the normal component of the modes' part of the surface velocity
-    /// at each contact that pushed (World's post-tick): Bullet's solver sees rigid bodies only, so without it
-    /// a vibrating surface beats against what it rests on with no contact loss at all. A model choice (the
-    /// contact is inelastic for the whole surface, not for the frame alone), on by default; off, the modes
-    /// lose energy only to their damping.
+    /// at each contact that pushed (World's post-tick, after the coupled solve): a model choice (the contact is
+    /// inelastic for the whole surface, not for the frame alone). Off by default: the coupled solve
+    /// (`coupledSweeps`) already holds each contact at the gap the modes really give at the step's end, frame and
+    /// modes together, and a change of q̇ after it is one the prediction did not make.
     bool modalContactConstraint = false;
     /// After Bullet's solve, the normal impulses of the contacts of vibrating bodies are solved once more with
     /// the coupling of the contacts through the modes they share (`detail::CoupledContactSolver`): Bullet's
@@ -130,26 +130,30 @@ struct DebugDrawOptions
 /// Per internal step of the host world (through its internal tick callbacks, chained with any the host had
 /// set — the world user info is left untouched):
 /// - pre-tick: each awake body's modes advance by the step (`ModalDynamics::Step`, exact), driven by the
-///   last solve's contact impulses held as a constant force over the step and by the inertial force of the
-///   frame's acceleration; then `DeformableShape::BeginStep` stamps the new q, and
-///   `DeformableShape::PredictStep` tells the narrowphase how the modes will move over this step. The modes
-///   of a sleeping body ring down under the force they last held (`ModalDynamics::StepHeld`): sleep stops the
-///   frame, not the vibration;
-/// - Bullet: broadphase on the root spheres, our narrowphase to the proxies, the solver. Each contact of an
-///   awake body carries its surface's predicted motion over the step and its modal compliance
-///   (`PredictContacts`, as distance and CFM), so the solver closes the gap the surface will really have:
-///   the contact is implicit in the modes. (Treated as rigid, the surface lags a step behind the modes and
-///   the position-dependent part of the impulse — Baumgarte, speculative contacts, a stiffness ~ m/h² —
-///   pumps them: the smaller the step, the worse.);
-/// - post-tick: every contact impulse on a deformable body is projected on its proxy (Ūᵀ Rᵀ J) and
-///   accumulated for the next modal step: the normal impulse always, the friction impulse only where the
-///   contact slides (static friction is statically indeterminate for a rigid body: the solver's choice of it
-///   follows warm starting and iteration order, no load the modes could take; kinetic friction, μ·λ along
-///   the slip, is determinate). Then, with `WorldSettings::modalContactConstraint`, each contact that pushed
-///   also stops the normal component of the modes' part of its surface velocity (inelastic); non-finite
-///   transforms are restored and counted. With a `ParallelDispatcher` of two threads or more and at least
-///   `WorldSettings::parallelReadBackManifolds` manifolds, the two walks run at once, one on a helper thread
-///   that only reads Bullet's manifolds and bodies (the same results, bit for bit).
+///   last solve's contact impulses (their generalised impulse held as a constant force over the step, the
+///   change since the step before kicked in at its start for the modes the step resolves,
+///   `ModalDynamics::KickedShare`: a steady load gives a steady deflection, and a change of it moves the
+///   surface as it moves the frame) and by the inertial force of the frame's motion; then
+///   `DeformableShape::BeginStep` stamps the new q, and `DeformableShape::PredictStep` tells the narrowphase
+///   how the modes will move over this step. The modes of a sleeping body ring down under the force they last
+///   held (`ModalDynamics::StepHeld`): sleep stops the frame, not the vibration;
+/// - Bullet: broadphase on the root spheres, our narrowphase to the proxies (and, in the surface model, their
+///   triangles), the solver. Each contact of an awake body carries its surface's predicted motion over the step
+///   and its own modal compliance (`PredictContacts`, as distance and CFM);
+/// - post-tick: the normal impulses of every contact of a predicting body are solved once more with the
+///   coupling through the modes they share, frames and modes together (`detail::CoupledContactSolver`,
+///   `WorldSettings::coupledSweeps`): Bullet's rows hold each contact's own modal give only, and a body resting
+///   on many contacts that load the same modes would otherwise be pumped by the difference a step later. Then
+///   every contact impulse on a deformable body is projected on its contact point (Uᵀ Rᵀ J through the point's
+///   row, or the proxy's Ū in the proxies model) and accumulated for the next modal step: the normal impulse
+///   always, the friction impulse only where the contact slides (static friction is statically indeterminate
+///   for a rigid body: the solver's choice of it follows warm starting and iteration order, no load the modes
+///   could take; kinetic friction, μ·λ along the slip, is determinate). Then, with
+///   `WorldSettings::modalContactConstraint`, each contact that pushed also stops the normal component of the
+///   modes' part of its surface velocity (inelastic); non-finite transforms are restored and counted. With a
+///   `ParallelDispatcher` of two threads or more and at least `WorldSettings::parallelReadBackManifolds`
+///   manifolds, the two walks run at once, one on a helper thread that only reads Bullet's manifolds and bodies
+///   (the same results, bit for bit).
 ///
 /// The dispatcher must have the BD-Tree algorithms (`registerCollisionAlgorithms` or
 /// `bdt::CollisionConfiguration`); the constructor throws `bdt::Error` if it has not.
