@@ -34,6 +34,10 @@ int main(int argc, char** argv)
     cli.add_option("--budget", options.traversalBudget,
                    "Interruptible traversal: sphere tests per deformable pair and step (0: complete)")
         ->check(CLI::Range(0u, 100000u));
+    cli.add_option("--contact-model", options.contacts,
+                   "Where deformable bodies make contacts: surface (their triangles) or proxies (the spheres)")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, bdt::EContactModel>{
+            {"surface", bdt::EContactModel::Surface}, {"proxies", bdt::EContactModel::Proxies}}));
     cli.add_option("--threads", options.threads, "Narrowphase threads (0: the machine's)")
         ->check(CLI::Range(0u, 256u));
     cli.add_option("--stiffness", options.modal.stiffnessScale, "Stiffness scale of every body's modes (ω²)")

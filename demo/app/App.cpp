@@ -112,6 +112,7 @@ App::App(const AppOptions& inOptions) : mOptions(inOptions)
     mContext = std::make_unique<GlContext>(settings);
     mView = std::make_unique<SceneView>();
     mProxyLevel = int(mOptions.sample.proxyLevel);
+    mContactModel = mOptions.contacts == EContactModel::Proxies ? 1 : 0;
     if (mOptions.traversalBudget > 0)
     {
         mTraversalMode = 1;
@@ -192,6 +193,7 @@ void App::ApplyToBodies()
         settings.pairCacheSkin = double(mPairCacheSkin);
         settings.traversalBudget = mTraversalMode == 1 ? std::uint32_t(std::max(mTraversalBudget, 1)) : 0u;
         settings.boxCulling = mBoxCulling;
+        settings.contacts = mContactModel == 1 ? EContactModel::Proxies : EContactModel::Surface;
         settings.modal = mOptions.modal;
         shape.SetSettings(settings);
     }
@@ -258,8 +260,24 @@ int App::RunHeadless()
         lowest = std::min(lowest, double(body->getWorldTransform().getOrigin().y()));
         fastest = std::max(fastest, double(body->getLinearVelocity().length()));
     }
+    // Manifold points whose deformable side names a triangle (the surface model's contacts, `FeatureOf`).
+    std::uint64_t surfacePoints = 0;
+    btDispatcher& dispatcher = *mWorld->Dynamics().getDispatcher();
+    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+    {
+        const btPersistentManifold& manifold = *dispatcher.getManifoldByIndexInternal(m);
+        const bool deformable0 = AsDeformable(manifold.getBody0()->getCollisionShape()) != nullptr;
+        const bool deformable1 = AsDeformable(manifold.getBody1()->getCollisionShape()) != nullptr;
+        for (int p = 0; p < manifold.getNumContacts(); ++p)
+        {
+            const btManifoldPoint& point = manifold.getContactPoint(p);
+            if ((deformable0 && point.m_index0 >= 0) || (deformable1 && point.m_index1 >= 0))
+                ++surfacePoints;
+        }
+    }
     const std::vector<double> steps(mHistory.stepMs.begin(), mHistory.stepMs.end());
     nlohmann::json stats = {{"scene", mSampleName},
+                            {"contact_model", mContactModel == 1 ? "proxies" : "surface"},
                             {"frames", mOptions.frames},
                             {"width", mOptions.width},
                             {"height", mOptions.height},
@@ -289,6 +307,7 @@ int App::RunHeadless()
                             {"spheres_updated", physics.spheresUpdated},
                             {"overlap_tests", physics.overlapTests},
                             {"contacts", physics.contacts},
+                            {"surface_contact_points", surfacePoints},
                             {"vibration_energy_j", physics.vibrationEnergy},
                             {"fastest_deformable_m_s", fastest},
                             {"lowest_body_height_m", mWorld->Deformables().Bodies().empty() ? 0.0 : lowest},
@@ -554,7 +573,14 @@ void App::DrawTraversalPanel()
 {
     bool changed = ImGui::SliderInt("depth L", &mProxyLevel, 0, 16);
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("Contact proxy level: contacts are made at the spheres of this level (paper §3.4)");
+        ImGui::SetTooltip("Contact proxy level: the spheres cull down to this level, where the contacts are made "
+                          "(on their triangles, or on the spheres themselves: paper §3.4)");
+    changed |= ImGui::Combo("contacts", &mContactModel, "surface: triangles under the proxies\0proxies: the spheres (§3.4)\0");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Surface: a proxy still overlapping at level L makes exact contacts of its deformed "
+                          "triangles, so bodies rest on their surfaces (the view of proxies in contact outlines "
+                          "the triangles touched). Proxies: contacts on the spheres, cheaper in piles, but bodies "
+                          "stand on their proxies, up to a proxy's diameter above the surface.");
     changed |= ImGui::Combo("bound", &mBound, "paper: R + dRT|q|\0tight: R + min(dRT|q|, dR|q|2)\0");
     changed |= ImGui::Checkbox("temporal coherence (§3.5)", &mCoherence);
     changed |= ImGui::SliderFloat("pair cache skin", &mPairCacheSkin, 0.0f, 0.1f, "%.3f");

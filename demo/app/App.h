@@ -7,6 +7,7 @@
 #include "SceneView.h"
 #include "render/GlContext.h"
 
+#include <bdt/bullet/DeformableShape.h>
 #include <deque>
 #include <memory>
 #include <string>
@@ -33,6 +34,9 @@ struct AppOptions
     /// Sphere tests per deformable pair and step (`DeformableShapeSettings::traversalBudget`): 0, the complete
     /// traversal; else the interruptible one (the Traversal panel's mode and slider).
     unsigned traversalBudget = 0;
+    /// Where every deformable body makes its contacts (`DeformableShapeSettings::contacts`, the Traversal
+    /// panel's "contacts"): the deformed triangles under the proxies (default) or the proxy spheres.
+    EContactModel contacts = EContactModel::Surface;
     /// Vibration of every deformable body (the Body panel's sliders). The sandbox's default is softer than
     /// the plugin's so that impacts visibly flex the bodies: ω² scaled by 0.1 (mode 0 of a smooth basis at
     /// 79 rad/s, 13 Hz), damping ratios by 4 (ζ 0.2, so a pile settles), strain limit 15% of the size. In the
@@ -122,6 +126,7 @@ private:
     int mTraversalMode = 0;  // 0 complete, 1 interruptible
     bool mBoxCulling = false; // BD-AABB boxes beside the spheres in deformable pairs
     int mTraversalBudget = 64; // sphere tests per deformable pair and step, in interruptible mode
+    int mContactModel = 0;     // 0 surface (EContactModel::Surface), 1 proxies
 
     // Picking and dragging.
     btRigidBody* mPicked = nullptr;

@@ -223,6 +223,36 @@ TEST(HeadlessScene, InterruptibleTraversalIsWiredToTheBodies)
     EXPECT_EQ(limited["nonfinite_resets"].get<std::uint64_t>(), 0u);
 }
 
+TEST(HeadlessScene, ContactModelIsWiredToTheBodies)
+{
+    // --contact-model (the Traversal panel's "contacts"): in the default surface model the chairs' contacts
+    // name the triangles they touch; in the proxies model none does, and the chairs still stand on the ground.
+    BDT_REQUIRE_GL_CONTEXT();
+    AppOptions options;
+    options.scene = "chairs";
+    options.headless = true;
+    options.frames = 120;
+    options.width = 160;
+    options.height = 90;
+    options.sample.count = 6;
+    options.view.proxies = true; // the proxies in contact and the triangles touched, drawn
+    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/contact-model.json";
+    const nlohmann::json surface = RunHeadless(options);
+    options.contacts = EContactModel::Proxies;
+    const nlohmann::json proxies = RunHeadless(options);
+    EXPECT_EQ(surface["contact_model"].get<std::string>(), "surface");
+    EXPECT_EQ(proxies["contact_model"].get<std::string>(), "proxies");
+    EXPECT_GT(surface["surface_contact_points"].get<std::uint64_t>(), 0u);
+    EXPECT_EQ(proxies["surface_contact_points"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(proxies["contacts"].get<std::uint64_t>(), 0u);
+    for (const nlohmann::json* stats : {&surface, &proxies})
+    {
+        EXPECT_GT((*stats)["lowest_body_height_m"].get<double>(), 0.0);
+        EXPECT_EQ((*stats)["nonfinite_resets"].get<std::uint64_t>(), 0u);
+        EXPECT_EQ((*stats)["gl_errors"].get<int>(), 0);
+    }
+}
+
 TEST(HeadlessScene, RingSceneCollidesItsMeshlessPawns)
 {
     // Steinemann et al.'s scene: six meshless pawns hanging from the ring collide; their k-DOPs come from the
