@@ -234,6 +234,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             placedA = nodeA;
             ioStats.triangleTests += shapeA.Patches()->OwnTriangleCount(nodeA);
         }
+        std::size_t deep = 0;
         switch (ClassifyOther(other))
         {
         case EOtherShape::Deformable:
@@ -245,7 +246,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             // Patches deep inside each other (spawned so, or pressed through) make no surface contact: their
             // proxy contact pushes them out. So do patches whose surfaces cross, if the pair makes no surface
             // contact anywhere (below).
-            const std::size_t deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);
+            deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);
             if (surface.size() == before && (deep > 0 || crossings > 0))
             {
                 ioContacts.push_back(contact);
@@ -257,28 +258,35 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             break;
         }
         case EOtherShape::Sphere:
-            PatchContacts(viewA,
-                          Sphere{ToVec3d(transformB.getOrigin()),
-                                 double(static_cast<const btSphereShape*>(other)->getRadius())},
-                          inMaxDistance, surface);
+            deep = PatchContacts(viewA,
+                                 Sphere{ToVec3d(transformB.getOrigin()),
+                                        double(static_cast<const btSphereShape*>(other)->getRadius())},
+                                 inMaxDistance, surface);
             break;
         case EOtherShape::Box:
-            PatchContacts(
+            deep = PatchContacts(
                 viewA,
                 OrientedBox{ToPose(transformB),
                             ToVec3d(static_cast<const btBoxShape*>(other)->getHalfExtentsWithMargin())},
                 inMaxDistance, surface);
             break;
         case EOtherShape::Capsule:
-            PatchContacts(viewA, WorldCapsule(*static_cast<const btCapsuleShape*>(other), transformB),
-                          inMaxDistance, surface);
+            deep = PatchContacts(viewA, WorldCapsule(*static_cast<const btCapsuleShape*>(other), transformB),
+                                 inMaxDistance, surface);
             break;
         case EOtherShape::Plane:
-            PatchContacts(viewA, WorldPlane(*static_cast<const btStaticPlaneShape*>(other), transformB),
-                          inMaxDistance, surface);
+            deep = PatchContacts(viewA, WorldPlane(*static_cast<const btStaticPlaneShape*>(other), transformB),
+                                 inMaxDistance, surface);
             break;
         default:
             break;
+        }
+        // A primitive that went through the surface under this proxy (its centre in the body), where the
+        // patch makes no contact: the proxy's contact pushes it back out.
+        if (shapeB == nullptr && surface.empty() && deep > 0)
+        {
+            ioContacts.push_back(contact);
+            AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
         }
         // In the order of the proxy pairs, as the fallbacks above.
         AppendSurface(surface, ioContacts);

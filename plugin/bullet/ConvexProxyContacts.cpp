@@ -140,8 +140,43 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
             contact.triangleA = patches.TreeTriangle(proxy.node, t);
             surface.push_back(contact);
         }
+        // The patch's own vertices against the convex, within their cones: where a face of the body lies on
+        // a flat face of the convex, a triangle's GJK gives one arbitrary witness of the overlap, which moves
+        // from step to step; the vertices are the contact polygon's corners on the body's side (as against
+        // a box or a plane), the hull's corners on the convex's.
+        const std::uint32_t firstTree = patches.TreeTriangle(proxy.node, 0);
+        for (std::uint32_t v = 0; v < patches.OwnedVertexCount(proxy.node); ++v)
+        {
+            const std::uint32_t local = patches.VertexTriangles(proxy.node)[v] - firstTree;
+            if (local >= own)
+                continue;
+            btSphereShape vertex{btScalar(marginA)};
+            btGjkPairDetector detector(&vertex, convex, &simplex, &penetration);
+            btGjkPairDetector::ClosestPointInput input;
+            input.m_transformA.setIdentity();
+            input.m_transformA.setOrigin(ToBtVector(view.vertices[v]));
+            input.m_transformB = transformB;
+            input.m_maximumDistanceSquared = BT_LARGE_FLOAT;
+            btPointCollector result;
+            detector.getClosestPoints(input, result, nullptr);
+            if (!result.m_hasResult || double(result.m_distance) > inMaxDistance)
+                continue;
+            const Vec3d normal = ToVec3d(result.m_normalOnBInWorld);
+            const double length = normal.norm();
+            if (!(length > 0.0))
+                continue;
+            SurfaceContact contact;
+            contact.normal = normal / length;
+            contact.distance = double(result.m_distance);
+            contact.pointOnB = ToVec3d(result.m_pointInWorld);
+            if (!AcceptsTriangleContact(view, local, view.vertices[v], -contact.normal, contact.barycentricA))
+                continue;
+            contact.proxyA = proxy.node;
+            contact.triangleA = firstTree + local;
+            surface.push_back(contact);
+        }
         if (!corners.empty())
-            PatchContacts(view, corners, inMaxDistance, surface);
+            PatchContacts(view, corners, double(convex->getMargin()), inMaxDistance, surface);
     }
     AppendSurface(surface, outContacts);
 }

@@ -921,8 +921,16 @@ void MeshPrimitive(const PatchSide& inA, const DistanceFunction& inDistance, con
         const PointFeature point = inA.Point(v);
         // A vertex pressed past the middle of a thin box is nearer its far face, which it does not face: out
         // through another face, if the primitive has one for it (`PatchView::bodyCentre`).
-        if (!Contains(point.cone, -sd.normal, inPair.slackSin) && !(sd.distance < 0.0 && inOtherWayOut(point.p, point.cone, sd)))
+        if (!Contains(point.cone, -sd.normal, inPair.slackSin) &&
+            !(sd.distance < 0.0 && inOtherWayOut(point.p, point.cone, sd)))
+        {
+            // Well inside the primitive and facing none of its ways out: the primitive has passed through
+            // the surface here (a ball whose centre went in), which no feature pair of this patch can push
+            // back (counted, as a pair deeper than the depth limit).
+            if (sd.distance < -cCrossingDepth * inA.DepthLimit())
+                inPair.CountPenetrating();
             continue;
+        }
         inPair.Emit(point.p, inA.PointNaming(v), sd.onSurface, Naming{}, sd.normal, sd.distance, 0.0, cInfinity);
     }
     // The primitive's corners and edges near the patch's box, and the box they span (grown by their reach):
@@ -1018,9 +1026,10 @@ SignedDistance SphereDistance(const Vec3d& inPoint, const Vec3d& inCentre, doubl
 
 } // namespace
 
-void PatchContacts(const PatchView& inA, const Plane& inPlane, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts)
+std::size_t PatchContacts(const PatchView& inA, const Plane& inPlane, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts)
 {
+    std::size_t tooDeep = 0;
     const auto distance = [&](const Vec3d& inPoint)
     {
         SignedDistance sd;
@@ -1029,25 +1038,29 @@ void PatchContacts(const PatchView& inA, const Plane& inPlane, double inMaxDista
         sd.onSurface = inPoint - sd.distance * inPlane.normal;
         return sd;
     };
-    MeshPrimitive(PatchSide(inA), distance, {}, MakePair(inA, 0.0, inMaxDistance, outContacts));
+    MeshPrimitive(PatchSide(inA), distance, {}, MakePair(inA, 0.0, inMaxDistance, outContacts, &tooDeep));
+    return tooDeep;
 }
 
-void PatchContacts(const PatchView& inA, const Sphere& inSphere, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts)
+std::size_t PatchContacts(const PatchView& inA, const Sphere& inSphere, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts)
 {
+    std::size_t tooDeep = 0;
     PrimitiveFeatures features;
     features.points.push_back({inSphere.center, inSphere.radius, {}});
-    PairContext pair = MakePair(inA, 0.0, inMaxDistance, outContacts);
+    PairContext pair = MakePair(inA, 0.0, inMaxDistance, outContacts, &tooDeep);
     pair.slackSin = CurvedSlack(inSphere.radius);
     MeshPrimitive(
         PatchSide(inA),
         [&](const Vec3d& inPoint) { return SphereDistance(inPoint, inSphere.center, inSphere.radius); },
         features, pair);
+    return tooDeep;
 }
 
-void PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts)
+std::size_t PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts)
 {
+    std::size_t tooDeep = 0;
     PrimitiveFeatures features;
     const Vec3d axis = inCapsule.b - inCapsule.a;
     const double length = axis.norm();
@@ -1070,14 +1083,16 @@ void PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxD
             length > 0.0 ? std::clamp((inPoint - inCapsule.a).dot(axis) / (length * length), 0.0, 1.0) : 0.0;
         return SphereDistance(inPoint, inCapsule.a + t * axis, inCapsule.radius);
     };
-    PairContext pair = MakePair(inA, 0.0, inMaxDistance, outContacts);
+    PairContext pair = MakePair(inA, 0.0, inMaxDistance, outContacts, &tooDeep);
     pair.slackSin = CurvedSlack(inCapsule.radius);
     MeshPrimitive(PatchSide(inA), distance, features, pair);
+    return tooDeep;
 }
 
-void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts)
+std::size_t PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts)
 {
+    std::size_t tooDeep = 0;
     const Pose& pose = inBox.pose;
     const Vec3d& half = inBox.halfExtents;
     PrimitiveFeatures features;
@@ -1170,7 +1185,9 @@ void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxD
         outSd = {height, pose.Apply(onFace), normal};
         return true;
     };
-    MeshPrimitive(PatchSide(inA), distance, features, MakePair(inA, 0.0, inMaxDistance, outContacts), facing);
+    MeshPrimitive(PatchSide(inA), distance, features,
+                  MakePair(inA, 0.0, inMaxDistance, outContacts, &tooDeep), facing);
+    return tooDeep;
 }
 
 std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
@@ -1213,12 +1230,12 @@ std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> in
     return tooDeep;
 }
 
-void PatchContacts(const PatchView& inA, std::span<const Vec3d> inPoints, double inMaxDistance,
+void PatchContacts(const PatchView& inA, std::span<const Vec3d> inPoints, double inRadius, double inMaxDistance,
                    std::vector<SurfaceContact>& outContacts)
 {
     PrimitiveFeatures features;
     for (const Vec3d& point : inPoints)
-        features.points.push_back({point, 0.0, {}});
+        features.points.push_back({point, inRadius, {}});
     // The points only: the hull's own surface is the caller's (per-triangle closest points).
     const auto none = [](const Vec3d&) { return SignedDistance{cInfinity, Vec3d::Zero(), Vec3d::UnitY()}; };
     MeshPrimitive(PatchSide(inA), none, features, MakePair(inA, 0.0, inMaxDistance, outContacts));

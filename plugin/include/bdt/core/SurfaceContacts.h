@@ -98,15 +98,18 @@ struct SoupTriangle
 /// patch's vertices; with a sphere, capsule or box, also its faces against the primitive's corners (a
 /// sphere's centre, a capsule's ends, a box's corners) and its edges against the primitive's corners and
 /// edges. The primitive has no margin of its own (its geometry is its surface). About 100 flops a feature
-/// pair tested; the primitive's corners and edges are culled by `inA.bound` first.
-void PatchContacts(const PatchView& inA, const Plane& inPlane, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts);
-void PatchContacts(const PatchView& inA, const Sphere& inSphere, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts);
-void PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts);
-void PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxDistance,
-                   std::vector<SurfaceContact>& outContacts);
+/// pair tested; the primitive's corners and edges are culled by `inA.bound` first. Returns the feature pairs
+/// dropped as deeper than the patch's depth limit, and the vertices inside the primitive by more than a
+/// quarter of it that face none of its ways out: where the patch makes no contact but some of those, the
+/// primitive has passed through the surface there (the narrowphase then keeps the proxy's contact).
+std::size_t PatchContacts(const PatchView& inA, const Plane& inPlane, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts);
+std::size_t PatchContacts(const PatchView& inA, const Sphere& inSphere, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts);
+std::size_t PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts);
+std::size_t PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxDistance,
+                          std::vector<SurfaceContact>& outContacts);
 /// Two deformable patches (proxy pair of two bodies, or of one body with itself for distinct proxies): A's
 /// vertices against B's faces, edges and vertices, B's vertices against A's faces and edges, and A's edges
 /// against B's; each side's features culled by the other's bound. Returns how many feature pairs within the
@@ -127,11 +130,12 @@ std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inM
 std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
                           double inMaxDistance, std::vector<SurfaceContact>& outContacts);
 
-/// Points of a convex body (a hull's vertices, without radius) against the faces and edges of patch `inA`:
-/// the corners of a hull lying on the patch, which per-triangle closest points alone would give one of. The
+/// Points of a convex body (a hull's vertices) rounded by `inRadius` (the hull's collision margin, m: Bullet's
+/// surface of a hull is its vertices' hull grown by it) against the faces and edges of patch `inA`: the
+/// corners of a hull lying on the patch, which per-triangle closest points alone would give one of. The
 /// points' own cones are unknown: each point within reach counts where it projects onto a face or an edge
 /// interior.
-void PatchContacts(const PatchView& inA, std::span<const Vec3d> inPoints, double inMaxDistance,
+void PatchContacts(const PatchView& inA, std::span<const Vec3d> inPoints, double inRadius, double inMaxDistance,
                    std::vector<SurfaceContact>& outContacts);
 
 /// For closest points found per triangle (GJK against a general convex): whether the point `inPoint` of own
