@@ -68,6 +68,37 @@ void ConvexProxyContacts(const DeformedBody& inA, double inMarginA, double inMax
     }
 }
 
+namespace
+{
+
+// GJK (EPA where they overlap) between `inA` at `inTransformA` and the convex `inB` at `inTransformB`: when
+// within `inMaxDistance`, writes the normal (B to A), the distance between their margin-grown surfaces and B's
+// point to `outContact` and returns true.
+bool ClosestApproach(const btConvexShape& inA, const btTransform& inTransformA, const btConvexShape& inB,
+                     const btTransform& inTransformB, double inMaxDistance, btVoronoiSimplexSolver& ioSimplex,
+                     btGjkEpaPenetrationDepthSolver& ioPenetration, SurfaceContact& outContact)
+{
+    btGjkPairDetector detector(&inA, &inB, &ioSimplex, &ioPenetration);
+    btGjkPairDetector::ClosestPointInput input;
+    input.m_transformA = inTransformA;
+    input.m_transformB = inTransformB;
+    input.m_maximumDistanceSquared = BT_LARGE_FLOAT;
+    btPointCollector result;
+    detector.getClosestPoints(input, result, nullptr);
+    if (!result.m_hasResult || double(result.m_distance) > inMaxDistance)
+        return false;
+    const Vec3d normal = ToVec3d(result.m_normalOnBInWorld);
+    const double length = normal.norm();
+    if (!(length > 0.0))
+        return false;
+    outContact.normal = normal / length;
+    outContact.distance = double(result.m_distance);
+    outContact.pointOnB = ToVec3d(result.m_pointInWorld);
+    return true;
+}
+
+} // namespace
+
 void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObjectWrapper& inA,
                            double inMaxDistance, const btCollisionObjectWrapper& inB,
                            std::vector<PairContact>& outContacts, QueryStats& ioStats)
@@ -115,23 +146,10 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
                                      ToBtVector(view.vertices[triangles[t][1]]),
                                      ToBtVector(view.vertices[triangles[t][2]]));
             triangle.setMargin(btScalar(marginA));
-            btGjkPairDetector detector(&triangle, convex, &simplex, &penetration);
-            btGjkPairDetector::ClosestPointInput input;
-            input.m_transformA.setIdentity();
-            input.m_transformB = transformB;
-            input.m_maximumDistanceSquared = BT_LARGE_FLOAT;
-            btPointCollector result;
-            detector.getClosestPoints(input, result, nullptr);
-            if (!result.m_hasResult || double(result.m_distance) > inMaxDistance)
-                continue;
-            const Vec3d normal = ToVec3d(result.m_normalOnBInWorld);
-            const double length = normal.norm();
-            if (!(length > 0.0))
-                continue;
             SurfaceContact contact;
-            contact.normal = normal / length;
-            contact.distance = double(result.m_distance);
-            contact.pointOnB = ToVec3d(result.m_pointInWorld);
+            if (!ClosestApproach(triangle, btTransform::getIdentity(), *convex, transformB, inMaxDistance,
+                                 simplex, penetration, contact))
+                continue;
             // The point on the triangle itself: A's margin-grown surface point, back along the normal.
             const Vec3d onTriangle = contact.pointOnB + (contact.distance + marginA) * contact.normal;
             if (!AcceptsTriangleContact(view, t, onTriangle, -contact.normal, contact.barycentricA))
@@ -150,25 +168,11 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
             const std::uint32_t local = patches.VertexTriangles(proxy.node)[v] - firstTree;
             if (local >= own)
                 continue;
-            btSphereShape vertex{btScalar(marginA)};
-            btGjkPairDetector detector(&vertex, convex, &simplex, &penetration);
-            btGjkPairDetector::ClosestPointInput input;
-            input.m_transformA.setIdentity();
-            input.m_transformA.setOrigin(ToBtVector(view.vertices[v]));
-            input.m_transformB = transformB;
-            input.m_maximumDistanceSquared = BT_LARGE_FLOAT;
-            btPointCollector result;
-            detector.getClosestPoints(input, result, nullptr);
-            if (!result.m_hasResult || double(result.m_distance) > inMaxDistance)
-                continue;
-            const Vec3d normal = ToVec3d(result.m_normalOnBInWorld);
-            const double length = normal.norm();
-            if (!(length > 0.0))
-                continue;
+            const btSphereShape vertex{btScalar(marginA)};
             SurfaceContact contact;
-            contact.normal = normal / length;
-            contact.distance = double(result.m_distance);
-            contact.pointOnB = ToVec3d(result.m_pointInWorld);
+            if (!ClosestApproach(vertex, btTransform(btQuaternion::getIdentity(), ToBtVector(view.vertices[v])),
+                                 *convex, transformB, inMaxDistance, simplex, penetration, contact))
+                continue;
             if (!AcceptsTriangleContact(view, local, view.vertices[v], -contact.normal, contact.barycentricA))
                 continue;
             contact.proxyA = proxy.node;
