@@ -234,27 +234,15 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             placedA = nodeA;
             ioStats.triangleTests += shapeA.Patches()->OwnTriangleCount(nodeA);
         }
-        std::size_t deep = 0;
+        // Feature pairs too deep to make a contact, and (two deformables) vertices behind faces they do not face.
+        std::size_t deep = 0, crossings = 0;
         switch (ClassifyOther(other))
         {
         case EOtherShape::Deformable:
         {
             const PatchView viewB = PlaceProxyPatch(*shapeB, bodyB, nodeB, scratchB);
             ioStats.triangleTests += shapeB->Patches()->OwnTriangleCount(nodeB);
-            const std::size_t before = surface.size();
-            std::size_t crossings = 0;
-            // Patches deep inside each other (spawned so, or pressed through) make no surface contact: their
-            // proxy contact pushes them out. So do patches whose surfaces cross, if the pair makes no surface
-            // contact anywhere (below).
             deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);
-            if (surface.size() == before && (deep > 0 || crossings > 0))
-            {
-                ioContacts.push_back(contact);
-                AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
-                if (deep == 0)
-                    crossingFallbacks.push_back(ioContacts.size() - 1);
-            }
-            madeSurface = madeSurface || surface.size() > before;
             break;
         }
         case EOtherShape::Sphere:
@@ -281,13 +269,17 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         default:
             break;
         }
-        // A primitive that went through the surface under this proxy (its centre in the body), where the
-        // patch makes no contact: the proxy's contact pushes it back out.
-        if (shapeB == nullptr && surface.empty() && deep > 0)
+        // Patches deep inside each other or in a primitive (spawned so, pressed through, a ball whose centre went
+        // into the body) make no surface contact: their proxy contact pushes them out. So do two patches whose
+        // surfaces cross, if the pair makes no surface contact anywhere (below).
+        if (surface.empty() && (deep > 0 || crossings > 0))
         {
             ioContacts.push_back(contact);
             AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
+            if (deep == 0)
+                crossingFallbacks.push_back(ioContacts.size() - 1);
         }
+        madeSurface = madeSurface || !surface.empty();
         // In the order of the proxy pairs, as the fallbacks above.
         AppendSurface(surface, ioContacts);
         surface.clear();

@@ -133,6 +133,7 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
     surface.clear();
     btVoronoiSimplexSolver simplex;
     btGjkEpaPenetrationDepthSolver penetration;
+    const btSphereShape vertex{btScalar(marginA)}; // a patch vertex grown by A's margin
     for (const ProxySphere& proxy : proxies)
     {
         const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch);
@@ -168,7 +169,6 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
             const std::uint32_t local = patches.VertexTriangles(proxy.node)[v] - firstTree;
             if (local >= own)
                 continue;
-            const btSphereShape vertex{btScalar(marginA)};
             SurfaceContact contact;
             if (!ClosestApproach(vertex, btTransform(btQuaternion::getIdentity(), ToBtVector(view.vertices[v])),
                                  *convex, transformB, inMaxDistance, simplex, penetration, contact))

@@ -390,12 +390,12 @@ INSTANTIATE_TEST_SUITE_P(AllShapes, CollisionAlgorithmShapes,
 // other shape placed anywhere from apart to deep inside. (A shape whose centre went into the body far enough
 // that its patches make no contact gets the proxy's contact, m_index0 = −1.)
 //
-// The completeness check holds up to `cShallow` deep: deeper (a cone's tip 14 cm in, a compound's box 4.5 cm
-// in) some builds find no contact or only a shallower one. Not yet for every shape (`SurfaceShapes`): these
-// checks also found boxes and capsules 2 to 6 cm deep in the body with no contact at all, a compound (box and
-// ball) 7.5 mm deep with none, cones', cylinders' and hulls' GJK points up to 0.4 mm off their triangles or
-// their surface, hull corners' points inside the hull where they penetrate, and static meshes and heightfields
-// missing contacts the nearest vertex shows (issue 41's closing note: each is to be fixed and its shape added).
+// The completeness check holds up to `cShallow` deep: deeper, some builds find no contact or only a shallower
+// one. Not yet for every shape (`SurfaceShapes`): these checks also fail for boxes and capsules deep in the body
+// (no contact at all), a compound of a box and a ball (a shallow contact missed), cones, cylinders and hulls
+// (GJK points off their triangles or their surface; hull corners' points inside the hull where they
+// penetrate), and static meshes and heightfields (contacts the nearest vertex shows missed). Each shape is to
+// be added as its failure is fixed (issue 41's closing note).
 constexpr double cShallow = 0.02; // m: the deepest nearest vertex the completeness check covers
 class SurfaceCollisionShapes : public ::testing::TestWithParam<std::string>
 {

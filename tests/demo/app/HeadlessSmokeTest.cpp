@@ -34,6 +34,21 @@ Image LoadPng(const std::string& inPath)
     return image;
 }
 
+/// The chairs scene run headless into a 160 × 90 frame: `inCount` chairs, `inFrames` steps, its stats written to
+/// `<name>.json` in the test folder.
+AppOptions SmallChairs(int inFrames, unsigned inCount, const std::string& inName)
+{
+    AppOptions options;
+    options.scene = "chairs";
+    options.headless = true;
+    options.frames = inFrames;
+    options.width = 160;
+    options.height = 90;
+    options.sample.count = inCount;
+    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/" + inName + ".json";
+    return options;
+}
+
 class HeadlessScene : public testing::TestWithParam<std::string>
 {
 };
@@ -125,16 +140,9 @@ TEST(HeadlessScene, ImpactsVisiblyDeformTheSandboxsBodies)
     // scaled up 200 times (ω 14 times higher) the same impacts move it far less. Two frames after the impact
     // the sphere view shows spheres grown beyond their rest radius.
     BDT_REQUIRE_GL_CONTEXT();
-    AppOptions options;
-    options.scene = "chairs";
-    options.headless = true;
-    options.frames = 44;
-    options.width = 160;
-    options.height = 90;
-    options.sample.count = 9;
+    AppOptions options = SmallChairs(44, 9, "impacts");
     options.view.spheres = true;
     options.view.sphereLevel = 6;
-    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/impacts.json";
     const nlohmann::json soft = RunHeadless(options);
     options.modal.stiffnessScale *= 200.0f;
     const nlohmann::json stiff = RunHeadless(options);
@@ -206,14 +214,7 @@ TEST(HeadlessScene, InterruptibleTraversalIsWiredToTheBodies)
     // --budget 4 (the Traversal panel's interruptible mode) limits every chair pair to 4 sphere tests a step: the
     // 12 chairs test fewer spheres than with the complete traversal and still stand on the ground.
     BDT_REQUIRE_GL_CONTEXT();
-    AppOptions options;
-    options.scene = "chairs";
-    options.headless = true;
-    options.frames = 150;
-    options.width = 160;
-    options.height = 90;
-    options.sample.count = 12;
-    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/budget.json";
+    AppOptions options = SmallChairs(150, 12, "budget");
     const nlohmann::json complete = RunHeadless(options);
     options.traversalBudget = 4;
     const nlohmann::json limited = RunHeadless(options);
@@ -228,15 +229,8 @@ TEST(HeadlessScene, ContactModelIsWiredToTheBodies)
     // --contact-model (the Traversal panel's "contacts"): in the default surface model the chairs' contacts
     // name the triangles they touch; in the proxies model none does, and the chairs still stand on the ground.
     BDT_REQUIRE_GL_CONTEXT();
-    AppOptions options;
-    options.scene = "chairs";
-    options.headless = true;
-    options.frames = 120;
-    options.width = 160;
-    options.height = 90;
-    options.sample.count = 6;
+    AppOptions options = SmallChairs(120, 6, "contact-model");
     options.view.proxies = true; // the proxies in contact and the triangles touched, drawn
-    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/contact-model.json";
     const nlohmann::json surface = RunHeadless(options);
     options.contacts = EContactModel::Proxies;
     const nlohmann::json proxies = RunHeadless(options);
