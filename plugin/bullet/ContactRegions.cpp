@@ -57,7 +57,7 @@ struct RegionInfo
 
 void AssignRegions(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
                    std::span<const std::uint32_t> inPreviousKeys, std::uint32_t inMaxRegions,
-                   RegionAssignment& outAssignment)
+                   RegionAssignment& outAssignment, double inDepthTolerance)
 {
     outAssignment.keys.clear();
     outAssignment.ofContact.assign(inContacts.size(), 0);
@@ -90,7 +90,7 @@ void AssignRegions(std::span<const PairContact> inContacts, std::span<const std:
         return;
     }
 
-    // More regions than the cap: each region's persistence, deepest contact and centroid rank them.
+    // More regions than the cap: each region's persistence, deepest contact and centroid.
     thread_local std::vector<RegionInfo> regions;
     regions.clear();
     for (std::uint32_t key : sortedKeys)
@@ -110,33 +110,75 @@ void AssignRegions(std::span<const PairContact> inContacts, std::span<const std:
     for (RegionInfo& info : regions)
         info.centroid /= double(info.count);
 
-    // Rank: persistent regions first (their manifolds and warm starts survive), then the deepest.
-    thread_local std::vector<std::uint32_t> order;
-    order.resize(regions.size());
-    for (std::uint32_t r = 0; r < order.size(); ++r)
-        order[r] = r;
-    std::sort(order.begin(), order.end(),
-              [&](std::uint32_t inA, std::uint32_t inB)
-              {
-                  const RegionInfo& a = regions[inA];
-                  const RegionInfo& b = regions[inB];
-                  if (a.previous != b.previous)
-                      return a.previous;
-                  if (a.deepest != b.deepest)
-                      return a.deepest < b.deepest;
-                  return a.key < b.key;
-              });
+    // Keep a set that covers the contact area: farthest-point sampling over the regions' centroids (Gonzalez's
+    // k-centre greedy: every region ends within twice the best possible covering radius of a kept one), from
+    // the deepest region on. The merged regions' contacts go to the nearest kept region, whose reduction then
+    // spreads its points over its share of the area: a face resting on the ground keeps points under all of
+    // it, not a cluster in one corner. Persistence: at each choice a region that had a manifold last step wins
+    // over a better new one unless that one is clearly better: deeper by more than the depth tolerance (the
+    // first choice), farther from the kept ones by more than `cCoverageSlack` of its distance (the others).
     thread_local std::vector<std::uint32_t> kept;
-    kept.assign(order.begin(), order.begin() + cap);
+    thread_local std::vector<double> nearest; // per region, squared distance to the nearest kept centroid
+    thread_local std::vector<bool> taken;
+    kept.clear();
+    nearest.assign(regions.size(), std::numeric_limits<double>::infinity());
+    taken.assign(regions.size(), false);
+    const auto deeper = [&](std::uint32_t inA, std::uint32_t inB)
+    {
+        const RegionInfo& a = regions[inA];
+        const RegionInfo& b = regions[inB];
+        return a.deepest != b.deepest ? a.deepest < b.deepest : a.key < b.key;
+    };
+    while (kept.size() < cap)
+    {
+        // The best new choice, and the best of last step's regions.
+        int best = -1;
+        int bestPrevious = -1;
+        const bool first = kept.empty();
+        const auto better = [&](std::uint32_t inCandidate, int inCurrent)
+        {
+            if (inCurrent < 0)
+                return true;
+            const std::uint32_t current = std::uint32_t(inCurrent);
+            if (first || nearest[inCandidate] == nearest[current])
+                return deeper(inCandidate, current);
+            return nearest[inCandidate] > nearest[current];
+        };
+        for (std::uint32_t r = 0; r < regions.size(); ++r)
+        {
+            if (taken[r])
+                continue;
+            if (better(r, best))
+                best = int(r);
+            if (regions[r].previous && better(r, bestPrevious))
+                bestPrevious = int(r);
+        }
+        std::uint32_t choice = std::uint32_t(best);
+        if (bestPrevious >= 0 && bestPrevious != best)
+        {
+            const std::uint32_t previous = std::uint32_t(bestPrevious);
+            const bool close =
+                first ? regions[previous].deepest <= regions[choice].deepest + inDepthTolerance
+                      : std::sqrt(nearest[previous]) >= (1.0 - cCoverageSlack) * std::sqrt(nearest[choice]);
+            if (close)
+                choice = previous;
+        }
+        taken[choice] = true;
+        kept.push_back(choice);
+        for (std::uint32_t r = 0; r < regions.size(); ++r)
+            nearest[r] = std::min(nearest[r], (regions[r].centroid - regions[choice].centroid).squaredNorm());
+    }
     std::sort(kept.begin(), kept.end()); // region indices ascending = keys ascending
     for (std::uint32_t k = 0; k < kept.size(); ++k)
     {
         outAssignment.keys.push_back(regions[kept[k]].key);
         regions[kept[k]].target = k;
     }
-    for (std::size_t r = cap; r < order.size(); ++r)
+    for (std::uint32_t r = 0; r < regions.size(); ++r)
     {
-        RegionInfo& dropped = regions[order[r]];
+        if (taken[r])
+            continue;
+        RegionInfo& dropped = regions[r];
         double best = std::numeric_limits<double>::infinity();
         for (std::uint32_t k = 0; k < kept.size(); ++k)
         {

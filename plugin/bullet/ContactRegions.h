@@ -38,13 +38,21 @@ struct RegionAssignment
     std::vector<std::uint32_t> ofContact; ///< Per contact: index into `keys` of the region it goes to.
 };
 
+/// How much farther from the kept regions a new region must be than the best of last step's to be kept in
+/// its place, as a fraction of its distance (`AssignRegions`).
+inline constexpr double cCoverageSlack = 0.25;
+
 /// Groups contacts by their region key `inKeys[i]`. When there are more than `inMaxRegions` (≥ 1) regions,
-/// keeps those that had a manifold last step (`inPreviousKeys`) first, then those with the deepest
-/// contact, then the lowest key; the contacts of every other region go to the kept region whose contacts'
-/// centroid (points on B) is nearest to theirs. Deterministic.
+/// keeps a set that covers the contacts' area: the region with the deepest contact, then again and again the
+/// region whose centroid (of its points on B) is farthest from those kept (farthest-point sampling: every
+/// region ends within twice the least possible covering radius of a kept one). Persistence: a region that had
+/// a manifold last step (`inPreviousKeys`) is taken over a better new one unless that one is deeper by more
+/// than `inDepthTolerance` (world units; the first choice) or farther by more than `cCoverageSlack` of its
+/// distance (the others). The contacts of every other region go to the kept region whose centroid is nearest
+/// to theirs. Deterministic (ties: deeper, then lower key). Cost O(regions × kept).
 void AssignRegions(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
                    std::span<const std::uint32_t> inPreviousKeys, std::uint32_t inMaxRegions,
-                   RegionAssignment& outAssignment);
+                   RegionAssignment& outAssignment, double inDepthTolerance = 0.0);
 
 /// The most points `ReduceContacts` keeps of a region: a persistent manifold's four.
 inline constexpr std::size_t cReducedPointCount = 4;

@@ -501,7 +501,7 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
     for (const RegionManifold& region : mManifolds)
         previousKeys.push_back(region.region);
     thread_local RegionAssignment assignment;
-    AssignRegions(inContacts, keys, previousKeys, settings.maxManifoldsPerPair, assignment);
+    AssignRegions(inContacts, keys, previousKeys, settings.maxManifoldsPerPair, assignment, 0.1 * inThreshold);
 
     thread_local std::vector<std::vector<std::uint32_t>> members;
     if (members.size() < assignment.keys.size())

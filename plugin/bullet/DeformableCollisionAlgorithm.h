@@ -185,7 +185,7 @@ private:
                              std::span<const PairContact> inContacts, double inThreshold,
                              btManifoldResult& ioResult);
     /// The regions of this step's `inContacts` (A's, in the pair's roles) and their points: region keys,
-    /// `AssignRegions` (last step's regions first), `ReduceContacts` (last step's points kept unless clearly
+    /// `AssignRegions` (regions covering the contact area, last step's kept unless clearly beaten), `ReduceContacts` (last step's points kept unless clearly
     /// beaten), `PredictContacts`. Reads the pair's manifolds (what they held) and the shapes, writes only
     /// `outPlan`.
     void PlanRegions(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,

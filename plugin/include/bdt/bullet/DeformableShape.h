@@ -44,9 +44,10 @@ struct DeformableShapeSettings
     /// Contact regions: proxies sharing an ancestor this many levels above L share one persistent manifold
     /// (Bullet keeps at most 4 points in a manifold). ≥ 0; 0 gives one manifold per proxy.
     std::uint32_t regionDepth = 3;
-    /// Cap on the region manifolds of one pair; ≥ 1. A body resting on a large face needs its regions spread over
-    /// all of it, or its modes can bend it through the uncovered ones (a 1 m modal slab on the ground at L = 10:
-    /// 4.8 mm through with 8, none with 16).
+    /// Cap on the region manifolds of one pair; ≥ 1. Past the cap, the kept regions are chosen to cover the
+    /// contact area (farthest-point sampling, `AssignRegions`) and the others' contacts join the nearest kept
+    /// one: a body resting on a large face keeps points under all of it, or its modes could bend it through
+    /// the uncovered part. Each kept region costs a manifold of ≤ 4 solver points.
     std::uint32_t maxManifoldsPerPair = 16;
     /// Temporal coherence of the narrowphase between two deformables (`TraversalFront`): each pair's proxy
     /// descent starts where last step's stopped instead of at the roots, and a front pair that missed by more
