@@ -249,11 +249,46 @@ int PersistentCandidate(std::span<const std::uint32_t> inCandidates, const std::
 
 } // namespace
 
+void MergeNearPoints(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inPoints,
+                     double inMinSeparation, std::vector<std::uint8_t>& outSurvives)
+{
+    outSurvives.assign(inPoints.size(), 1);
+    if (!(inMinSeparation > 0.0) || inPoints.size() < 2)
+        return;
+    // Deepest first; each point survives unless a survivor before it is near it.
+    thread_local std::vector<std::uint32_t> order;
+    thread_local std::vector<std::uint32_t> survivors;
+    order.resize(inPoints.size());
+    for (std::uint32_t p = 0; p < order.size(); ++p)
+        order[p] = p;
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t inA, std::uint32_t inB)
+                     { return inContacts[inPoints[inA]].distance < inContacts[inPoints[inB]].distance; });
+    survivors.clear();
+    const double separation2 = inMinSeparation * inMinSeparation;
+    for (std::uint32_t p : order)
+    {
+        const PairContact& point = inContacts[inPoints[p]];
+        const bool near = std::any_of(survivors.begin(), survivors.end(),
+                                      [&](std::uint32_t inSurvivor)
+                                      {
+                                          const PairContact& other = inContacts[inPoints[inSurvivor]];
+                                          return (other.pointOnB - point.pointOnB).squaredNorm() < separation2 &&
+                                                 other.normal.dot(point.normal) > cMergeCos;
+                                      });
+        if (near)
+            outSurvives[p] = 0;
+        else
+            survivors.push_back(p);
+    }
+}
+
 void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inCandidates,
                     std::vector<std::uint32_t>& outChosen, std::span<const std::uint8_t> inKept,
                     double inDepthTolerance, double inSpreadTolerance)
 {
     outChosen.clear();
+    if (!inKept.empty() && inKept.size() != inCandidates.size())
+        inKept = {};
     if (inCandidates.size() <= cReducedPointCount)
     {
         outChosen.assign(inCandidates.begin(), inCandidates.end());
@@ -265,8 +300,6 @@ void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std
         taken[std::size_t(inCandidate)] = true;
         outChosen.push_back(inCandidates[std::size_t(inCandidate)]);
     };
-    if (!inKept.empty() && inKept.size() != inCandidates.size())
-        inKept = {};
     const auto depthSlack = [&](double) { return inDepthTolerance; };
     const auto spreadSlack = [&](double inScore) { return inSpreadTolerance * inScore; };
     const auto deepestRemaining = [&]()

@@ -513,14 +513,23 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
 
     thread_local std::vector<std::uint32_t> chosen;
     thread_local std::vector<std::uint8_t> keptFlags;
-    const PairPrediction prediction = PreparePrediction(inA, inB);
+    // Each region reduced to its ≤ 4 points (`ReduceContacts`), then near-coincident points across regions
+    // merged (`MergeNearPoints`): a ball under a face touches it where several regions meet.
+    thread_local std::vector<std::uint32_t> chosenAll;
+    thread_local std::vector<std::uint32_t> chosenEnds;
+    chosenAll.clear();
+    chosenEnds.clear();
+    const double mergeSeparation = cMergeSeparation * inThreshold;
+    thread_local std::vector<std::uint8_t> survives;
+    thread_local std::vector<std::uint32_t> separated;
+    thread_local std::vector<std::uint8_t> separatedKept;
     for (std::size_t k = 0; k < assignment.keys.size(); ++k)
     {
         const std::uint32_t key = assignment.keys[k];
         // Last step's points of this region keep their place unless clearly beaten (`ReduceContacts`): by
         // more than a tenth of the contact breaking threshold in depth (Bullet's own scale for a point's
-        // persistence) or a tenth in spread. (A region of at most `cReducedPointCount` contacts keeps them
-        // all: no flags.)
+        // persistence) or a tenth in spread.
+        // (A region of at most `cReducedPointCount` contacts keeps them all: no flags.)
         keptFlags.assign(members[k].size(), 0);
         const auto previousRegion =
             members[k].size() <= cReducedPointCount
@@ -535,14 +544,40 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
                     if (point.ids == ids)
                         keptFlags[c] = 1;
             }
-        ReduceContacts(inContacts, members[k], chosen, keptFlags, 0.1 * inThreshold, 0.1);
+        // Near-coincident points merged first, so that the four spread over distinct places.
+        MergeNearPoints(inContacts, members[k], mergeSeparation, survives);
+        separated.clear();
+        separatedKept.clear();
+        for (std::size_t c = 0; c < members[k].size(); ++c)
+            if (survives[c] != 0)
+            {
+                separated.push_back(members[k][c]);
+                separatedKept.push_back(keptFlags[c]);
+            }
+        ReduceContacts(inContacts, separated, chosen, separatedKept, 0.1 * inThreshold, 0.1);
+        chosenAll.insert(chosenAll.end(), chosen.begin(), chosen.end());
+        chosenEnds.push_back(std::uint32_t(chosenAll.size()));
+    }
+    if (assignment.keys.size() > 1)
+        MergeNearPoints(inContacts, chosenAll, mergeSeparation, survives);
+    else
+        survives.assign(chosenAll.size(), 1);
+
+    const PairPrediction prediction = PreparePrediction(inA, inB);
+    std::uint32_t begin = 0;
+    for (std::size_t k = 0; k < assignment.keys.size(); ++k)
+    {
         // The solver's view of a vibrating surface, for the points it gets: where the modes will carry it
         // over the step and how they give way (closest-point queries report the geometry as it is).
         const std::size_t first = outPlan.points.size();
-        for (std::uint32_t index : chosen)
-            outPlan.points.push_back(inContacts[index]);
+        for (std::uint32_t i = begin; i < chosenEnds[k]; ++i)
+            if (survives[i] != 0)
+                outPlan.points.push_back(inContacts[chosenAll[i]]);
+        begin = chosenEnds[k];
+        if (outPlan.points.size() == first)
+            continue; // all its points merged into other regions'
         PredictContacts(inA, inB, prediction, std::span<PairContact>(outPlan.points).subspan(first));
-        outPlan.keys.push_back(key);
+        outPlan.keys.push_back(assignment.keys[k]);
         outPlan.ends.push_back(std::uint32_t(outPlan.points.size()));
     }
 }

@@ -358,6 +358,63 @@ TEST(ContactRegions, KeptRegionsCoverTheContactAreaAsBruteForceBounds)
     }
 }
 
+// Brute force over every pair of points: no two survivors are near (closer than the separation with normals
+// within cMergeCos), every merged point is near a survivor at least as deep, and the deepest point survives.
+TEST(ContactRegions, MergedPointsAreNearADeeperSurvivorAndSurvivorsAreApart)
+{
+    std::mt19937 random(17);
+    for (int trial = 0; trial < 200; ++trial)
+    {
+        const int count = 1 + int(random() % 40);
+        const double separation = Uniform(random, 0.01, 0.3);
+        std::vector<PairContact> contacts(static_cast<std::size_t>(count));
+        std::vector<std::uint32_t> points;
+        for (int i = 0; i < count; ++i)
+        {
+            PairContact& contact = contacts[std::size_t(i)];
+            contact.pointOnB = Vec3d(Uniform(random, -0.5, 0.5), Uniform(random, -0.05, 0.05), Uniform(random, -0.5, 0.5));
+            // Mostly up, some tilted past the merge angle.
+            const double tilt = random() % 4 == 0 ? Uniform(random, 0.5, 1.5) : Uniform(random, 0.0, 0.2);
+            contact.normal = Vec3d(std::sin(tilt), std::cos(tilt), 0.0);
+            contact.distance = Uniform(random, -0.02, 0.01);
+            points.push_back(std::uint32_t(i));
+        }
+        std::vector<std::uint8_t> survives;
+        MergeNearPoints(contacts, points, separation, survives);
+        ASSERT_EQ(survives.size(), points.size());
+        const auto near = [&](std::size_t inA, std::size_t inB)
+        {
+            return (contacts[inA].pointOnB - contacts[inB].pointOnB).norm() < separation &&
+                   contacts[inA].normal.dot(contacts[inB].normal) > cMergeCos;
+        };
+        std::size_t deepest = 0;
+        for (std::size_t i = 0; i < contacts.size(); ++i)
+            if (contacts[i].distance < contacts[deepest].distance)
+                deepest = i;
+        EXPECT_EQ(survives[deepest], 1) << "trial " << trial;
+        for (std::size_t i = 0; i < contacts.size(); ++i)
+        {
+            bool coveredByDeeper = false;
+            for (std::size_t j = 0; j < contacts.size(); ++j)
+            {
+                if (j == i)
+                    continue;
+                if (survives[i] != 0 && survives[j] != 0)
+                    EXPECT_FALSE(near(i, j)) << "trial " << trial << ": survivors " << i << ", " << j;
+                if (survives[j] != 0 && near(i, j) && contacts[j].distance <= contacts[i].distance)
+                    coveredByDeeper = true;
+            }
+            if (survives[i] == 0)
+                EXPECT_TRUE(coveredByDeeper) << "trial " << trial << ": point " << i;
+        }
+    }
+    // No separation: all survive.
+    std::vector<PairContact> two(2);
+    std::vector<std::uint8_t> survives;
+    MergeNearPoints(two, std::vector<std::uint32_t>{0, 1}, 0.0, survives);
+    EXPECT_EQ(survives, (std::vector<std::uint8_t>{1, 1}));
+}
+
 TEST(ContactManifolds, CappedPerPairReducedToFourAndAllReturnedByTheAlgorithm)
 {
     for (const std::uint32_t cap : {1u, 3u, 64u})
