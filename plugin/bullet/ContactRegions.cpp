@@ -1,6 +1,7 @@
 #include "ContactRegions.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -249,36 +250,90 @@ int PersistentCandidate(std::span<const std::uint32_t> inCandidates, const std::
 
 } // namespace
 
+namespace
+{
+
+// A grid cell's key: its three integer coordinates (clamped, 21 bits each, wrapping) packed into 64 bits. Two
+// cells may share a key far apart; that only adds candidates, whose distances are still checked.
+std::uint64_t CellKey(std::int64_t inX, std::int64_t inY, std::int64_t inZ)
+{
+    constexpr std::uint64_t mask = (std::uint64_t(1) << 21) - 1;
+    return ((std::uint64_t(inX) & mask) << 42) | ((std::uint64_t(inY) & mask) << 21) | (std::uint64_t(inZ) & mask);
+}
+
+std::int64_t CellOf(double inCoordinate, double inCellSize)
+{
+    const double cell = std::floor(inCoordinate / inCellSize);
+    return std::isfinite(cell) ? std::int64_t(std::clamp(cell, -1e6, 1e6)) : 0;
+}
+
+} // namespace
+
 void MergeNearPoints(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inPoints,
                      double inMinSeparation, std::vector<std::uint8_t>& outSurvives)
 {
     outSurvives.assign(inPoints.size(), 1);
     if (!(inMinSeparation > 0.0) || inPoints.size() < 2)
         return;
-    // Deepest first; each point survives unless a survivor before it is near it.
+    // A uniform grid of cells as wide as the separation: a survivor near a point lies in one of the 27 cells
+    // round the point's. Cells are the sorted distinct keys; each keeps a list of its survivors (survivors are
+    // at least the separation apart, so a cell holds few of them whatever the number of points). Deepest
+    // first; each point survives unless a survivor before it is near it. O(n log n).
+    const std::size_t count = inPoints.size();
     thread_local std::vector<std::uint32_t> order;
-    thread_local std::vector<std::uint32_t> survivors;
-    order.resize(inPoints.size());
-    for (std::uint32_t p = 0; p < order.size(); ++p)
+    thread_local std::vector<std::array<std::int64_t, 3>> cells;
+    thread_local std::vector<std::uint64_t> keys;
+    thread_local std::vector<std::uint32_t> head; // per distinct key: its first survivor, or cNoIndex
+    thread_local std::vector<std::uint32_t> next; // per point: the next survivor of its cell
+    order.resize(count);
+    cells.resize(count);
+    keys.resize(count);
+    for (std::uint32_t p = 0; p < count; ++p)
+    {
         order[p] = p;
+        const Vec3d& point = inContacts[inPoints[p]].pointOnB;
+        cells[p] = {CellOf(point.x(), inMinSeparation), CellOf(point.y(), inMinSeparation),
+                    CellOf(point.z(), inMinSeparation)};
+        keys[p] = CellKey(cells[p][0], cells[p][1], cells[p][2]);
+    }
+    thread_local std::vector<std::uint64_t> distinct;
+    distinct.assign(keys.begin(), keys.end());
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    head.assign(distinct.size(), cNoIndex);
+    next.assign(count, cNoIndex);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t inA, std::uint32_t inB)
                      { return inContacts[inPoints[inA]].distance < inContacts[inPoints[inB]].distance; });
-    survivors.clear();
     const double separation2 = inMinSeparation * inMinSeparation;
     for (std::uint32_t p : order)
     {
         const PairContact& point = inContacts[inPoints[p]];
-        const bool near = std::any_of(survivors.begin(), survivors.end(),
-                                      [&](std::uint32_t inSurvivor)
-                                      {
-                                          const PairContact& other = inContacts[inPoints[inSurvivor]];
-                                          return (other.pointOnB - point.pointOnB).squaredNorm() < separation2 &&
-                                                 other.normal.dot(point.normal) > cMergeCos;
-                                      });
+        bool near = false;
+        for (int dx = -1; dx <= 1 && !near; ++dx)
+            for (int dy = -1; dy <= 1 && !near; ++dy)
+                for (int dz = -1; dz <= 1 && !near; ++dz)
+                {
+                    const std::uint64_t key = CellKey(cells[p][0] + dx, cells[p][1] + dy, cells[p][2] + dz);
+                    const auto found = std::lower_bound(distinct.begin(), distinct.end(), key);
+                    if (found == distinct.end() || *found != key)
+                        continue;
+                    for (std::uint32_t s = head[std::size_t(found - distinct.begin())]; s != cNoIndex && !near;
+                         s = next[s])
+                    {
+                        const PairContact& other = inContacts[inPoints[s]];
+                        near = (other.pointOnB - point.pointOnB).squaredNorm() < separation2 &&
+                               other.normal.dot(point.normal) > cMergeCos;
+                    }
+                }
         if (near)
+        {
             outSurvives[p] = 0;
-        else
-            survivors.push_back(p);
+            continue;
+        }
+        const std::size_t cell =
+            std::size_t(std::lower_bound(distinct.begin(), distinct.end(), keys[p]) - distinct.begin());
+        next[p] = head[cell];
+        head[cell] = p;
     }
 }
 

@@ -513,23 +513,23 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
 
     thread_local std::vector<std::uint32_t> chosen;
     thread_local std::vector<std::uint8_t> keptFlags;
-    // Each region reduced to its ≤ 4 points (`ReduceContacts`), then near-coincident points across regions
-    // merged (`MergeNearPoints`): a ball under a face touches it where several regions meet.
+    // Each region reduced to its ≤ 4 points (`ReduceContacts`), then near-coincident points among all of the
+    // pair's chosen ones merged (`MergeNearPoints`): a ball under a face touches it at one point, found on
+    // several triangles, often where regions meet. (Merging each region's candidates before the reduction
+    // as well cost a resting million-triangle body a third of its step: its regions hold thousands.)
     thread_local std::vector<std::uint32_t> chosenAll;
     thread_local std::vector<std::uint32_t> chosenEnds;
     chosenAll.clear();
     chosenEnds.clear();
     const double mergeSeparation = cMergeSeparation * inThreshold;
     thread_local std::vector<std::uint8_t> survives;
-    thread_local std::vector<std::uint32_t> separated;
-    thread_local std::vector<std::uint8_t> separatedKept;
     for (std::size_t k = 0; k < assignment.keys.size(); ++k)
     {
         const std::uint32_t key = assignment.keys[k];
         // Last step's points of this region keep their place unless clearly beaten (`ReduceContacts`): by
         // more than a tenth of the contact breaking threshold in depth (Bullet's own scale for a point's
-        // persistence) or a tenth in spread.
-        // (A region of at most `cReducedPointCount` contacts keeps them all: no flags.)
+        // persistence) or a tenth in spread. (A region of at most `cReducedPointCount` contacts keeps them
+        // all: no flags.)
         keptFlags.assign(members[k].size(), 0);
         const auto previousRegion =
             members[k].size() <= cReducedPointCount
@@ -544,24 +544,11 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
                     if (point.ids == ids)
                         keptFlags[c] = 1;
             }
-        // Near-coincident points merged first, so that the four spread over distinct places.
-        MergeNearPoints(inContacts, members[k], mergeSeparation, survives);
-        separated.clear();
-        separatedKept.clear();
-        for (std::size_t c = 0; c < members[k].size(); ++c)
-            if (survives[c] != 0)
-            {
-                separated.push_back(members[k][c]);
-                separatedKept.push_back(keptFlags[c]);
-            }
-        ReduceContacts(inContacts, separated, chosen, separatedKept, 0.1 * inThreshold, 0.1);
+        ReduceContacts(inContacts, members[k], chosen, keptFlags, 0.1 * inThreshold, 0.1);
         chosenAll.insert(chosenAll.end(), chosen.begin(), chosen.end());
         chosenEnds.push_back(std::uint32_t(chosenAll.size()));
     }
-    if (assignment.keys.size() > 1)
-        MergeNearPoints(inContacts, chosenAll, mergeSeparation, survives);
-    else
-        survives.assign(chosenAll.size(), 1);
+    MergeNearPoints(inContacts, chosenAll, mergeSeparation, survives);
 
     const PairPrediction prediction = PreparePrediction(inA, inB);
     std::uint32_t begin = 0;
