@@ -57,13 +57,13 @@ void AssignRegions(std::span<const PairContact> inContacts, std::span<const std:
 /// The most points `ReduceContacts` keeps of a region: a persistent manifold's four.
 inline constexpr std::size_t cReducedPointCount = 4;
 
-/// Cosine of the largest angle between the normals of two points `ReduceContacts` merges (about 25°).
+/// Cosine of the largest angle between the normals of two points `MergeNearPoints` merges (about 25°).
 inline constexpr double cMergeCos = 0.9;
 
 /// The narrowphase merges a pair's points closer than this fraction of the pair's contact breaking
 /// threshold (`MergeNearPoints`). Bullet's persistent manifold merges within the whole threshold; a quarter
 /// already takes the fan round a ball's touch point down to one point (a 1 m box on a 5 m ball: rocking from
-/// 0.5 to 1.2 cm/s down to below 0.1 cm/s), and keeps apart the corners of a narrow base, such as a convex
+/// 0.5 to 1.2 cm/s down to below 0.15 cm/s), and keeps apart the corners of a narrow base, such as a convex
 /// hull's small bottom face on a deformable box (merged within the whole threshold, it rocked faster).
 inline constexpr double cMergeSeparation = 0.25;
 
