@@ -62,9 +62,9 @@ inline constexpr double cMergeCos = 0.9;
 
 /// The narrowphase merges a pair's points closer than this fraction of the pair's contact breaking
 /// threshold (`MergeNearPoints`). Bullet's persistent manifold merges within the whole threshold; a quarter
-/// already takes the fan round a ball's touch point down to one point (a 1 m box on a 5 m ball: rocking from
-/// 0.5 to 1.2 cm/s down to below 0.15 cm/s), and keeps apart the corners of a narrow base, such as a convex
-/// hull's small bottom face on a deformable box (merged within the whole threshold, it rocked faster).
+/// already takes the fan round a ball's touch point down to one point, and keeps apart the corners of a
+/// narrow base, such as a convex hull's small bottom face on a deformable box, which merged within the whole
+/// threshold would stand on too few points and rock.
 inline constexpr double cMergeSeparation = 0.25;
 
 /// Near-coincident points: of the contacts `inPoints` (indices into `inContacts`), those within

@@ -515,8 +515,8 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
     thread_local std::vector<std::uint8_t> keptFlags;
     // Each region reduced to its ≤ 4 points (`ReduceContacts`), then near-coincident points among all of the
     // pair's chosen ones merged (`MergeNearPoints`): a ball under a face touches it at one point, found on
-    // several triangles, often where regions meet. (Merging each region's candidates before the reduction
-    // as well cost a resting million-triangle body a third of its step: its regions hold thousands.)
+    // several triangles, often where regions meet. Only the chosen points are merged: a region of a large
+    // resting face may hold thousands of candidates, which its reduction already spreads.
     thread_local std::vector<std::uint32_t> chosenAll;
     thread_local std::vector<std::uint32_t> chosenEnds;
     chosenAll.clear();

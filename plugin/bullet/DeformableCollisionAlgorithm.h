@@ -185,8 +185,9 @@ private:
                              std::span<const PairContact> inContacts, double inThreshold,
                              btManifoldResult& ioResult);
     /// The regions of this step's `inContacts` (A's, in the pair's roles) and their points: region keys,
-    /// `AssignRegions` (regions covering the contact area, last step's kept unless clearly beaten), `ReduceContacts` (last step's points kept unless clearly
-    /// beaten), `PredictContacts`. Reads the pair's manifolds (what they held) and the shapes, writes only
+    /// `AssignRegions` (regions covering the contact area, last step's kept unless clearly beaten),
+    /// `ReduceContacts` (last step's points kept unless clearly beaten), `MergeNearPoints` (over all the
+    /// regions' points), `PredictContacts`. Reads the pair's manifolds (what they held) and the shapes, writes only
     /// `outPlan`.
     void PlanRegions(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                      std::span<const PairContact> inContacts, double inThreshold, RegionPlan& outPlan) const;
