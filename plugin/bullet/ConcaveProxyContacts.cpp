@@ -152,6 +152,11 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
     thread_local std::vector<SoupTriangle> soup;
     thread_local std::vector<std::pair<int, int>> ids;
     thread_local std::vector<SurfaceContact> surface;
+    // Proxy contacts of patches that cross the mesh and made no contact (into outContacts, ascending): kept
+    // only where no surface contact supports the body.
+    thread_local std::vector<std::size_t> crossingFallbacks;
+    crossingFallbacks.clear();
+    bool supported = false;
     for (const ProxySphere& proxy : proxies)
     {
         // B's triangles within reach of the proxy's sphere: its box in B's frame (a sphere's box is the same
@@ -168,13 +173,21 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
         const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch);
         ioStats.triangleTests += inShapeA.Patches()->OwnTriangleCount(proxy.node) + soup.size();
         surface.clear();
-        if (PatchContacts(view, soup, marginB, inMaxDistance, surface) > 0 && surface.empty())
+        const std::size_t deep = PatchContacts(view, soup, marginB, inMaxDistance, surface);
+        if (surface.empty() && (deep > 0 || PatchCrossesSoup(view, soup)))
         {
-            // Deep in the static mesh (pressed or spawned through it): the proxy's nearest-triangle contact
-            // pushes it out.
+            // Deep in the static mesh (pressed or spawned through it), or cut by it: the proxy's
+            // nearest-triangle contact pushes it out.
+            const std::size_t before = outContacts.size();
             ConcaveProxyContact(proxy, marginA + inMaxDistance, marginA, inMaxDistance, inB, outContacts);
+            if (deep == 0 && outContacts.size() > before)
+                crossingFallbacks.push_back(before);
             continue;
         }
+        // Supported: a contact within the skins (touching, or pressed in). Speculative contacts further out
+        // hold nothing up, and a body cut by the mesh would fall on through it with them alone.
+        for (const SurfaceContact& contact : surface)
+            supported = supported || contact.distance <= marginA + marginB;
         const std::size_t first = outContacts.size();
         AppendSurface(surface, outContacts);
         for (std::size_t i = 0; i < surface.size(); ++i)
@@ -189,6 +202,11 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
             }
         }
     }
+    // A body resting on the mesh may cross it at a rim (a sharp ridge through a patch beside the one it rests
+    // on): its resting contacts hold it, and the crossing patch's proxy contact would lift it off the surface.
+    if (supported)
+        for (auto index = crossingFallbacks.rbegin(); index != crossingFallbacks.rend(); ++index)
+            outContacts.erase(outContacts.begin() + std::ptrdiff_t(*index));
 }
 
 void ConcaveProxyContacts(const DeformedBody& inA, double inMarginA, double inMaxDistance,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <bdt/core/SurfaceContacts.h>
+#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
 
@@ -24,6 +25,8 @@ constexpr double cInfinity = std::numeric_limits<double>::infinity();
 constexpr double cParallel = 1e-9;
 // A closest point within this fraction of an end of a segment is that end's (a vertex feature's) contact.
 constexpr double cInterior = 1e-12;
+// A static triangle faces against a patch's outside when its normal is within 60° of it (`SoupSide`).
+constexpr double cClearlyAcross = 0.5;
 // The sine of the slack angle of `cConeSlack`.
 const double cSlackSin = cConeSlack;
 
@@ -382,13 +385,26 @@ private:
 class SoupSide
 {
 public:
-    // Each triangle faces A: against `inAgainst` (A's outward direction there) when it is not zero, else
-    // towards the point `inFacing`.
+    // Each triangle faces A: against `inAgainst` (A's outward unit direction there, or zero) where the two are
+    // within 60° of each other; a face at a steeper angle to it (under a patch round a corner, or standing on
+    // its side on the mesh), where that sign would flip between neighbouring faces of a smooth sheet and make
+    // its edges reflex, is turned as the clear faces were turned from the source's winding (their
+    // area-weighted vote: a consistently wound mesh stays consistent); with no clear face, towards the point
+    // `inFacing`.
     SoupSide(std::span<const SoupTriangle> inTriangles, const Vec3d& inAgainst, const Vec3d& inFacing,
              double inMargin, double inDepthLimit)
         : mMargin(inMargin), mDepthLimit(inDepthLimit)
     {
         mFaces.reserve(inTriangles.size());
+        double vote = 0.0; // > 0: the clear faces keep the source's winding, < 0: they are reversed
+        for (const SoupTriangle& triangle : inTriangles)
+        {
+            const Vec3d doubled = (triangle.vertices[1] - triangle.vertices[0])
+                                      .cross(triangle.vertices[2] - triangle.vertices[0]);
+            const double across = -doubled.dot(inAgainst);
+            if (std::abs(across) >= cClearlyAcross * doubled.norm())
+                vote += across;
+        }
         for (const SoupTriangle& triangle : inTriangles)
         {
             std::array<std::uint32_t, 3> face;
@@ -398,9 +414,11 @@ public:
                                .cross(triangle.vertices[2] - triangle.vertices[0]);
             const double length = normal.norm();
             normal = length > 0.0 ? Vec3d(normal / length) : Vec3d(Vec3d::Zero());
-            // Turned to face A (the corners keep the source's order, for the names).
-            const double side =
-                inAgainst.isZero() ? normal.dot(inFacing - triangle.vertices[0]) : -normal.dot(inAgainst);
+            // Turned to face A; the corners keep the source's order, for the names.
+            const double across = -normal.dot(inAgainst);
+            const double side = std::abs(across) >= cClearlyAcross ? across
+                                : vote != 0.0                      ? vote
+                                                                   : normal.dot(inFacing - triangle.vertices[0]);
             if (side < 0.0)
                 normal = -normal;
             mFaces.push_back(face);
@@ -1224,10 +1242,38 @@ std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> in
     mean /= std::max(1.0, double(patches.TriangleVertexCount(inA.proxy)));
     if (!patches.Closed() || !(outward.norm() > 0.25 * area))
         outward = Vec3d::Zero();
+    else
+        outward.normalize();
     const SoupSide soup(inTriangles, outward, mean, inMarginB, inA.depthLimit);
     std::size_t tooDeep = 0;
     MeshMesh(PatchSide(inA), soup, MakePair(inA, inMarginB, inMaxDistance, outContacts, &tooDeep));
     return tooDeep;
+}
+
+bool PatchCrossesSoup(const PatchView& inA, std::span<const SoupTriangle> inTriangles)
+{
+    const ProxyPatches& patches = *inA.patches;
+    const auto triangles = patches.Triangles(inA.proxy);
+    const std::uint32_t own = std::min<std::uint32_t>(patches.OwnTriangleCount(inA.proxy),
+                                                      std::uint32_t(inA.faceBoxes.size()));
+    for (const SoupTriangle& soup : inTriangles)
+    {
+        Aabb box;
+        for (const Vec3d& vertex : soup.vertices)
+            box.extend(vertex);
+        if (!BoxesMeet(box, inA.box, 0.0))
+            continue;
+        for (std::uint32_t t = 0; t < own; ++t)
+        {
+            if (!BoxesMeet(box, inA.faceBoxes[t], 0.0))
+                continue;
+            const Vec3d face[3] = {inA.vertices[triangles[t][0]], inA.vertices[triangles[t][1]],
+                                   inA.vertices[triangles[t][2]]};
+            if (TrianglesIntersect(face, soup.vertices))
+                return true;
+        }
+    }
+    return false;
 }
 
 void PatchContacts(const PatchView& inA, std::span<const Vec3d> inPoints, double inRadius, double inMaxDistance,

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/CollisionRegistration.h>
+#include <bdt/core/TriangleGeometry.h>
 #include <gtest/gtest.h>
 #include <limits>
 #include <map>
@@ -381,6 +382,34 @@ INSTANTIATE_TEST_SUITE_P(AllShapes, CollisionAlgorithmShapes,
                                            "cone", "hull", "plane", "mesh", "scaledMesh", "heightfield",
                                            "compound"));
 
+// The body's fully deformed vertices in world, placed by `inTransform`.
+std::vector<Vec3d> DeformedVertices(const DeformableShape& inShape, const btTransform& inTransform)
+{
+    const Model& model = inShape.Asset().GetModel();
+    const DeformedBody placed = inShape.Body(inTransform);
+    std::vector<Vec3d> vertices(model.VertexCount());
+    for (std::uint32_t i = 0; i < model.VertexCount(); ++i)
+        vertices[i] = placed.pose.Apply(placed.scale * model.DeformedPosition(i, inShape.State().Q()));
+    return vertices;
+}
+
+// Whether a face of the deformed mesh (`inVertices`, world) and one of `inSheet` (world) share a point: every
+// pair, exact.
+bool CutBy(const Model& inModel, const std::vector<Vec3d>& inVertices, const std::vector<Tri>& inSheet)
+{
+    for (const Triangle& corners : inModel.Triangles())
+    {
+        const Vec3d face[3] = {inVertices[corners[0]], inVertices[corners[1]], inVertices[corners[2]]};
+        for (const Tri& triangle : inSheet)
+        {
+            const Vec3d sheet[3] = {triangle[0], triangle[1], triangle[2]};
+            if (TrianglesIntersect(face, sheet))
+                return true;
+        }
+    }
+    return false;
+}
+
 // The surface model against every kind of shape, in a real btCollisionWorld, checked over the fully deformed
 // mesh: each manifold point's deformable side lies on the deformed triangle it names (m_index0, input order)
 // and its other side on the other shape's surface; a point apart has exactly the shape's distance from its
@@ -391,11 +420,12 @@ INSTANTIATE_TEST_SUITE_P(AllShapes, CollisionAlgorithmShapes,
 // that its patches make no contact gets the proxy's contact, m_index0 = −1.)
 //
 // The completeness check holds up to `cShallow` deep: deeper, some builds find no contact or only a shallower
-// one. Not yet for every shape (`SurfaceShapes`): these checks also fail for boxes and capsules deep in the body
-// (no contact at all), a compound of a box and a ball (a shallow contact missed), cones, cylinders and hulls
-// (GJK points off their triangles or their surface; hull corners' points inside the hull where they
-// penetrate), and static meshes and heightfields (contacts the nearest vertex shows missed). Each shape is to
-// be added as its failure is fixed (issue 41's closing note).
+// one. A static mesh or heightfield is a sheet: half the trials leave the body cut by it (its faces crossing
+// the sheet's, found exactly), where the pair must hold a contact within the skins; the others lift the body
+// out of it first. Not yet for every shape (`SurfaceShapes`): these checks also fail for boxes and capsules
+// deep in the body (no contact at all), a compound of a box and a ball (a shallow contact missed), cones,
+// cylinders and hulls (GJK points off their triangles or their surface; hull corners' points inside the hull
+// where they penetrate). Each shape is to be added as its failure is fixed (issue 41's closing note).
 constexpr double cShallow = 0.02; // m: the deepest nearest vertex the completeness check covers
 class SurfaceCollisionShapes : public ::testing::TestWithParam<std::string>
 {
@@ -417,7 +447,7 @@ TEST_P(SurfaceCollisionShapes, SurfaceContactsMatchBruteForce)
     for (std::uint32_t t = 0; t < model.TriangleCount(); ++t)
         treeOf[body.shape->InputTriangle(t)] = t;
 
-    int surfacePoints = 0, touching = 0;
+    int surfacePoints = 0, touching = 0, cuts = 0;
     for (int trial = 0; trial < 2 * cTrials; ++trial)
     {
         const std::string context = name + " trial " + std::to_string(trial);
@@ -425,11 +455,41 @@ TEST_P(SurfaceCollisionShapes, SurfaceContactsMatchBruteForce)
         btTransform bodyTransform = RandomTransform(random, 0.3);
         const btTransform otherTransform =
             PlaceNear(other, WorldProxies(*body.shape, bodyTransform), random);
+        std::vector<Tri> sheet; // a static mesh's triangles in world
+        for (const Tri& local : other.triangles)
+            sheet.push_back({ToVec3d(otherTransform * ToBtVector(local[0])),
+                             ToVec3d(otherTransform * ToBtVector(local[1])),
+                             ToVec3d(otherTransform * ToBtVector(local[2]))});
         // Every other trial, the body moved along the other shape's normal at its nearest deformed vertex until
         // that vertex lies between cShallow deep and 1 cm apart: resting and grazing contacts.
         if (trial % 4 >= 2)
         {
-            const double target = Uniform(random, -cShallow, 0.01);
+            // A static mesh is a sheet its unsigned distance does not lead out of: first out of it, along its
+            // up axis to the side the body's centre is on, then to a vertex 1 mm to 1 cm from it.
+            const bool isSheet = !sheet.empty();
+            if (isSheet)
+            {
+                const Vec3d up = ToVec3d(otherTransform.getBasis().getColumn(1));
+                const Vec3d centre = ToVec3d(bodyTransform.getOrigin());
+                double nearest = std::numeric_limits<double>::infinity();
+                Vec3d onSheet = centre;
+                for (const Tri& triangle : sheet)
+                {
+                    const Vec3d corners[3] = {triangle[0], triangle[1], triangle[2]};
+                    const Vec3d closest = ClosestPointOnTriangle(centre, corners);
+                    if ((closest - centre).norm() < nearest)
+                    {
+                        nearest = (closest - centre).norm();
+                        onSheet = closest;
+                    }
+                }
+                const Vec3d away = (centre - onSheet).dot(up) < 0.0 ? Vec3d(-up) : up;
+                for (int lift = 0;
+                     lift < 100 && CutBy(model, DeformedVertices(*body.shape, bodyTransform), sheet); ++lift)
+                    bodyTransform.setOrigin(bodyTransform.getOrigin() + ToBtVector(0.02 * away));
+            }
+            const double target =
+                isSheet ? Uniform(random, 0.001 - cMargin, 0.01) : Uniform(random, -cShallow, 0.01);
             for (int iteration = 0; iteration < 4; ++iteration)
             {
                 const DeformedBody placed = body.shape->Body(bodyTransform);
@@ -507,7 +567,17 @@ TEST_P(SurfaceCollisionShapes, SurfaceContactsMatchBruteForce)
         const double threshold =
             std::min(body.shape->getContactBreakingThreshold(gContactBreakingThreshold),
                      other.shape->getContactBreakingThreshold(gContactBreakingThreshold));
-        if (vertexLeast <= threshold - other.tolerance && vertexLeast >= -cShallow)
+        // A static mesh is a sheet: a closed body can be cut by it, its faces crossing the sheet's (exact
+        // triangle intersections, every pair). Its nearest vertex then says nothing (it may lie on the cut or
+        // far from it); the pair must hold a contact within the skins that pushes the body out of the sheet.
+        const bool cut = !sheet.empty() && CutBy(model, vertices, sheet);
+        if (cut)
+        {
+            ++cuts;
+            EXPECT_LE(least, cMargin + double(other.shape->getMargin()) + other.tolerance)
+                << context << ": the body is cut by the mesh and nothing pushes it out";
+        }
+        else if (vertexLeast <= threshold - other.tolerance && vertexLeast >= -cShallow)
         {
             ++touching;
             EXPECT_LE(least, vertexLeast + other.tolerance) << context << ": the nearest vertex is missed";
@@ -516,10 +586,14 @@ TEST_P(SurfaceCollisionShapes, SurfaceContactsMatchBruteForce)
     // The trials did test something.
     EXPECT_GT(surfacePoints, cTrials / 2) << name;
     EXPECT_GT(touching, cTrials / 2) << name;
+    if (!other.triangles.empty())
+    {
+        EXPECT_GT(cuts, 0) << name;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(SurfaceShapes, SurfaceCollisionShapes,
-                         ::testing::Values("sphere", "plane"));
+                         ::testing::Values("sphere", "plane", "mesh", "scaledMesh", "heightfield"));
 
 TEST(CollisionAlgorithm, DeformablePairMatchesBruteForce)
 {

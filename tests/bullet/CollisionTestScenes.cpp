@@ -67,13 +67,14 @@ private:
     std::vector<Tri>& mTriangles;
 };
 
-std::function<double(const Vec3d&)> MeshDistance(const btConcaveShape& inShape)
+std::function<double(const Vec3d&)> MeshDistance(const btConcaveShape& inShape, std::vector<Tri>& outTriangles)
 {
     auto triangles = std::make_shared<std::vector<Tri>>();
     CollectTriangles collect(*triangles);
     const btScalar big = btScalar(1e6);
     inShape.processAllTriangles(&collect, btVector3(-big, -big, -big), btVector3(big, big, big));
     const double margin = inShape.getMargin();
+    outTriangles = *triangles;
     return [triangles, margin](const Vec3d& inPoint)
     {
         double nearest = std::numeric_limits<double>::infinity();
@@ -283,12 +284,12 @@ OtherShape MakeOtherShape(const std::string& inName)
             auto scaled =
                 std::make_unique<btScaledBvhTriangleMeshShape>(shape.get(), btVector3(1.25, 0.8, 0.9));
             other.children.push_back(std::move(shape));
-            other.localDistance = MeshDistance(*scaled);
+            other.localDistance = MeshDistance(*scaled, other.triangles);
             other.shape = std::move(scaled);
         }
         else
         {
-            other.localDistance = MeshDistance(*shape);
+            other.localDistance = MeshDistance(*shape, other.triangles);
             other.shape = std::move(shape);
         }
     }
@@ -301,7 +302,7 @@ OtherShape MakeOtherShape(const std::string& inName)
         auto shape = std::make_unique<btHeightfieldTerrainShape>(n, n, other.heights.data(), btScalar(-0.2),
                                                                  btScalar(0.2), 1, false);
         shape->setLocalScaling(btVector3(0.5, 1.0, 0.5));
-        other.localDistance = MeshDistance(*shape);
+        other.localDistance = MeshDistance(*shape, other.triangles);
         other.shape = std::move(shape);
     }
     else if (inName == "compound")

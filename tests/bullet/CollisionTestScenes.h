@@ -68,6 +68,7 @@ struct OtherShape
     std::vector<std::unique_ptr<btCollisionShape>> children; // compound children, the scaled mesh's mesh
     std::unique_ptr<btTriangleMesh> mesh;
     std::vector<float> heights;
+    std::vector<Tri> triangles; ///< A triangle mesh's or heightfield's triangles, in its local frame.
     bool infinite = false; ///< Static plane: placed by its normal, not by its box.
     /// Accuracy expected of the narrowphase's distances and points against this shape.
     double tolerance = 1e-4;

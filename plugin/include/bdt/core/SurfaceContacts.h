@@ -130,6 +130,13 @@ std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inM
 std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
                           double inMaxDistance, std::vector<SurfaceContact>& outContacts);
 
+/// True when an own triangle of patch `inA` and one of `inTriangles` share a point (`TrianglesIntersect`,
+/// exact): the deformed surface crosses the static mesh there. What the narrowphase asks of a patch that made
+/// no contact against a soup: a closed body sliced by a terrain sheet has no pair of closest features that
+/// faces the other across the cut (its side faces' cones point along the sheet), yet it is in the sheet.
+/// Boxes first; about 250 flops a pair of triangles whose boxes meet.
+bool PatchCrossesSoup(const PatchView& inA, std::span<const SoupTriangle> inTriangles);
+
 /// Points of a convex body (a hull's vertices) rounded by `inRadius` (the hull's collision margin, m: Bullet's
 /// surface of a hull is its vertices' hull grown by it) against the faces and edges of patch `inA`: the
 /// corners of a hull lying on the patch, which per-triangle closest points alone would give one of. The
