@@ -215,6 +215,8 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     PatchView viewA;
     thread_local std::vector<std::size_t> crossingFallbacks; // into ioContacts, ascending
     crossingFallbacks.clear();
+    thread_local std::vector<PairContact> quiet; // a primitive's proxy contacts whose patches made none
+    quiet.clear();
     bool madeSurface = false;
     for (const PairContact& contact : found)
     {
@@ -279,6 +281,8 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             if (deep == 0)
                 crossingFallbacks.push_back(ioContacts.size() - 1);
         }
+        else if (surface.empty() && shapeB == nullptr)
+            quiet.push_back(contact);
         madeSurface = madeSurface || !surface.empty();
         // In the order of the proxy pairs, as the fallbacks above.
         AppendSurface(surface, ioContacts);
@@ -289,9 +293,64 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     if (madeSurface)
         for (auto index = crossingFallbacks.rbegin(); index != crossingFallbacks.rend(); ++index)
             ioContacts.erase(ioContacts.begin() + std::ptrdiff_t(*index));
+    // Where a primitive meets the body and no feature pair faces across (it cuts through faces between their
+    // vertices, or lies wholly inside the closed surface), the pair has no surface contact: the proxy contacts
+    // of the patches it meets, or of all if it is inside, push it out, as in the proxies model. (A plane has
+    // no inside to lie in, and a body below it is deep under it, which its vertices count.)
+    const EOtherShape kind = ClassifyOther(other);
+    if (madeSurface || quiet.empty() || kind == EOtherShape::Plane)
+        return;
+    const std::size_t first = ioContacts.size();
+    for (const PairContact& contact : quiet)
+    {
+        const PatchView view = PlaceProxyPatch(shapeA, bodyA, contact.feature0.node, scratchA);
+        bool meets = false;
+        switch (kind)
+        {
+        case EOtherShape::Sphere:
+            meets = PatchMeets(view, Sphere{ToVec3d(transformB.getOrigin()),
+                                            double(static_cast<const btSphereShape*>(other)->getRadius())});
+            break;
+        case EOtherShape::Box:
+            meets = PatchMeets(view, OrientedBox{ToPose(transformB),
+                                                 ToVec3d(static_cast<const btBoxShape*>(other)->getHalfExtentsWithMargin())});
+            break;
+        case EOtherShape::Capsule:
+            meets = PatchMeets(view, WorldCapsule(*static_cast<const btCapsuleShape*>(other), transformB));
+            break;
+        default:
+            break;
+        }
+        if (meets)
+            ioContacts.push_back(contact);
+    }
+    if (ioContacts.size() == first &&
+        InsideSurface(shapeA, inA.getWorldTransform(), ToVec3d(transformB.getOrigin()), ioStats))
+        ioContacts.insert(ioContacts.end(), quiet.begin(), quiet.end());
+    AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, first);
 }
 
 } // namespace
+
+bool InsideSurface(const DeformableShape& inShape, const btTransform& inWorldFromLocal, const Vec3d& inPoint,
+                   QueryStats& ioStats)
+{
+    const ProxyPatches* patches = inShape.Patches();
+    if (patches == nullptr || !patches->Closed() || !inPoint.allFinite())
+        return false;
+    const DeformedBody body = inShape.Body(inWorldFromLocal);
+    Ray ray;
+    ray.origin = inPoint;
+    const Vec3d away = inPoint - ToVec3d(inWorldFromLocal.getOrigin());
+    ray.direction = away.norm() > 0.0 ? Vec3d(away.normalized()) : Vec3d(Vec3d::UnitY());
+    const std::optional<RayHit> hit = RayCast(body, ray, ioStats);
+    if (!hit)
+        return false;
+    Vec3d corners[3];
+    DeformedTriangle(*body.state, hit->triangle, corners);
+    const Vec3d outward = body.pose.rotation * (corners[1] - corners[0]).cross(corners[2] - corners[0]);
+    return outward.dot(ray.direction) > 0.0;
+}
 
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
@@ -306,6 +365,9 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
     if (surface && kind == EOtherShape::Convex)
     {
         ConvexSurfaceContacts(shapeA, inA, inMaxDistance, inB, outContacts, ioStats);
+        // Proxy contacts only where the convex is inside the body: at their rest radii, as the proxies model's.
+        if (outContacts.size() > first && !outContacts[first].feature0.OnSurface())
+            AtRestRadii(shapeA, shapeB, inMaxDistance, outContacts, first);
         return;
     }
     if (surface && kind == EOtherShape::Concave)

@@ -135,6 +135,15 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
 PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
                           PlacedPatch& ioScratch);
 
+/// Whether the world point `inPoint` lies inside the closed deformed surface of `inShape` placed by
+/// `inWorldFromLocal`: the first face a ray from it crosses (`RayCast`, away from the body's origin) faces
+/// along the ray, the way out. False for a surface that is not closed (`ProxyPatches::Closed`; no inside) or
+/// without patches. What the surface model asks where a shape made no contact with a body it overlaps: a
+/// primitive wholly inside the body (spawned there, or through the surface in one step) has no surface
+/// feature near it that faces it. One ray through the tree, O(log T) sphere tests typically.
+bool InsideSurface(const DeformableShape& inShape, const btTransform& inWorldFromLocal, const Vec3d& inPoint,
+                   QueryStats& ioStats);
+
 /// Appends surface contacts as pair contacts: A's feature, and B's for a deformable B (its proxy set).
 void AppendSurface(std::span<const SurfaceContact> inContacts, std::vector<PairContact>& outContacts);
 

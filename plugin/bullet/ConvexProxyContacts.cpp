@@ -1,5 +1,7 @@
 #include "ConvexProxyContacts.h"
 
+#include "ContactGeneration.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btConvexShape.h>
 #include <BulletCollision/CollisionShapes/btPolyhedralConvexShape.h>
@@ -181,6 +183,24 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
         }
         if (!corners.empty())
             PatchContacts(view, corners, double(convex->getMargin()), inMaxDistance, surface);
+    }
+    if (surface.empty())
+    {
+        // A convex wholly inside the body has no surface feature facing it: its proxy contacts push it out (the
+        // caller takes them to their rest radii).
+        // Its centre: a hull's corners' mean (inside it), else its origin (a cylinder's, a cone's centre).
+        Vec3d centre = ToVec3d(transformB.getOrigin());
+        if (!corners.empty())
+        {
+            centre = Vec3d::Zero();
+            for (const Vec3d& corner : corners)
+                centre += corner;
+            centre /= double(corners.size());
+        }
+        if (InsideSurface(inShapeA, inA.getWorldTransform(), centre, ioStats))
+            ConvexProxyContacts(inShapeA.Body(inA.getWorldTransform(), marginA + inMaxDistance), marginA,
+                                inMaxDistance, inB, outContacts, ioStats);
+        return;
     }
     AppendSurface(surface, outContacts);
 }

@@ -1250,6 +1250,66 @@ std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> in
     return tooDeep;
 }
 
+namespace
+{
+
+// Whether an own triangle of the patch whose box meets `inBound` passes `inMeets` (its corners, world).
+template <class Meets> bool AnyOwnTriangle(const PatchView& inA, const Aabb& inBound, const Meets& inMeets)
+{
+    if (!BoxesMeet(inBound, inA.box, 0.0))
+        return false;
+    const ProxyPatches& patches = *inA.patches;
+    const auto triangles = patches.Triangles(inA.proxy);
+    const std::uint32_t own = std::min<std::uint32_t>(patches.OwnTriangleCount(inA.proxy),
+                                                      std::uint32_t(inA.faceBoxes.size()));
+    for (std::uint32_t t = 0; t < own; ++t)
+    {
+        if (!BoxesMeet(inBound, inA.faceBoxes[t], 0.0))
+            continue;
+        const Vec3d face[3] = {inA.vertices[triangles[t][0]], inA.vertices[triangles[t][1]],
+                               inA.vertices[triangles[t][2]]};
+        if (inMeets(face))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool PatchMeets(const PatchView& inA, const Sphere& inSphere)
+{
+    const Aabb bound(inSphere.center.array() - inSphere.radius, inSphere.center.array() + inSphere.radius);
+    return AnyOwnTriangle(inA, bound, [&](const Vec3d(&inFace)[3])
+                          { return TriangleSphereContact(inFace, inSphere).has_value(); });
+}
+
+bool PatchMeets(const PatchView& inA, const OrientedBox& inBox)
+{
+    const Vec3d reach = inBox.pose.rotation.cwiseAbs() * inBox.halfExtents;
+    const Aabb bound(inBox.pose.translation - reach, inBox.pose.translation + reach);
+    return AnyOwnTriangle(inA, bound,
+                          [&](const Vec3d(&inFace)[3])
+                          {
+                              const Vec3d local[3] = {inBox.pose.ApplyInverse(inFace[0]),
+                                                      inBox.pose.ApplyInverse(inFace[1]),
+                                                      inBox.pose.ApplyInverse(inFace[2])};
+                              return TriangleOverlapsBox(local, inBox.halfExtents);
+                          });
+}
+
+bool PatchMeets(const PatchView& inA, const Capsule& inCapsule)
+{
+    Aabb bound = SegmentBox(inCapsule.a, inCapsule.b);
+    bound = Aabb(bound.min().array() - inCapsule.radius, bound.max().array() + inCapsule.radius);
+    return AnyOwnTriangle(inA, bound,
+                          [&](const Vec3d(&inFace)[3])
+                          {
+                              Vec3d onSegment, onTriangle;
+                              return ClosestPointsSegmentTriangle(inCapsule.a, inCapsule.b, inFace, onSegment,
+                                                                  onTriangle) <= inCapsule.radius;
+                          });
+}
+
 bool PatchCrossesSoup(const PatchView& inA, std::span<const SoupTriangle> inTriangles)
 {
     const ProxyPatches& patches = *inA.patches;

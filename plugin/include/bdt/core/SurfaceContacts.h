@@ -137,6 +137,15 @@ std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> in
 /// Boxes first; about 250 flops a pair of triangles whose boxes meet.
 bool PatchCrossesSoup(const PatchView& inA, std::span<const SoupTriangle> inTriangles);
 
+/// True when an own triangle of patch `inA` shares a point with the solid primitive (`TriangleSphereContact`,
+/// `TriangleOverlapsBox`, a segment's closest approach within the capsule's radius): the surfaces cross or
+/// the primitive reaches inside the patch's faces. What the narrowphase asks of a patch that made no contact
+/// with a primitive: one that cuts through a face between its vertices, no vertex of the body inside it and
+/// none of its corners inside the body, has no pair of closest features facing each other. Boxes first.
+bool PatchMeets(const PatchView& inA, const Sphere& inSphere);
+bool PatchMeets(const PatchView& inA, const OrientedBox& inBox);
+bool PatchMeets(const PatchView& inA, const Capsule& inCapsule);
+
 /// Points of a convex body (a hull's vertices) rounded by `inRadius` (the hull's collision margin, m: Bullet's
 /// surface of a hull is its vertices' hull grown by it) against the faces and edges of patch `inA`: the
 /// corners of a hull lying on the patch, which per-triangle closest points alone would give one of. The
