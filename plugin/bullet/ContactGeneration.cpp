@@ -273,12 +273,15 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         }
         // Patches deep inside each other or in a primitive (spawned so, pressed through, a ball whose centre went
         // into the body) make no surface contact: their proxy contact pushes them out. So do two patches whose
-        // surfaces cross, if the pair makes no surface contact anywhere (below).
+        // surfaces cross, and a primitive's deep patches, if the pair makes no surface contact anywhere
+        // (below): a ball pressed a few millimetres into a finely meshed face has vertices inside it that face
+        // away from its centre in the patches round the one it touches, and their proxy contacts, whose normals
+        // point from the proxies' centres, would kick it sideways.
         if (surface.empty() && (deep > 0 || crossings > 0))
         {
             ioContacts.push_back(contact);
             AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
-            if (deep == 0)
+            if (deep == 0 || shapeB == nullptr)
                 crossingFallbacks.push_back(ioContacts.size() - 1);
         }
         else if (surface.empty() && shapeB == nullptr)
