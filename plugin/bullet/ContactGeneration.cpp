@@ -276,12 +276,13 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         // surfaces cross, and a primitive's deep patches, if the pair makes no surface contact anywhere
         // (below): a ball pressed a few millimetres into a finely meshed face has vertices inside it that face
         // away from its centre in the patches round the one it touches, and their proxy contacts, whose normals
-        // point from the proxies' centres, would kick it sideways.
+        // point from the proxies' centres, would kick it sideways. (A plane's proxy contact pushes along its
+        // normal: a patch deep under it keeps it.)
         if (surface.empty() && (deep > 0 || crossings > 0))
         {
             ioContacts.push_back(contact);
             AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
-            if (deep == 0 || shapeB == nullptr)
+            if (deep == 0 || (shapeB == nullptr && ClassifyOther(other) != EOtherShape::Plane))
                 crossingFallbacks.push_back(ioContacts.size() - 1);
         }
         else if (surface.empty() && shapeB == nullptr)
