@@ -13,6 +13,7 @@
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
+#include <type_traits>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/SurfaceCache.h>
@@ -89,6 +90,34 @@ Capsule WorldCapsule(const btCapsuleShape& inCapsule, const btTransform& inTrans
     btVector3 half(0, 0, 0);
     half[inCapsule.getUpAxis()] = inCapsule.getHalfHeight();
     return {ToVec3d(inTransform * -half), ToVec3d(inTransform * half), double(inCapsule.getRadius())};
+}
+
+// Calls `inUse` with B, of kind `inKind` (`ClassifyOther`) placed by `inTransform`, as the primitive the core
+// tests exactly: a `Sphere`, an `OrientedBox` (margin included), a `Capsule` or the plane's half-space
+// (`WorldPlane`). False, without calling it, for any other kind.
+template <class Use>
+bool UsePrimitive(const btCollisionShape& inShape, EOtherShape inKind, const btTransform& inTransform,
+                  const Use& inUse)
+{
+    switch (inKind)
+    {
+    case EOtherShape::Sphere:
+        inUse(Sphere{ToVec3d(inTransform.getOrigin()),
+                     double(static_cast<const btSphereShape&>(inShape).getRadius())});
+        return true;
+    case EOtherShape::Box:
+        inUse(OrientedBox{ToPose(inTransform),
+                          ToVec3d(static_cast<const btBoxShape&>(inShape).getHalfExtentsWithMargin())});
+        return true;
+    case EOtherShape::Capsule:
+        inUse(WorldCapsule(static_cast<const btCapsuleShape&>(inShape), inTransform));
+        return true;
+    case EOtherShape::Plane:
+        inUse(WorldPlane(static_cast<const btStaticPlaneShape&>(inShape), inTransform));
+        return true;
+    default:
+        return false;
+    }
 }
 
 } // namespace
@@ -206,6 +235,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     const DeformedBody bodyA = shapeA.Body(inA.getWorldTransform());
     const DeformedBody bodyB = shapeB != nullptr ? shapeB->Body(inB.getWorldTransform()) : DeformedBody{};
     const btCollisionShape* other = inB.getCollisionShape();
+    const EOtherShape kind = ClassifyOther(other);
     const btTransform& transformB = inB.getWorldTransform();
     thread_local PlacedPatch scratchA, scratchB;
     thread_local std::vector<SurfaceContact> surface;
@@ -238,39 +268,15 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         }
         // Feature pairs too deep to make a contact, and (two deformables) vertices behind faces they do not face.
         std::size_t deep = 0, crossings = 0;
-        switch (ClassifyOther(other))
-        {
-        case EOtherShape::Deformable:
+        if (kind == EOtherShape::Deformable)
         {
             const PatchView viewB = PlaceProxyPatch(*shapeB, bodyB, nodeB, scratchB);
             ioStats.triangleTests += shapeB->Patches()->OwnTriangleCount(nodeB);
             deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);
-            break;
         }
-        case EOtherShape::Sphere:
-            deep = PatchContacts(viewA,
-                                 Sphere{ToVec3d(transformB.getOrigin()),
-                                        double(static_cast<const btSphereShape*>(other)->getRadius())},
-                                 inMaxDistance, surface);
-            break;
-        case EOtherShape::Box:
-            deep = PatchContacts(
-                viewA,
-                OrientedBox{ToPose(transformB),
-                            ToVec3d(static_cast<const btBoxShape*>(other)->getHalfExtentsWithMargin())},
-                inMaxDistance, surface);
-            break;
-        case EOtherShape::Capsule:
-            deep = PatchContacts(viewA, WorldCapsule(*static_cast<const btCapsuleShape*>(other), transformB),
-                                 inMaxDistance, surface);
-            break;
-        case EOtherShape::Plane:
-            deep = PatchContacts(viewA, WorldPlane(*static_cast<const btStaticPlaneShape*>(other), transformB),
-                                 inMaxDistance, surface);
-            break;
-        default:
-            break;
-        }
+        else
+            UsePrimitive(*other, kind, transformB, [&](const auto& inPrimitive)
+                         { deep = PatchContacts(viewA, inPrimitive, inMaxDistance, surface); });
         // Patches deep inside each other or in a primitive (spawned so, pressed through, a ball whose centre went
         // into the body) make no surface contact: their proxy contact pushes them out. So do two patches whose
         // surfaces cross, and a primitive's deep patches, if the pair makes no surface contact anywhere
@@ -282,7 +288,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         {
             ioContacts.push_back(contact);
             AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
-            if (deep == 0 || (shapeB == nullptr && ClassifyOther(other) != EOtherShape::Plane))
+            if (deep == 0 || (shapeB == nullptr && kind != EOtherShape::Plane))
                 crossingFallbacks.push_back(ioContacts.size() - 1);
         }
         else if (surface.empty() && shapeB == nullptr)
@@ -301,7 +307,6 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     // vertices, or lies wholly inside the closed surface), the pair has no surface contact: the proxy contacts
     // of the patches it meets, or of all if it is inside, push it out, as in the proxies model. (A plane has
     // no inside to lie in, and a body below it is deep under it, which its vertices count.)
-    const EOtherShape kind = ClassifyOther(other);
     if (madeSurface || quiet.empty() || kind == EOtherShape::Plane)
         return;
     const std::size_t first = ioContacts.size();
@@ -309,22 +314,12 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     {
         const PatchView view = PlaceProxyPatch(shapeA, bodyA, contact.feature0.node, scratchA);
         bool meets = false;
-        switch (kind)
-        {
-        case EOtherShape::Sphere:
-            meets = PatchMeets(view, Sphere{ToVec3d(transformB.getOrigin()),
-                                            double(static_cast<const btSphereShape*>(other)->getRadius())});
-            break;
-        case EOtherShape::Box:
-            meets = PatchMeets(view, OrientedBox{ToPose(transformB),
-                                                 ToVec3d(static_cast<const btBoxShape*>(other)->getHalfExtentsWithMargin())});
-            break;
-        case EOtherShape::Capsule:
-            meets = PatchMeets(view, WorldCapsule(*static_cast<const btCapsuleShape*>(other), transformB));
-            break;
-        default:
-            break;
-        }
+        UsePrimitive(*other, kind, transformB,
+                     [&](const auto& inPrimitive)
+                     {
+                         if constexpr (!std::is_same_v<std::decay_t<decltype(inPrimitive)>, Plane>)
+                             meets = PatchMeets(view, inPrimitive);
+                     });
         if (meets)
             ioContacts.push_back(contact);
     }
@@ -497,7 +492,8 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
             CollideProxies(bodyA, inPrimitive, proxyContacts, ioStats);
     };
 
-    switch (ClassifyOther(shapeB))
+    const EOtherShape kind = ClassifyOther(shapeB);
+    switch (kind)
     {
     case EOtherShape::Deformable:
     {
@@ -524,22 +520,10 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
         return;
     }
     case EOtherShape::Sphere:
-    {
-        const auto& sphere = static_cast<const btSphereShape&>(*shapeB);
-        collidePrimitive(Sphere{ToVec3d(transformB.getOrigin()), double(sphere.getRadius())});
-        break;
-    }
     case EOtherShape::Box:
-    {
-        const auto& box = static_cast<const btBoxShape&>(*shapeB);
-        collidePrimitive(OrientedBox{ToPose(transformB), ToVec3d(box.getHalfExtentsWithMargin())});
-        break;
-    }
     case EOtherShape::Capsule:
-        collidePrimitive(WorldCapsule(static_cast<const btCapsuleShape&>(*shapeB), transformB));
-        break;
     case EOtherShape::Plane:
-        collidePrimitive(WorldPlane(static_cast<const btStaticPlaneShape&>(*shapeB), transformB));
+        UsePrimitive(*shapeB, kind, transformB, collidePrimitive);
         break;
     case EOtherShape::Convex:
         ConvexProxyContacts(bodyA, marginA, inMaxDistance, inB, outContacts, ioStats);

@@ -1312,26 +1312,14 @@ bool PatchMeets(const PatchView& inA, const Capsule& inCapsule)
 
 bool PatchCrossesSoup(const PatchView& inA, std::span<const SoupTriangle> inTriangles)
 {
-    const ProxyPatches& patches = *inA.patches;
-    const auto triangles = patches.Triangles(inA.proxy);
-    const std::uint32_t own = std::min<std::uint32_t>(patches.OwnTriangleCount(inA.proxy),
-                                                      std::uint32_t(inA.faceBoxes.size()));
     for (const SoupTriangle& soup : inTriangles)
     {
         Aabb box;
         for (const Vec3d& vertex : soup.vertices)
             box.extend(vertex);
-        if (!BoxesMeet(box, inA.box, 0.0))
-            continue;
-        for (std::uint32_t t = 0; t < own; ++t)
-        {
-            if (!BoxesMeet(box, inA.faceBoxes[t], 0.0))
-                continue;
-            const Vec3d face[3] = {inA.vertices[triangles[t][0]], inA.vertices[triangles[t][1]],
-                                   inA.vertices[triangles[t][2]]};
-            if (TrianglesIntersect(face, soup.vertices))
-                return true;
-        }
+        if (AnyOwnTriangle(inA, box,
+                           [&](const Vec3d(&inFace)[3]) { return TrianglesIntersect(inFace, soup.vertices); }))
+            return true;
     }
     return false;
 }

@@ -493,13 +493,10 @@ TEST_P(SurfaceCollisionShapes, SurfaceContactsMatchBruteForce)
                 isSheet ? Uniform(random, 0.001 - cMargin, 0.01) : Uniform(random, -cShallow, 0.01);
             for (int iteration = 0; iteration < 4; ++iteration)
             {
-                const DeformedBody placed = body.shape->Body(bodyTransform);
                 Vec3d nearest = Vec3d::Zero();
                 double least = std::numeric_limits<double>::infinity();
-                for (std::uint32_t i = 0; i < model.VertexCount(); ++i)
+                for (const Vec3d& p : DeformedVertices(*body.shape, bodyTransform))
                 {
-                    const Vec3d p =
-                        placed.pose.Apply(placed.scale * model.DeformedPosition(i, body.shape->State().Q()));
                     if (const double d = other.Distance(otherTransform, p) - cMargin; d < least)
                     {
                         least = d;
@@ -525,15 +522,10 @@ TEST_P(SurfaceCollisionShapes, SurfaceContactsMatchBruteForce)
         world.world.performDiscreteCollisionDetection();
 
         // The fully deformed mesh in world, and its vertex nearest the other shape.
-        const DeformedBody deformed = body.shape->Body(bodyTransform);
-        std::vector<Vec3d> vertices(model.VertexCount());
+        const std::vector<Vec3d> vertices = DeformedVertices(*body.shape, bodyTransform);
         double vertexLeast = std::numeric_limits<double>::infinity();
-        for (std::uint32_t i = 0; i < model.VertexCount(); ++i)
-        {
-            vertices[i] =
-                deformed.pose.Apply(deformed.scale * model.DeformedPosition(i, body.shape->State().Q()));
-            vertexLeast = std::min(vertexLeast, other.Distance(otherTransform, vertices[i]) - cMargin);
-        }
+        for (const Vec3d& vertex : vertices)
+            vertexLeast = std::min(vertexLeast, other.Distance(otherTransform, vertex) - cMargin);
 
         double least = std::numeric_limits<double>::infinity();
         for (int m = 0; m < world.dispatcher.getNumManifolds(); ++m)

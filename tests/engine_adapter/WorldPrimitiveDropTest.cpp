@@ -891,10 +891,9 @@ TEST(WorldPrimitiveDrop, BallsStayOnAVibratingFinelyMeshedFace)
 
     // 3 × 3 balls over the top face, resting on it (the face's deformed height under each, plus the radius).
     constexpr double cRadius = 0.05;
-    const DeformedBody placed = shape.Body(box->getWorldTransform());
     std::vector<Vec3d> vertices(model.VertexCount());
-    for (std::uint32_t i = 0; i < model.VertexCount(); ++i)
-        vertices[i] = placed.pose.Apply(placed.scale * model.DeformedPosition(i, shape.State().Q()));
+    for (std::size_t i = 0; i < vertices.size(); ++i)
+        vertices[i] = test::DeformedVertexWorld(*box, i);
     std::vector<btRigidBody*> balls;
     std::vector<Vec3d> starts;
     for (int i = 0; i < 3; ++i)
