@@ -853,11 +853,9 @@ TEST(WorldPrimitiveDrop, CompoundRestsOnDynamicDeformableBox)
 /// vibrating, 5 mm at most, as `bdt-bench scaling` drives it), its contacts at level 12: proxies of about 5
 /// triangles, 5 cm across. Each rise of the face presses the balls a few millimetres in, and the patches round
 /// the one a ball touches then hold vertices inside it that face away from its centre. Those patches' proxy
-/// contacts (normals from the proxies' centres, tilted up to 90°) used to be kept and kicked the balls
-/// sideways: 8 of 16 rolled off a 100k-triangle box at level 12, and here all nine left their places by 0.6
-/// to 1 m, five of them off the box, within 2 s. The balls stay within 8 cm of where they were put (the
-/// vibrating face tilts by a few percent and they roll a little: 0.05 to 4.1 cm, measured), and every
-/// contact they hold is a surface contact.
+/// contacts (normals from the proxies' centres, tilted up to 90°) must not be kept: they kick the balls
+/// sideways, off the box. The balls stay within 8 cm of where they were put (the vibrating face tilts by a
+/// few percent, and they roll a little), and every contact they hold is a surface contact.
 TEST(WorldPrimitiveDrop, BallsStayOnAVibratingFinelyMeshedFace)
 {
     SampleWorld world;
