@@ -35,6 +35,15 @@ void ValidateSettings(const ModalSettings& inSettings)
         throw Error("modal settings: strainLimit must be finite and > 0");
 }
 
+// Keeps |ioQDot| within `inLimit` (`ModalDynamics::SpeedLimit`); true if it had to.
+bool ClampSpeed(double& ioQDot, double inLimit)
+{
+    if (std::abs(ioQDot) <= inLimit)
+        return false;
+    ioQDot = std::copysign(inLimit, ioQDot);
+    return true;
+}
+
 bool AllFinite(std::span<const double> inValues)
 {
     return std::all_of(inValues.begin(), inValues.end(), [](double v) { return std::isfinite(v); });
@@ -168,7 +177,10 @@ void ModalDynamics::ApplyImpulse(std::span<const double> inGeneralizedImpulse)
         }
     for (std::size_t j = 0; j < mQ.size(); ++j)
         if (mMu[j] > 0.0)
+        {
             mQDot[j] += inGeneralizedImpulse[j] / mMu[j];
+            mGuard.clamped += ClampSpeed(mQDot[j], SpeedLimit(std::uint32_t(j)));
+        }
 }
 
 void ModalDynamics::ApplyImpulseAlong(std::span<const double> inCoupling, double inImpulse)
@@ -190,7 +202,10 @@ void ModalDynamics::ApplyImpulseAlong(std::span<const double> inCoupling, double
         return;
     }
     for (std::size_t j = 0; j < modes; ++j)
+    {
         mQDot[j] += inImpulse * inCoupling[j] * mInverseMu[j];
+        mGuard.clamped += ClampSpeed(mQDot[j], SpeedLimit(std::uint32_t(j)));
+    }
 }
 
 void ModalDynamics::Step(double inTimeStep, std::span<const double> inGeneralizedForce)
@@ -246,6 +261,7 @@ void ModalDynamics::Step(double inTimeStep, std::span<const double> inGeneralize
                 qDot = 0.0;
             ++mGuard.clamped;
         }
+        mGuard.clamped += ClampSpeed(qDot, SpeedLimit(std::uint32_t(j)));
         mQ[j] = q;
         mQDot[j] = qDot;
     }
@@ -314,7 +330,7 @@ bool ModalDynamics::SetState(std::span<const double> inQ, std::span<const double
     for (std::size_t j = 0; j < mQ.size(); ++j)
     {
         mQ[j] = std::clamp(inQ[j], -mLimit[j], mLimit[j]);
-        mQDot[j] = inQDot[j];
+        mQDot[j] = std::clamp(inQDot[j], -SpeedLimit(std::uint32_t(j)), SpeedLimit(std::uint32_t(j)));
         mQFloat[j] = float(mQ[j]);
     }
     return true;

@@ -35,7 +35,8 @@ struct ModalSettings
 /// Counters of what the guards did (since construction).
 struct ModalGuardStats
 {
-    std::uint64_t clamped = 0;          ///< Times a |q_j| was brought back to its strain limit.
+    /// Times a |q_j| was brought back to its strain limit, or a |q̇_j| to its speed limit (`SpeedLimit`).
+    std::uint64_t clamped = 0;
     std::uint64_t rejectedImpulses = 0; ///< Generalised impulses or forces ignored for a non-finite entry.
     std::uint64_t resets = 0;           ///< Times q and q̇ were reset to 0 after becoming non-finite.
 };
@@ -62,16 +63,19 @@ public:
     void SetSettings(const ModalSettings& inSettings);
     const ModalSettings& Settings() const { return mSettings; }
 
-    /// q̇_j += g_j/μ_j for a generalised impulse g (M entries, N·s·model unit). Ignored as a whole, and
-    /// counted, if it has the wrong size, a non-finite entry, or would make a velocity overflow.
+    /// q̇_j += g_j/μ_j for a generalised impulse g (M entries, N·s·model unit), each q̇_j then kept within its
+    /// speed limit. Ignored as a whole, and counted, if it has the wrong size, a non-finite entry, or would make
+    /// a velocity overflow.
     void ApplyImpulse(std::span<const double> inGeneralizedImpulse);
     /// `ApplyImpulse` of the generalised impulse g = p·u (u: M entries, p: a scalar), as q̇_j += p·u_j·(1/μ_j)
     /// without forming g: the contact constraint's per-point update (`DeformableShape::ApplyModalImpulse`).
-    /// Ignored as a whole, and counted, on the wrong size or a non-finite result. O(M), no division.
+    /// Ignored as a whole, and counted, on the wrong size or a non-finite result; q̇ kept within the speed limits.
+    /// O(M), no division.
     void ApplyImpulseAlong(std::span<const double> inCoupling, double inImpulse);
 
     /// Advances q, q̇ by `inTimeStep` seconds (> 0) under a constant generalised force (M entries, or empty
-    /// for none), then applies the strain limit (a clamped mode also loses its outward velocity). A
+    /// for none), then applies the strain limit (a clamped mode also loses its outward velocity) and the speed
+    /// limit. A
     /// non-finite force is ignored and counted; a non-finite state is reset to rest and counted.
     void Step(double inTimeStep, std::span<const double> inGeneralizedForce = {});
 
@@ -114,7 +118,8 @@ public:
     std::span<const float> Q() const { return mQFloat; }
     std::span<const double> QDouble() const { return mQ; }
     std::span<const double> QDot() const { return mQDot; }
-    /// Sets q and q̇ (M entries each, finite; q within the strain limits after clamping). Returns false and
+    /// Sets q and q̇ (M entries each, finite; q within the strain limits and q̇ within the speed limits after
+    /// clamping). Returns false and
     /// changes nothing on wrong sizes or non-finite values.
     [[nodiscard]] bool SetState(std::span<const double> inQ, std::span<const double> inQDot);
     /// Back to rest (q = q̇ = 0).
@@ -129,6 +134,11 @@ public:
     std::span<const double> InverseModalMasses() const { return mInverseMu; }
     /// Largest |q_j| allowed.
     double StrainLimit(std::uint32_t inMode) const { return mLimit[inMode]; }
+    /// The largest |q̇_j| kept (model units/s): 2·ω_j·`StrainLimit(j)`, twice the peak speed of a vibration at the
+    /// strain limit. A faster mode would cross its whole range within a fraction of its period and be stopped
+    /// at the limit anyway; the bound keeps a huge impulse (1e30) from reaching the contacts as a surface speed
+    /// that overflows the solver's floats.
+    double SpeedLimit(std::uint32_t inMode) const { return 2.0 * mOmega[inMode] * mLimit[inMode]; }
 
     /// Modal energy Σ ½μ_j(q̇_j² + ω_j² q_j²) in joules: the vibration and the elastic energy of the static
     /// deflection under a steady load (a loaded body at rest keeps the latter).
