@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -375,18 +376,28 @@ void SaveAsset(const BDTree& inTree, const std::string& inPath)
 
 std::shared_ptr<const BDTree> LoadAsset(const std::string& inPath)
 {
+    // A regular file, read up to its size: a device or a pipe (/dev/zero) could be read until memory ran out.
+    std::error_code error;
+    const std::filesystem::file_status status = std::filesystem::status(inPath, error);
+    if (error)
+        throw Error("cannot open (" + error.message() + ")");
+    if (!std::filesystem::is_regular_file(status))
+        throw Error("not a regular file (a directory, device or pipe)");
+    const std::uintmax_t size = std::filesystem::file_size(inPath, error);
+    if (error)
+        throw Error("cannot read its size (" + error.message() + ")");
     std::FILE* file = std::fopen(inPath.c_str(), "rb");
     if (file == nullptr)
         throw Error(std::string("cannot open (") + std::strerror(errno) + ")");
-    std::vector<std::uint8_t> bytes;
-    std::array<std::uint8_t, 1 << 16> buffer;
-    std::size_t count = 0;
-    while ((count = std::fread(buffer.data(), 1, buffer.size(), file)) > 0)
-        bytes.insert(bytes.end(), buffer.begin(), buffer.begin() + std::ptrdiff_t(count));
-    const bool failed = std::ferror(file) != 0;
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+    const std::size_t count = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), file);
+    const bool failed = std::ferror(file) != 0 || count != bytes.size();
+    const bool grew = !failed && std::fgetc(file) != EOF; // written to while being read
     std::fclose(file);
     if (failed)
-        throw Error("cannot read (I/O error or not a regular file)");
+        throw Error("cannot read (I/O error, or the file shrank while being read)");
+    if (grew)
+        throw Error("cannot read (the file grew while being read)");
     return std::make_shared<const BDTree>(DeserializeAsset(bytes));
 }
 

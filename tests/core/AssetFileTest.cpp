@@ -351,6 +351,16 @@ TEST(AssetFile, MissingOrUnwritableFileThrows)
     const std::string folder = std::string(BDT_TEST_TMP);
     EXPECT_THROW((void)LoadAsset(folder + "/no-such-asset.bdt"), Error);
     EXPECT_THROW((void)LoadAsset(folder), Error) << "a directory";
+    // A device that never ends is refused at once, not read until memory runs out.
+    try
+    {
+        (void)LoadAsset("/dev/zero");
+        ADD_FAILURE() << "/dev/zero was read";
+    }
+    catch (const Error& error)
+    {
+        EXPECT_NE(std::string(error.what()).find("not a regular file"), std::string::npos) << error.what();
+    }
     EXPECT_THROW(SaveAsset(*test::ShapeTree("box", 12, 1), folder + "/no-such-folder/out.bdt"), Error);
 }
 
