@@ -29,7 +29,39 @@ CreateFuncRegistry& ProcessRegistry()
     return *sRegistry;
 }
 
+// Reads the dispatcher's two tables, which Bullet keeps protected.
+struct DispatchTables : btCollisionDispatcher
+{
+    static const btCollisionAlgorithmCreateFunc* Contact(const btCollisionDispatcher& inDispatcher, int inI,
+                                                         int inJ)
+    {
+        return (inDispatcher.*(&DispatchTables::m_doubleDispatchContactPoints))[inI][inJ];
+    }
+    static const btCollisionAlgorithmCreateFunc* Closest(const btCollisionDispatcher& inDispatcher, int inI,
+                                                         int inJ)
+    {
+        return (inDispatcher.*(&DispatchTables::m_doubleDispatchClosestPoints))[inI][inJ];
+    }
+};
+
+bool IsOurs(const btCollisionAlgorithmCreateFunc* inFunc)
+{
+    return dynamic_cast<const DeformableCreateFunc*>(inFunc) != nullptr;
+}
+
 } // namespace
+
+bool HasCollisionAlgorithms(const btCollisionDispatcher& inDispatcher)
+{
+    const int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
+    for (int other = 0; other < MAX_BROADPHASE_COLLISION_TYPES; ++other)
+        if (!IsOurs(DispatchTables::Contact(inDispatcher, custom, other)) ||
+            !IsOurs(DispatchTables::Contact(inDispatcher, other, custom)) ||
+            !IsOurs(DispatchTables::Closest(inDispatcher, custom, other)) ||
+            !IsOurs(DispatchTables::Closest(inDispatcher, other, custom)))
+            return false;
+    return true;
+}
 
 std::size_t CollisionAlgorithmSize()
 {

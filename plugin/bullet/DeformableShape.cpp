@@ -63,9 +63,9 @@ std::shared_ptr<const DeformableAsset> CheckedAsset(std::shared_ptr<const Deform
 // The checks that ModalDynamics does not do (it validates the mass and the modal settings itself).
 const DeformableShapeSettings& CheckedSettings(const DeformableShapeSettings& inSettings)
 {
-    if (!std::isfinite(inSettings.mass) || inSettings.mass <= 0.0)
-        throw Error("deformable shape mass must be positive and finite, got " +
-                    std::to_string(inSettings.mass));
+    if (!std::isfinite(inSettings.mass) || !(inSettings.mass >= cMinMass))
+        throw Error("deformable shape mass must be finite and at least " + std::to_string(cMinMass) +
+                    " kg, got " + std::to_string(inSettings.mass));
     if (inSettings.maxManifoldsPerPair == 0)
         throw Error("deformable shape maxManifoldsPerPair must be at least 1");
     if (!std::isfinite(inSettings.pairCacheSkin) || inSettings.pairCacheSkin < 0.0)

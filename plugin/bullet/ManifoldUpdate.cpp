@@ -94,7 +94,9 @@ btManifoldPoint MakeManifoldPoint(const PairContact& inContact, const PointIds& 
             point.m_contactPointFlags &= ~BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING;
             point.m_contactPointFlags |= BT_CONTACT_FLAG_HAS_CONTACT_ERP;
         }
-        point.m_contactCFM = btScalar(cfm);
+        // Finite as a btScalar whatever the compliance (a float overflows past 3.4e38): softer than that is
+        // no contact at all to the solver.
+        point.m_contactCFM = btScalar(std::min(cfm, double(BT_LARGE_FLOAT)));
         point.m_contactPointFlags |= BT_CONTACT_FLAG_HAS_CONTACT_CFM;
     }
     if (inMaterial.frictionAnchor)
@@ -130,7 +132,9 @@ void SetSolverGap(btManifoldPoint& ioPoint, const PairContact& inContact)
     const double d = inContact.distance;
     const double target = inContact.stepMotion - inContact.compliance * double(ioPoint.m_appliedImpulse) +
                           (d > 0.0 ? d : erp * d);
-    ioPoint.m_distance1 = btScalar(target > 0.0 ? target : target / erp);
+    const double distance = target > 0.0 ? target : target / erp;
+    if (std::isfinite(btScalar(distance)))
+        ioPoint.m_distance1 = btScalar(distance);
 }
 
 WrittenPoints RecordWritten(std::span<const btManifoldPoint> inPoints)

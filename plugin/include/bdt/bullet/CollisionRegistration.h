@@ -19,6 +19,11 @@ namespace bdt
 /// `bdt::Error` rather than let Bullet write past a pool element. Call it once, before the first step.
 void registerCollisionAlgorithms(btCollisionDispatcher& ioDispatcher);
 
+/// Whether `inDispatcher` has the BD-Tree algorithms in the whole row and column of `CUSTOM_CONCAVE_SHAPE_TYPE`
+/// of both its tables (`registerCollisionAlgorithms`, or a `bdt::CollisionConfiguration`'s dispatcher): without
+/// them Bullet takes a `DeformableShape` for an SDF and it collides with nothing. O(types).
+bool HasCollisionAlgorithms(const btCollisionDispatcher& inDispatcher);
+
 /// The largest size in bytes of the collision algorithms `registerCollisionAlgorithms` creates.
 std::size_t CollisionAlgorithmSize();
 

@@ -30,6 +30,11 @@ enum class EContactModel : std::uint8_t
     Proxies,
 };
 
+/// The least mass, kg, a deformable body takes (`DeformableShapeSettings::mass`, `BodyDesc::mass`): the contacts'
+/// modal compliance grows as 1/mass and reaches Bullet's solver as a float (CFM), which a lighter body could
+/// overflow (1e-45 kg made every contact's CFM infinite); a milligram is far below any game body.
+inline constexpr double cMinMass = 1e-6;
+
 /// Per-body settings of a `DeformableShape`. Every field can be changed live with `SetSettings`.
 struct DeformableShapeSettings
 {
@@ -37,7 +42,8 @@ struct DeformableShapeSettings
     /// (`contacts`).
     std::uint32_t proxyLevel = 10;
     EContactModel contacts = EContactModel::Surface; ///< Where contacts are made (`EContactModel`).
-    double mass = 1.0;             ///< Body mass in kg, for the modal masses (give the rigid body the same).
+    /// Body mass in kg, for the modal masses (give the rigid body the same): at least `cMinMass`.
+    double mass = 1.0;
     ModalSettings modal;           ///< Vibration: stiffness and damping scales, strain limit.
     EBound bound = EBound::Tight;  ///< Sphere radius bound used by the updates.
     bool temporalCoherence = false; ///< §3.5 temporal coherence of sphere updates.
