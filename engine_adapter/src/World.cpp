@@ -5,14 +5,18 @@
 #include "FastBodySweep.h"
 #include "PhaseTimer.h"
 
+#include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
+#include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+#include <BulletDynamics/Dynamics/btActionInterface.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <LinearMath/btDefaultMotionState.h>
 #include <LinearMath/btIDebugDraw.h>
 #include <algorithm>
 #include <bdt/adapter/World.h>
+#include <bdt/bullet/CollisionRegistration.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/ParallelDispatcher.h>
 #include <bdt/core/AssetFile.h>
@@ -22,6 +26,8 @@
 #include <bdt/core/Prefetch.h>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <span>
 #include <thread>
 #include <utility>
@@ -96,18 +102,71 @@ World* Find(btDynamicsWorld* inWorld)
     return nullptr;
 }
 
+// How far BᵀB may stray from the identity for a basis to count as a rotation: a float basis built from a
+// quaternion or Euler angles is within a few 1e-7.
+constexpr double cBasisTolerance = 1e-4;
+// Beyond this the state guard does not trust the basis at all and puts the body back; below it, it makes the
+// basis the rotation of its quaternion (as Bullet's integration does every step for a plain body).
+constexpr double cBasisRepairLimit = 0.1;
+
+// max |BᵀB − I|, and whether det B > 0 (infinite for a non-finite basis).
+double RotationError(const btMatrix3x3& inBasis, bool& outProper)
+{
+    const Mat3d basis = ToMat3d(inBasis);
+    outProper = basis.determinant() > 0.0;
+    const double error = (basis.transpose() * basis - Mat3d::Identity()).cwiseAbs().maxCoeff();
+    return std::isfinite(error) ? error : std::numeric_limits<double>::infinity();
+}
+
+void ValidateSettings(const WorldSettings& inSettings)
+{
+    auto positive = [](double inValue) { return std::isfinite(inValue) && inValue > 0.0; };
+    if (!positive(inSettings.maxLinearSpeed) || !positive(inSettings.maxAngularSpeed))
+        throw Error("world: maxLinearSpeed and maxAngularSpeed must be finite and > 0");
+    if (!positive(inSettings.sweepTravelFraction))
+        throw Error("world: sweepTravelFraction must be finite and > 0");
+    if (!std::isfinite(inSettings.wakeEnergyPerKg) || inSettings.wakeEnergyPerKg < 0.0 ||
+        !std::isfinite(inSettings.coupledTolerance) || inSettings.coupledTolerance < 0.0 ||
+        inSettings.coupledSweeps < 0)
+        throw Error("world: wakeEnergyPerKg, coupledTolerance and coupledSweeps must be finite and >= 0");
+}
+
+// The length in double: a float vector of 1e30 has a length but no finite float length².
+double Length(const btVector3& inValue)
+{
+    return ToVec3d(inValue).norm();
+}
+
+// Scales finite `ioValue` down to length `inLimit` if longer; true if it did.
+bool ClampLength(btVector3& ioValue, double inLimit)
+{
+    const double length = Length(ioValue);
+    if (!(length > inLimit))
+        return false;
+    ioValue *= btScalar(inLimit / length);
+    return true;
+}
+
 void ValidateDesc(const BodyDesc& inDesc)
 {
-    if (!std::isfinite(inDesc.mass) || inDesc.mass < 0.0)
-        throw Error("body: mass must be finite and >= 0");
+    if (!std::isfinite(inDesc.mass) || inDesc.mass < 0.0 || (inDesc.mass > 0.0 && inDesc.mass < cMinMass))
+        throw Error("body: mass must be 0 (static) or finite and at least " + std::to_string(cMinMass) + " kg");
     if (!std::isfinite(inDesc.scale) || inDesc.scale <= 0.0)
         throw Error("body: scale must be finite and > 0");
     if (!IsFinite(inDesc.transform))
         throw Error("body: transform is not finite");
+    // A rotation: orthonormal columns, determinant +1, to the rounding of a float basis (Bullet's shapes and
+    // the rest-to-world fit assume it; a scaled basis would place the collision surface off the drawn one).
+    bool proper = false;
+    if (RotationError(inDesc.transform.getBasis(), proper) > cBasisTolerance || !proper)
+        throw Error("body: transform's basis is not a rotation (orthonormal columns, determinant 1); give the size "
+                    "as BodyDesc::scale");
     const BodyMaterial& m = inDesc.material;
-    if (!std::isfinite(m.friction) || m.friction < 0.0f || !std::isfinite(m.restitution) ||
-        m.restitution < 0.0f || !std::isfinite(m.rollingFriction) || m.rollingFriction < 0.0f)
-        throw Error("body: friction, restitution and rolling friction must be finite and >= 0");
+    if (!std::isfinite(m.friction) || m.friction < 0.0f || !std::isfinite(m.rollingFriction) ||
+        m.rollingFriction < 0.0f)
+        throw Error("body: friction and rolling friction must be finite and >= 0");
+    if (!(m.restitution >= 0.0f && m.restitution <= 1.0f))
+        throw Error("body: restitution must lie in [0, 1], got " + std::to_string(m.restitution));
     if (!std::isfinite(m.margin) || m.margin < 0.0f)
         throw Error("body: margin must be finite and >= 0");
 }
@@ -128,36 +187,88 @@ struct World::Body
     std::vector<double> heldImpulse, heldInertial;
     btTransform lastGoodTransform =
         btTransform::getIdentity(); ///< Restored if the transform goes non-finite.
+    /// The mass properties last seen valid (1/kg, 1/(kg·m²) about the principal axes), restored if they are not.
+    btScalar lastGoodInverseMass = 0;
+    btVector3 lastGoodInverseInertia{0, 0, 0};
+    bool simulatedAtPreTick = false; ///< Not `DISABLE_SIMULATION` when the step began.
     btVector3 stepStart{0, 0, 0};   ///< Centre of mass at the step's start, for the fast-body sweep.
+};
+
+/// Bullet runs a world's actions in each internal step between its integration and the post-tick callback:
+/// the one place of the step a host's `setInternalTickCallback` cannot take from the plugin.
+class World::TickWatch : public btActionInterface
+{
+public:
+    explicit TickWatch(World& ioOwner) : mOwner(ioOwner) {}
+    void updateAction(btCollisionWorld*, btScalar) override { mOwner.WatchTickCallbacks(); }
+    void debugDraw(btIDebugDraw*) override {}
+
+private:
+    World& mOwner;
 };
 
 World::World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings)
     : mWorld(ioWorld), mSettings(inSettings)
 {
+    ValidateSettings(inSettings);
     if (Find(&ioWorld) != nullptr)
         throw Error("world: a bdt::World is already attached to this btDiscreteDynamicsWorld");
+    const auto* dispatcher = dynamic_cast<const btCollisionDispatcher*>(ioWorld.getDispatcher());
+    if (dispatcher == nullptr || !HasCollisionAlgorithms(*dispatcher))
+        throw Error("world: the dispatcher lacks the BD-Tree collision algorithms (deformables would collide with "
+                    "nothing): call bdt::registerCollisionAlgorithms(dispatcher) or give it a "
+                    "bdt::CollisionConfiguration");
     mHostPreTick = TickCallbackAccess::Pre(ioWorld);
     mHostPostTick = TickCallbackAccess::Post(ioWorld);
     void* userInfo = ioWorld.getWorldUserInfo();
     ioWorld.setInternalTickCallback(&World::PreTick, userInfo, true);
     ioWorld.setInternalTickCallback(&World::PostTick, userInfo, false);
     Registry().emplace_back(&ioWorld, this);
+    mTickWatch = std::make_unique<TickWatch>(*this);
+    ioWorld.addAction(mTickWatch.get());
     detail::AcquirePhaseTimer();
 }
 
 World::~World()
 {
-    for (std::unique_ptr<Body>& body : mBodies)
-        mWorld.removeRigidBody(body->rigidBody.get());
-    mBodies.clear();
-    void* userInfo = mWorld.getWorldUserInfo();
-    mWorld.setInternalTickCallback(mHostPreTick, userInfo, true);
-    mWorld.setInternalTickCallback(mHostPostTick, userInfo, false);
+    // A Bullet world destroyed before this World takes its objects' broadphase handles but leaves them in its
+    // list (their world array index stays); one that removed a body (`removeRigidBody`) resets the index.
+    const bool worldGone =
+        !mBodies.empty() && std::all_of(mBodies.begin(), mBodies.end(),
+                                        [](const std::unique_ptr<Body>& inBody)
+                                        { return inBody->rigidBody->getBroadphaseHandle() == nullptr; }) &&
+        std::any_of(mBodies.begin(), mBodies.end(), [](const std::unique_ptr<Body>& inBody)
+                    { return inBody->rigidBody->getWorldArrayIndex() >= 0; });
     auto& registry = Registry();
     registry.erase(std::remove_if(registry.begin(), registry.end(),
                                   [this](const auto& inEntry) { return inEntry.second == this; }),
                    registry.end());
     detail::ReleasePhaseTimer();
+    if (worldGone)
+    {
+#ifndef NDEBUG
+        std::fprintf(stderr, "bdt::World: its btDiscreteDynamicsWorld was destroyed first; destroy the "
+                             "bdt::World before the Bullet world (World.h)\n");
+#endif
+        return;
+    }
+    mWorld.removeAction(mTickWatch.get());
+    for (std::unique_ptr<Body>& body : mBodies)
+        mWorld.removeRigidBody(body->rigidBody.get());
+    mBodies.clear();
+    // The host's callbacks back, each only where ours is still installed: a host that replaced one after
+    // attaching keeps its own.
+    void* userInfo = mWorld.getWorldUserInfo();
+    if (TickCallbackAccess::Pre(mWorld) == &World::PreTick)
+        mWorld.setInternalTickCallback(mHostPreTick, userInfo, true);
+    if (TickCallbackAccess::Post(mWorld) == &World::PostTick)
+        mWorld.setInternalTickCallback(mHostPostTick, userInfo, false);
+}
+
+void World::SetSettings(const WorldSettings& inSettings)
+{
+    ValidateSettings(inSettings);
+    mSettings = inSettings;
 }
 
 btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, const BodyDesc& inDesc)
@@ -188,6 +299,8 @@ btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, c
     info.m_rollingFriction = inDesc.material.rollingFriction;
     body->rigidBody = std::make_unique<btRigidBody>(info);
     body->lastGoodTransform = inDesc.transform;
+    body->lastGoodInverseMass = body->rigidBody->getInvMass();
+    body->lastGoodInverseInertia = body->rigidBody->getInvInertiaDiagLocal();
     body->shape->BeginStep();
 
     mWorld.addRigidBody(body->rigidBody.get());
@@ -241,6 +354,7 @@ void World::PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep)
 {
     if (World* world = Find(inWorld))
     {
+        world->mPreTickRan = true;
         world->OnPreTick(double(inTimeStep));
         if (world->mHostPreTick != nullptr)
             world->mHostPreTick(inWorld, inTimeStep);
@@ -257,10 +371,174 @@ void World::PostTick(btDynamicsWorld* inWorld, btScalar inTimeStep)
     }
 }
 
+void World::WatchTickCallbacks()
+{
+    btInternalTickCallback& pre = TickCallbackAccess::Pre(mWorld);
+    btInternalTickCallback& post = TickCallbackAccess::Post(mWorld);
+    if (pre != &World::PreTick)
+    {
+        mHostPreTick = pre;
+        pre = &World::PreTick;
+        ++mStats.callbackRepairs;
+    }
+    if (post != &World::PostTick)
+    {
+        mHostPostTick = post;
+        post = &World::PostTick;
+        ++mStats.callbackRepairs;
+    }
+    if (!mPreTickRan)
+    {
+        // This step ran without the modal step: the last solve's impulses were never taken by the modes, and
+        // this solve's are read back on top of them in the post-tick. Drop them, as the step's modal update.
+        for (std::unique_ptr<Body>& body : mBodies)
+            body->shape->ClearImpulses();
+    }
+    mPreTickRan = false;
+}
+
+void World::GuardState(Body& ioBody, double inTimeStep)
+{
+    btRigidBody& rigid = *ioBody.rigidBody;
+    DeformableShape& shape = *ioBody.shape;
+    ioBody.simulatedAtPreTick = rigid.getActivationState() != DISABLE_SIMULATION;
+    std::uint64_t repairs = 0;
+    // Mass properties first: the force and torque limits below use them.
+    const btVector3 inverseInertia = rigid.getInvInertiaDiagLocal();
+    if (std::isfinite(rigid.getInvMass()) && rigid.getInvMass() >= 0 && IsFinite(inverseInertia) &&
+        inverseInertia.x() >= 0 && inverseInertia.y() >= 0 && inverseInertia.z() >= 0)
+    {
+        ioBody.lastGoodInverseMass = rigid.getInvMass();
+        ioBody.lastGoodInverseInertia = inverseInertia;
+    }
+    else
+    {
+        auto inverse = [](btScalar inValue) { return inValue > 0 ? 1 / inValue : btScalar(0); };
+        const btVector3& good = ioBody.lastGoodInverseInertia;
+        rigid.setMassProps(inverse(ioBody.lastGoodInverseMass),
+                           btVector3(inverse(good.x()), inverse(good.y()), inverse(good.z())));
+        rigid.updateInertiaTensor();
+        ++repairs;
+    }
+    bool proper = false;
+    const double basisError = RotationError(rigid.getWorldTransform().getBasis(), proper);
+    if (!IsFinite(rigid.getWorldTransform()) || basisError > cBasisRepairLimit || !proper)
+    {
+        RestoreBody(ioBody);
+        mStats.stateRepairs += repairs;
+        return;
+    }
+    if (basisError > cBasisTolerance)
+    {
+        btTransform transform = rigid.getWorldTransform();
+        btQuaternion rotation;
+        transform.getBasis().getRotation(rotation);
+        transform.setRotation(rotation.normalized());
+        PlaceBody(rigid, transform);
+        rigid.updateInertiaTensor();
+        ++repairs;
+    }
+    const double linearLimit = mSettings.maxLinearSpeed, angularLimit = mSettings.maxAngularSpeed;
+    btVector3 linear = rigid.getLinearVelocity(), angular = rigid.getAngularVelocity();
+    if (!IsFinite(linear))
+        linear.setZero();
+    if (!IsFinite(angular))
+        angular.setZero();
+    ClampLength(linear, linearLimit);
+    ClampLength(angular, angularLimit);
+    if (linear != rigid.getLinearVelocity() || angular != rigid.getAngularVelocity())
+    {
+        rigid.setLinearVelocity(linear);
+        rigid.setAngularVelocity(angular);
+        ++repairs;
+    }
+    // Gravity (Bullet added gravity · mass to the total force at the start of stepSimulation) and the total
+    // force and torque: what Bullet's integration adds to the velocities before the solve.
+    const btVector3 gravity = rigid.getGravity();
+    const bool gravityBad = !IsFinite(gravity) || Length(gravity) * inTimeStep > linearLimit;
+    btVector3 force = rigid.getTotalForce(), torque = rigid.getTotalTorque();
+    bool forcesChanged = false;
+    if (gravityBad)
+    {
+        const btVector3 worldGravity = mWorld.getGravity();
+        rigid.setGravity(IsFinite(worldGravity) ? worldGravity : btVector3(0, 0, 0));
+        force = rigid.getGravity() / (rigid.getInvMass() > 0 ? rigid.getInvMass() : btScalar(1));
+        forcesChanged = true;
+    }
+    if (!IsFinite(force))
+    {
+        force.setZero();
+        forcesChanged = true;
+    }
+    if (!IsFinite(torque))
+    {
+        torque.setZero();
+        forcesChanged = true;
+    }
+    // Within the step, F·h/m and I⁻¹·T·h at most the speed limits.
+    if (rigid.getInvMass() > 0)
+        forcesChanged |= ClampLength(force, linearLimit / (double(rigid.getInvMass()) * inTimeStep));
+    const double angularGain = (ToMat3d(rigid.getInvInertiaTensorWorld()) * ToVec3d(torque)).norm() * inTimeStep;
+    if (angularGain > angularLimit)
+    {
+        torque *= btScalar(angularLimit / angularGain);
+        forcesChanged = true;
+    }
+    if (forcesChanged)
+    {
+        rigid.clearForces();
+        rigid.applyCentralForce(force);
+        rigid.applyTorque(torque);
+        ++repairs;
+    }
+    const ModalDynamics& dynamics = shape.Dynamics();
+    const auto finite = [](std::span<const double> inValues)
+    { return std::all_of(inValues.begin(), inValues.end(), [](double v) { return std::isfinite(v); }); };
+    if (!finite(dynamics.QDouble()) || !finite(dynamics.QDot()))
+    {
+        shape.Dynamics().Reset();
+        ioBody.heldImpulse.clear();
+        ioBody.heldInertial.clear();
+        ++mStateResets;
+    }
+    mStats.stateRepairs += repairs;
+}
+
+void World::RestoreBody(Body& ioBody)
+{
+    btRigidBody& rigid = *ioBody.rigidBody;
+    PlaceBody(rigid, ioBody.lastGoodTransform);
+    rigid.setLinearVelocity(btVector3(0, 0, 0));
+    rigid.setAngularVelocity(btVector3(0, 0, 0));
+    rigid.updateInertiaTensor();
+    // Forces as at the start of a step: gravity only.
+    rigid.clearForces();
+    if (IsFinite(rigid.getGravity()))
+        rigid.applyGravity();
+    ioBody.shape->Dynamics().Reset();
+    ioBody.shape->ClearImpulses();
+    ioBody.heldImpulse.clear();
+    ioBody.heldInertial.clear();
+    ioBody.hasPreviousVelocity = false;
+    if (btBroadphaseProxy* proxy = rigid.getBroadphaseHandle())
+    {
+        // Its manifolds hold the impulses of the bad state, which the solver would warm-start from.
+        mWorld.getBroadphase()->getOverlappingPairCache()->cleanProxyFromPairs(proxy, mWorld.getDispatcher());
+        mWorld.updateSingleAabb(&rigid);
+    }
+    // Bullet takes a body whose box overflowed out of the simulation for good (updateSingleAabb).
+    if (rigid.getActivationState() == DISABLE_SIMULATION)
+        rigid.forceActivationState(ACTIVE_TAG);
+    rigid.activate(true);
+    ++mStats.transformResets;
+}
+
 void World::OnPreTick(double inTimeStep)
 {
     const Clock::time_point start = Clock::now();
     detail::TakePhaseTimes(); // drop whatever was timed outside our steps
+    for (std::unique_ptr<Body>& body : mBodies)
+        GuardState(*body, inTimeStep);
     for (std::unique_ptr<Body>& body : mBodies)
     {
         DeformableShape& shape = *body->shape;
@@ -421,10 +699,13 @@ void World::OnPostTick(double inTimeStep)
         clamped += guard.clamped;
         rejected += guard.rejectedImpulses;
         resets += guard.resets;
-        // A non-finite frame never spreads: back to the last good transform, at rest.
+        // A non-finite frame never spreads: back to the last good transform, at rest. So is a body that Bullet
+        // took out of the simulation in this step for a box too large (`updateSingleAabb`: a placement so far
+        // out, 1e30, that its box's float extent overflows), instead of hanging there for good.
         const btTransform& transform = rigid.getWorldTransform();
-        if (IsFinite(transform) && IsFinite(rigid.getLinearVelocity()) &&
-            IsFinite(rigid.getAngularVelocity()))
+        const bool droppedByBullet = body->simulatedAtPreTick && rigid.getActivationState() == DISABLE_SIMULATION;
+        if (IsFinite(transform) && IsFinite(rigid.getLinearVelocity()) && IsFinite(rigid.getAngularVelocity()) &&
+            !droppedByBullet)
         {
             if (mSettings.sweepFastBodies)
                 SweepFastBody(*body, inTimeStep);
@@ -432,14 +713,7 @@ void World::OnPostTick(double inTimeStep)
         }
         else
         {
-            PlaceBody(rigid, body->lastGoodTransform);
-            rigid.setLinearVelocity(btVector3(0, 0, 0));
-            rigid.setAngularVelocity(btVector3(0, 0, 0));
-            rigid.clearForces();
-            shape.Dynamics().Reset();
-            body->heldImpulse.clear();
-            body->heldInertial.clear();
-            ++mStats.transformResets;
+            RestoreBody(*body);
         }
     }
     mStats.sweeps = mSweeps;

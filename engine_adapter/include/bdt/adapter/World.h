@@ -41,8 +41,8 @@ struct BodyDesc
 {
     /// World placement of the body's local frame (centre of mass, principal axes; see `DeformableShape`).
     btTransform transform = btTransform::getIdentity();
-    /// kg. 0 makes a static body: it collides and can be deformed by `DeformableShape::SetQ`, but its modes
-    /// are not integrated.
+    /// kg: 0 makes a static body (it collides and can be deformed by `DeformableShape::SetQ`, but its modes
+    /// are not integrated), else at least `cMinMass`.
     double mass = 1.0;
     double scale = 1.0;            ///< Uniform scale of the model (model units to metres).
     std::uint32_t proxyLevel = 10; ///< Contact proxy level L.
@@ -96,6 +96,12 @@ struct WorldSettings
     bool sweepFastBodies = true;
     /// How far (a fraction of the body's bounding radius) its centre must move in a step to be swept, > 0.
     double sweepTravelFraction = 0.25;
+    /// The state guard's speed limits for deformable bodies (m/s, rad/s; finite, > 0), Jolt Physics' defaults:
+    /// before Bullet's solver sees a body, a faster linear or angular velocity is scaled down to them, and a
+    /// force or torque that would add more than them within the step is scaled down too (`World`, the state
+    /// guard). They keep a huge value (1e30) from overflowing the solver's floats in the bodies it touches.
+    double maxLinearSpeed = 500.0;
+    double maxAngularSpeed = 0.25 * 3.14159265358979323846 * 60.0;
 };
 
 /// What the last simulation step did, summed over the attached bodies.
@@ -107,9 +113,17 @@ struct StepStats
     std::uint64_t contacts = 0;       ///< Contact points in manifolds of deformable bodies after the solve.
     std::uint64_t manifolds = 0;      ///< Those manifolds.
     double vibrationEnergy = 0.0;     ///< Σ modal energy (J) after the step.
-    /// Guards (totals since attaching): strain-limit clamps, ignored non-finite impulses or forces, modal
-    /// resets, and rigid transforms or velocities restored after becoming non-finite.
-    std::uint64_t clamped = 0, rejected = 0, modalResets = 0, transformResets = 0;
+    /// Guards (totals since attaching): strain- and speed-limit clamps of the modes, ignored non-finite impulses
+    /// or forces on them, and modal resets (`ModalGuardStats`, summed over the bodies).
+    std::uint64_t clamped = 0, rejected = 0, modalResets = 0;
+    /// The state guard (totals since attaching; see `World`): bodies put back at their last good transform
+    /// (a non-finite transform, or a basis far from a rotation), and values brought back in range on a body
+    /// left where it was (a velocity, force, torque, gravity or mass property not finite or beyond the speed
+    /// limits, a basis slightly off a rotation).
+    std::uint64_t transformResets = 0, stateRepairs = 0;
+    /// Times the plugin found that the host had replaced one of its tick callbacks and put its own back, now
+    /// chaining the host's (see `World`).
+    std::uint64_t callbackRepairs = 0;
     /// Fast bodies swept in the last step (`WorldSettings::sweepFastBodies`), and the total since attaching put
     /// back where their core hit something.
     std::uint64_t sweeps = 0, sweepStops = 0;
@@ -158,14 +172,42 @@ struct DebugDrawOptions
 ///   manifolds, the two walks run at once, one on a helper thread that only reads Bullet's manifolds and bodies
 ///   (the same results, bit for bit).
 ///
+/// The state guard keeps what a host puts into a deformable body's state from reaching other bodies
+/// (docs/ROBUSTNESS.md):
+/// - pre-tick, before Bullet's solver sees the body: a non-finite transform, or a basis far from a rotation,
+///   puts the body back at its last good transform, at rest (see below). A basis slightly off a rotation is made
+///   one. A non-finite velocity is zeroed and one beyond `WorldSettings::maxLinearSpeed` or `maxAngularSpeed`
+///   scaled down to it; a non-finite total force or torque is dropped, and one that would add more than those
+///   speeds within the step scaled down; a non-finite or huge gravity goes back to the world's; non-finite or
+///   negative mass properties go back to the last good ones; a non-finite q or q̇ resets the modes;
+/// - post-tick, after Bullet's integration: a body whose transform or velocities became non-finite anyway
+///   (e.g. from a plain Bullet body that was already non-finite) is put back.
+/// A body put back is placed at its last good transform at rest, its modes reset, its contact manifolds
+/// emptied (`cleanProxyFromPairs`, so no stale impulse warm-starts the next solve) and reactivated, even if
+/// Bullet had removed it from the simulation for an overflowing box. Each is counted in `StepStats`.
+///
 /// The dispatcher must have the BD-Tree algorithms (`registerCollisionAlgorithms` or
-/// `bdt::CollisionConfiguration`); the constructor throws `bdt::Error` if it has not.
+/// `bdt::CollisionConfiguration`); the constructor throws `bdt::Error` if it has not, or if another World is
+/// attached to the same Bullet world. The World also adds a `btActionInterface` to the world, which Bullet runs
+/// in each internal step between its integration and the post-tick: where the host has replaced one of the
+/// plugin's tick callbacks since the last step (`setInternalTickCallback` after attaching), it puts the
+/// plugin's back, chaining the host's new one, and counts it (`StepStats::callbackRepairs`). A replaced
+/// post-tick is thus never missed; a replaced pre-tick misses the modal step of that one step.
+///
+/// Destroy the World before the `btDiscreteDynamicsWorld` (as Bullet wants constraints and actions removed
+/// before their world goes). Where the Bullet world is destroyed first while it still holds the World's bodies,
+/// `~World` notices (Bullet's destructor has taken the bodies' broadphase handles but left them in its object
+/// list) and touches nothing of it; with no body left it cannot tell, and the order is required. Never delete
+/// the World's bodies yourself (the loop of Bullet's examples that deletes every object in the world would):
+/// `DestroyBody` them or let `~World` do it.
 /// Not thread-safe, as Bullet: call it from the thread that steps the world.
 class World
 {
 public:
     explicit World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings = {});
-    /// Removes and deletes the bodies it created, and restores the host's tick callbacks.
+    /// Removes and deletes the bodies it created and its action, and gives the host back its tick callbacks
+    /// (each only where the plugin's is still installed). Touches nothing of a Bullet world already destroyed
+    /// while it held bodies of this World (see above).
     ~World();
     World(const World&) = delete;
     World& operator=(const World&) = delete;
@@ -178,7 +220,9 @@ public:
     btRigidBody* CreateBody(const std::string& inAssetPath, const BodyDesc& inDesc);
     /// Removes a body made by `CreateBody` from the world and deletes it. False if it is not one of ours.
     bool DestroyBody(btRigidBody* inBody);
-    /// Bodies made by `CreateBody`, in creation order.
+    /// Bodies made by `CreateBody`, in creation order. A view: `CreateBody` and `DestroyBody` invalidate it
+    /// (destroying bodies while iterating over it skips some and reads freed memory); to destroy them all,
+    /// copy it first (`std::vector<btRigidBody*>(Bodies().begin(), Bodies().end())`) or destroy from the back.
     std::span<btRigidBody* const> Bodies() const { return mBodyPointers; }
 
     /// The deformable shape of a body (null if it has none).
@@ -189,7 +233,8 @@ public:
     bool Rigid() const { return mRigid; }
 
     const WorldSettings& Settings() const { return mSettings; }
-    void SetSettings(const WorldSettings& inSettings) { mSettings = inSettings; }
+    /// Throws `bdt::Error` on settings out of range (as the constructor).
+    void SetSettings(const WorldSettings& inSettings);
     const StepStats& Stats() const { return mStats; }
     btDiscreteDynamicsWorld& DynamicsWorld() { return mWorld; }
 
@@ -211,7 +256,14 @@ public:
 
 private:
     struct Body;
+    class TickWatch;
     static void PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
+    /// The state guard's pre-tick check of one body (see the class comment).
+    void GuardState(Body& ioBody, double inTimeStep);
+    /// Puts a body back at its last good transform, at rest, modes reset, manifolds emptied, reactivated.
+    void RestoreBody(Body& ioBody);
+    /// The `TickWatch` action's check: the plugin's tick callbacks back where the host replaced them.
+    void WatchTickCallbacks();
     static void PostTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
     void OnPreTick(double inTimeStep);
     void OnPostTick(double inTimeStep);
@@ -251,6 +303,8 @@ private:
     // The host's callbacks, chained.
     void (*mHostPreTick)(btDynamicsWorld*, btScalar) = nullptr;
     void (*mHostPostTick)(btDynamicsWorld*, btScalar) = nullptr;
+    std::unique_ptr<TickWatch> mTickWatch; // in the world's actions while attached
+    bool mPreTickRan = false;              // since the last TickWatch run
     std::vector<double> mForce, mInertial, mKick; // scratch: generalised forces and impulses of one body
     /// `WorldSettings::coupledSweeps`'s solve after Bullet's, before the read-back.
     void SolveCoupledContacts(double inTimeStep);
