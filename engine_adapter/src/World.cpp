@@ -350,6 +350,73 @@ DeformableShape* World::Shape(btRigidBody* inBody)
     return inBody != nullptr ? AsDeformable(inBody->getCollisionShape()) : nullptr;
 }
 
+const World::Body& World::OwnBody(const btRigidBody* inBody, const char* inCaller) const
+{
+    if (inBody == nullptr)
+        throw Error(std::string(inCaller) + ": the body is null");
+    for (const std::unique_ptr<Body>& body : mBodies)
+        if (body->rigidBody.get() == inBody)
+            return *body;
+    throw Error(std::string(inCaller) + ": the body was not made by this bdt::World");
+}
+
+btTransform World::MeshTransform(const btRigidBody* inBody) const
+{
+    const Body& body = OwnBody(inBody, "MeshTransform");
+    const Pose pose = body.shape->Body(body.rigidBody->getWorldTransform()).pose;
+    return btTransform(ToBtMatrix(pose.rotation), ToBtVector(pose.translation));
+}
+
+void World::WorldVertices(const Body& inBody) const
+{
+    const DeformableShape& shape = *inBody.shape;
+    const Model& model = shape.Asset().GetModel();
+    const DeformedBody view = shape.Body(inBody.rigidBody->getWorldTransform());
+    const std::span<const float> q = shape.State().Q();
+    mVertexScratch.resize(model.VertexCount());
+    for (std::size_t i = 0; i < model.VertexCount(); ++i)
+        mVertexScratch[i] = view.pose.Apply(view.scale * model.DeformedPosition(i, q));
+}
+
+void World::DeformedVertices(const btRigidBody* inBody, std::span<float> outXyz) const
+{
+    const Body& body = OwnBody(inBody, "DeformedVertices");
+    const std::size_t vertices = body.shape->Asset().GetModel().VertexCount();
+    if (outXyz.size() != 3 * vertices)
+        throw Error("DeformedVertices: the output holds " + std::to_string(outXyz.size()) + " floats, the body has " +
+                    std::to_string(vertices) + " vertices (3 floats each)");
+    WorldVertices(body);
+    for (std::size_t i = 0; i < vertices; ++i)
+        for (int k = 0; k < 3; ++k)
+            outXyz[3 * i + std::size_t(k)] = float(mVertexScratch[i][k]);
+}
+
+void World::DeformedNormals(const btRigidBody* inBody, std::span<float> outXyz) const
+{
+    const Body& body = OwnBody(inBody, "DeformedNormals");
+    const Model& model = body.shape->Asset().GetModel();
+    if (outXyz.size() != 3 * model.VertexCount())
+        throw Error("DeformedNormals: the output holds " + std::to_string(outXyz.size()) + " floats, the body has " +
+                    std::to_string(model.VertexCount()) + " vertices (3 floats each)");
+    WorldVertices(body);
+    // Each triangle's edge cross product is its normal times twice its area: summed, the area-weighted normal.
+    mNormalScratch.assign(model.VertexCount(), Vec3d::Zero());
+    for (const Triangle& triangle : model.Triangles())
+    {
+        const Vec3d& a = mVertexScratch[triangle[0]];
+        const Vec3d normal = (mVertexScratch[triangle[1]] - a).cross(mVertexScratch[triangle[2]] - a);
+        for (const std::uint32_t vertex : triangle)
+            mNormalScratch[vertex] += normal;
+    }
+    for (std::size_t i = 0; i < model.VertexCount(); ++i)
+    {
+        const double length = mNormalScratch[i].norm();
+        const Vec3d unit = length > 0.0 ? Vec3d(mNormalScratch[i] / length) : Vec3d::Zero();
+        for (int k = 0; k < 3; ++k)
+            outXyz[3 * i + std::size_t(k)] = float(unit[k]);
+    }
+}
+
 void World::PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep)
 {
     if (World* world = Find(inWorld))

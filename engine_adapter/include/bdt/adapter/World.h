@@ -228,6 +228,23 @@ public:
     /// The deformable shape of a body (null if it has none).
     static DeformableShape* Shape(btRigidBody* inBody);
 
+    /// Where `inBody`'s mesh frame is: the frame its vertices were modelled in, scaled by `BodyDesc::scale`. A
+    /// rest vertex p (model units) is at `MeshTransform(body) * (scale · p)` in the world. Bullet's transform of
+    /// the body places its principal frame instead (centre of mass, principal axes; `DeformableShape`). Throws
+    /// `bdt::Error` for a null body or one this World did not make. O(1) (a nearest-rotation fit, kept while the
+    /// body's basis stays the same).
+    btTransform MeshTransform(const btRigidBody* inBody) const;
+    /// The deformed vertices of `inBody`, p_i + U_i q at its current q, placed by `MeshTransform` (world, m):
+    /// x, y, z per vertex in the model's vertex order (that of the baked mesh and of `shaders/deform.vert`'s
+    /// vertex buffer) into `outXyz`, which must hold exactly 3·N floats. For renderers that cannot deform on the
+    /// GPU, and for game logic. Throws `bdt::Error` for a null or foreign body or a wrong size. O(N·M).
+    void DeformedVertices(const btRigidBody* inBody, std::span<float> outXyz) const;
+    /// Unit normals of the deformed surface at its vertices, world frame, in the order and size of
+    /// `DeformedVertices`: the sum of each vertex's deformed triangles' normals weighted by their areas, from the
+    /// deformed positions (exact for any basis; the model's optional normal basis is the shader's first-order
+    /// shortcut). A vertex whose triangles have no area gets (0, 0, 0). Throws as `DeformedVertices`. O(N·M + T).
+    void DeformedNormals(const btRigidBody* inBody, std::span<float> outXyz) const;
+
     /// Forces q = 0 and skips the modal step for every body: the rigid reference of the benchmarks.
     void SetRigid(bool inRigid) { mRigid = inRigid; }
     bool Rigid() const { return mRigid; }
@@ -258,6 +275,10 @@ private:
     struct Body;
     class TickWatch;
     static void PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
+    /// The body of ours that `inBody` is; throws `bdt::Error` naming `inCaller` for null or a foreign body.
+    const Body& OwnBody(const btRigidBody* inBody, const char* inCaller) const;
+    /// Deformed vertex positions of a body, world frame, double (`DeformedVertices`), into `mVertexScratch`.
+    void WorldVertices(const Body& inBody) const;
     /// The state guard's pre-tick check of one body (see the class comment).
     void GuardState(Body& ioBody, double inTimeStep);
     /// Puts a body back at its last good transform, at rest, modes reset, manifolds emptied, reactivated.
@@ -304,6 +325,7 @@ private:
     void (*mHostPreTick)(btDynamicsWorld*, btScalar) = nullptr;
     void (*mHostPostTick)(btDynamicsWorld*, btScalar) = nullptr;
     std::unique_ptr<TickWatch> mTickWatch; // in the world's actions while attached
+    mutable std::vector<Vec3d> mVertexScratch, mNormalScratch; // DeformedVertices, DeformedNormals
     bool mPreTickRan = false;              // since the last TickWatch run
     std::vector<double> mForce, mInertial, mKick; // scratch: generalised forces and impulses of one body
     /// `WorldSettings::coupledSweeps`'s solve after Bullet's, before the read-back.

@@ -1,0 +1,156 @@
+// bdt::World's geometry for renderers and game logic: the mesh frame's placement, the deformed vertices and their
+// normals, against brute force (p + U q summed here, placed by the body's transform and the rest shape's principal
+// frame, normals summed from the deformed triangles), and their bad input.
+#include "support/BulletScenes.h"
+
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <bdt/adapter/SampleWorld.h>
+#include <bdt/adapter/World.h>
+#include <bdt/bullet/Conversions.h>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/Error.h>
+#include <btBulletDynamicsCommon.h>
+#include <gtest/gtest.h>
+#include <vector>
+
+namespace bdt
+{
+namespace
+{
+
+constexpr double cScale = 1.5;
+
+/// A turned chair (its principal axes are not the rest axes), scaled and rotated, dropped for a few steps, then
+/// given a q of half each mode's strain limit with alternating signs.
+btRigidBody* AddDeformedBody(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inAsset)
+{
+    BodyDesc desc;
+    desc.scale = cScale;
+    desc.proxyLevel = 6;
+    desc.transform.setRotation(btQuaternion(btVector3(0.3f, 1.0f, -0.2f).normalized(), 0.9f));
+    desc.transform.setOrigin(btVector3(0.4f, 3.0f, -0.7f));
+    btRigidBody* body = ioWorld.Deformables().CreateBody(inAsset, desc);
+    ioWorld.Step(5);
+    DeformableShape& shape = *World::Shape(body);
+    std::vector<float> q(shape.Dynamics().ModeCount());
+    for (std::size_t j = 0; j < q.size(); ++j)
+        q[j] = float((j % 2 == 0 ? 0.5 : -0.5) * shape.Dynamics().StrainLimit(std::uint32_t(j)));
+    EXPECT_TRUE(shape.SetQ(q));
+    return body;
+}
+
+/// Brute force: world position of every vertex, p_i + Σ_j U_ij q_j in double, then s·R_bR_pᵀ(x − c) + o_b (the
+/// body's frame is the rest shape's principal frame scaled by s).
+std::vector<Vec3d> BruteForceVertices(btRigidBody& inBody)
+{
+    const DeformableShape& shape = *World::Shape(&inBody);
+    const Model& model = shape.Asset().GetModel();
+    const std::span<const float> q = shape.State().Q();
+    const Mat3d bodyRotation = ToMat3d(inBody.getWorldTransform().getBasis());
+    const Vec3d origin = ToVec3d(inBody.getWorldTransform().getOrigin());
+    const MassProperties& mass = shape.Asset().Mass();
+    std::vector<Vec3d> world;
+    for (std::size_t i = 0; i < model.VertexCount(); ++i)
+    {
+        Vec3d x = model.Positions()[i].cast<double>();
+        for (std::size_t j = 0; j < q.size(); ++j)
+            x += double(q[j]) * model.BasisVector(i, j).cast<double>();
+        world.push_back(bodyRotation * (cScale * mass.principalAxes.transpose() * (x - mass.centerOfMass)) + origin);
+    }
+    return world;
+}
+
+TEST(WorldGeometry, DeformedVerticesArePlusUqPlacedByTheMeshTransform)
+{
+    SampleWorld world;
+    btRigidBody* body = AddDeformedBody(world, test::TurnedShapeAsset("chair", 1500, 6));
+    const std::vector<Vec3d> expected = BruteForceVertices(*body);
+    std::vector<float> xyz(3 * expected.size(), -1.0f);
+    world.Deformables().DeformedVertices(body, xyz);
+    const btTransform mesh = world.Deformables().MeshTransform(body);
+    const Model& model = World::Shape(body)->Asset().GetModel();
+    const std::span<const float> q = World::Shape(body)->State().Q();
+    double largest = 0.0;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+    {
+        const Vec3d got(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+        largest = std::max(largest, (got - expected[i]).norm());
+        // The mesh frame places the deformed model-space vertex, scaled, where the body has it.
+        const Vec3d local = cScale * model.DeformedPosition(i, q);
+        const Vec3d placed = ToVec3d(mesh * btVector3(btScalar(local.x()), btScalar(local.y()), btScalar(local.z())));
+        ASSERT_LT((placed - expected[i]).norm(), 1e-5) << "vertex " << i;
+    }
+    // Float output of positions a few metres from the origin, and the nearest-rotation fit of a float basis.
+    EXPECT_LT(largest, 4e-6);
+    EXPECT_GT(World::Shape(body)->State().Q().size(), 0u);
+}
+
+TEST(WorldGeometry, DeformedNormalsAreTheAreaWeightedNormalsOfTheDeformedTriangles)
+{
+    SampleWorld world;
+    btRigidBody* body = AddDeformedBody(world, test::TurnedShapeAsset("chair", 1500, 6));
+    const std::vector<Vec3d> vertices = BruteForceVertices(*body);
+    std::vector<Vec3d> sums(vertices.size(), Vec3d::Zero());
+    for (const Triangle& t : World::Shape(body)->Asset().GetModel().Triangles())
+    {
+        const Vec3d n = (vertices[t[1]] - vertices[t[0]]).cross(vertices[t[2]] - vertices[t[0]]);
+        for (std::uint32_t v : t)
+            sums[v] += n;
+    }
+    std::vector<float> normals(3 * vertices.size());
+    world.Deformables().DeformedNormals(body, normals);
+    for (std::size_t i = 0; i < vertices.size(); ++i)
+    {
+        const Vec3d got(normals[3 * i], normals[3 * i + 1], normals[3 * i + 2]);
+        ASSERT_NEAR(got.norm(), 1.0, 1e-6) << i;
+        ASSERT_GT(got.dot(sums[i].normalized()), 1.0 - 1e-5) << i;
+    }
+}
+
+// On a sphere at rest the normals point away from the centre, whatever the placement.
+TEST(WorldGeometry, ASpheresNormalsPointOutward)
+{
+    SampleWorld world;
+    BodyDesc desc;
+    desc.transform.setRotation(btQuaternion(btVector3(1, 0, 0), 2.0f));
+    desc.transform.setOrigin(btVector3(1, 2, 3));
+    btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("sphere", 800, 4), desc);
+    const std::size_t count = World::Shape(body)->Asset().GetModel().VertexCount();
+    std::vector<float> xyz(3 * count), normals(3 * count);
+    world.Deformables().DeformedVertices(body, xyz);
+    world.Deformables().DeformedNormals(body, normals);
+    const Vec3d centre = ToVec3d(body->getWorldTransform().getOrigin());
+    for (std::size_t i = 0; i < count; ++i)
+    {
+        const Vec3d radial = (Vec3d(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]) - centre).normalized();
+        ASSERT_GT(radial.dot(Vec3d(normals[3 * i], normals[3 * i + 1], normals[3 * i + 2])), 0.99) << i;
+    }
+}
+
+TEST(WorldGeometry, NullForeignBodiesAndWrongSizesThrowAndWriteNothing)
+{
+    SampleWorld world, other;
+    btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), BodyDesc{});
+    btRigidBody* foreign = other.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), BodyDesc{});
+    btRigidBody* crate = world.AddRigid(std::make_unique<btBoxShape>(btVector3(1, 1, 1)), btTransform::getIdentity(), 1.0);
+    const std::size_t count = World::Shape(body)->Asset().GetModel().VertexCount();
+    World& deformables = world.Deformables();
+    for (btRigidBody* bad : {static_cast<btRigidBody*>(nullptr), foreign, crate})
+    {
+        std::vector<float> out(3 * count, 7.0f);
+        EXPECT_THROW(deformables.MeshTransform(bad), Error);
+        EXPECT_THROW(deformables.DeformedVertices(bad, out), Error);
+        EXPECT_THROW(deformables.DeformedNormals(bad, out), Error);
+        EXPECT_EQ(out, std::vector<float>(3 * count, 7.0f));
+    }
+    for (const std::size_t size : {std::size_t(0), 3 * count - 1, 3 * count + 3})
+    {
+        std::vector<float> out(size, 7.0f);
+        EXPECT_THROW(deformables.DeformedVertices(body, out), Error) << size;
+        EXPECT_THROW(deformables.DeformedNormals(body, out), Error) << size;
+        EXPECT_EQ(out, std::vector<float>(size, 7.0f));
+    }
+}
+
+} // namespace
+} // namespace bdt
