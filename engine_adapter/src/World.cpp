@@ -191,6 +191,9 @@ struct World::Body
     btScalar lastGoodInverseMass = 0;
     btVector3 lastGoodInverseInertia{0, 0, 0};
     bool simulatedAtPreTick = false; ///< Not `DISABLE_SIMULATION` when the step began.
+    /// The generalised force of `ApplyForce` calls since the last modal step (M entries, or empty: none), held
+    /// over the next one.
+    std::vector<double> userForce;
     btVector3 stepStart{0, 0, 0};   ///< Centre of mass at the step's start, for the fast-body sweep.
 };
 
@@ -358,6 +361,104 @@ const World::Body& World::OwnBody(const btRigidBody* inBody, const char* inCalle
         if (body->rigidBody.get() == inBody)
             return *body;
     throw Error(std::string(inCaller) + ": the body was not made by this bdt::World");
+}
+
+World::Body* World::FindBody(const btRigidBody* inBody)
+{
+    for (std::unique_ptr<Body>& body : mBodies)
+        if (inBody != nullptr && body->rigidBody.get() == inBody)
+            return body.get();
+    return nullptr;
+}
+
+SurfacePoint World::ClosestSurfacePoint(const btRigidBody* inBody, const btVector3& inWorldPoint) const
+{
+    const Body& body = OwnBody(inBody, "ClosestSurfacePoint");
+    QueryStats stats;
+    const std::optional<SurfaceProjection> nearest = bdt::ClosestSurfacePoint(
+        body.shape->Body(body.rigidBody->getWorldTransform()), ToVec3d(inWorldPoint), stats);
+    if (!nearest)
+        throw Error("ClosestSurfacePoint: the point is not finite");
+    SurfacePoint point;
+    point.triangle = body.shape->Asset().Tree().TriangleOrder()[nearest->triangle];
+    point.barycentric = ToBtVector(nearest->barycentric);
+    return point;
+}
+
+btVector3 World::SurfacePosition(const btRigidBody* inBody, const SurfacePoint& inPoint) const
+{
+    const Body& body = OwnBody(inBody, "SurfacePosition");
+    const DeformableShape& shape = *body.shape;
+    const std::uint32_t tree = shape.Asset().TreeTriangleOf(inPoint.triangle);
+    if (tree == cNoIndex)
+        throw Error("SurfacePosition: triangle " + std::to_string(inPoint.triangle) + " is outside the mesh (" +
+                    std::to_string(shape.Asset().GetModel().TriangleCount()) + " triangles)");
+    const Vec3d weights = ToVec3d(inPoint.barycentric);
+    if (!weights.allFinite() || weights.minCoeff() < -1e-4 || std::abs(weights.sum() - 1.0) > 1e-4)
+        throw Error("SurfacePosition: barycentric coordinates must be finite, >= 0 and sum to 1");
+    const DeformedBody view = shape.Body(body.rigidBody->getWorldTransform());
+    Vec3d corners[3];
+    DeformedTriangle(shape.State(), tree, corners);
+    const Vec3d rest = weights[0] * corners[0] + weights[1] * corners[1] + weights[2] * corners[2];
+    return ToBtVector(view.pose.Apply(view.scale * rest));
+}
+
+void World::PointCoupling(const Body& inBody, const btVector3& inWorldPoint, const Vec3d& inDirection,
+                          std::vector<double>& outCoupling) const
+{
+    const DeformableShape& shape = *inBody.shape;
+    const btTransform& transform = inBody.rigidBody->getWorldTransform();
+    outCoupling.assign(shape.Dynamics().ModeCount(), 0.0);
+    QueryStats stats;
+    const std::optional<SurfaceProjection> nearest =
+        bdt::ClosestSurfacePoint(shape.Body(transform), ToVec3d(inWorldPoint), stats);
+    if (!nearest || outCoupling.empty())
+        return;
+    ContactFeature feature;
+    feature.node = 0;
+    feature.triangle = nearest->triangle;
+    feature.barycentric = nearest->barycentric;
+    shape.Coupling(feature, inDirection, shape.RestToWorld(transform), outCoupling);
+}
+
+bool World::ApplyImpulse(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inImpulse)
+{
+    Body* body = FindBody(inBody);
+    if (body == nullptr || !(inBody->getInvMass() > 0) || !IsFinite(inWorldPoint) || !IsFinite(inImpulse))
+        return false;
+    const double magnitude = Length(inImpulse);
+    if (!std::isfinite(magnitude))
+        return false;
+    inBody->applyImpulse(inImpulse, inWorldPoint - inBody->getCenterOfMassPosition());
+    inBody->activate(true);
+    if (magnitude > 0.0)
+    {
+        std::vector<double> coupling;
+        PointCoupling(*body, inWorldPoint, ToVec3d(inImpulse) / magnitude, coupling);
+        body->shape->ApplyModalImpulse(coupling, magnitude);
+    }
+    return true;
+}
+
+bool World::ApplyForce(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inForce)
+{
+    Body* body = FindBody(inBody);
+    if (body == nullptr || !(inBody->getInvMass() > 0) || !IsFinite(inWorldPoint) || !IsFinite(inForce))
+        return false;
+    const double magnitude = Length(inForce);
+    if (!std::isfinite(magnitude))
+        return false;
+    inBody->applyForce(inForce, inWorldPoint - inBody->getCenterOfMassPosition());
+    inBody->activate(true);
+    if (magnitude > 0.0)
+    {
+        std::vector<double> coupling;
+        PointCoupling(*body, inWorldPoint, ToVec3d(inForce) / magnitude, coupling);
+        body->userForce.resize(coupling.size(), 0.0);
+        for (std::size_t j = 0; j < coupling.size(); ++j)
+            body->userForce[j] += magnitude * coupling[j];
+    }
+    return true;
 }
 
 btTransform World::MeshTransform(const btRigidBody* inBody) const
@@ -586,6 +687,7 @@ void World::RestoreBody(Body& ioBody)
     ioBody.shape->ClearImpulses();
     ioBody.heldImpulse.clear();
     ioBody.heldInertial.clear();
+    ioBody.userForce.clear();
     ioBody.hasPreviousVelocity = false;
     if (btBroadphaseProxy* proxy = rigid.getBroadphaseHandle())
     {
@@ -682,6 +784,10 @@ void World::StepModes(Body& ioBody, double inTimeStep)
         for (std::size_t j = 0; j < modes; ++j)
             mForce[j] += mInertial[j];
     }
+    // `ApplyForce`'s, held over this step only.
+    for (std::size_t j = 0; j < std::min(modes, ioBody.userForce.size()); ++j)
+        mForce[j] += ioBody.userForce[j];
+    ioBody.userForce.clear();
     ioBody.previousLinearVelocity = rigid.getLinearVelocity();
     ioBody.previousAngularVelocity = rigid.getAngularVelocity();
     ioBody.hasPreviousVelocity = true;

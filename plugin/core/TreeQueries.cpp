@@ -217,4 +217,63 @@ std::optional<RayHit> RayCast(DeformedBody inA, const Ray& inRay, QueryStats& io
     return best;
 }
 
+std::optional<SurfaceProjection> ClosestSurfacePoint(DeformedBody inA, const Vec3d& inPoint, QueryStats& ioStats)
+{
+    if (!inPoint.allFinite())
+        return std::nullopt;
+    TreeState& state = *inA.state;
+    inA.inflate = 0.0;
+    // Lower bound of the distance from the point to anything in a node: to its sphere, less the rounding slack
+    // of an updated sphere.
+    auto bound = [&](std::uint32_t inNode)
+    {
+        ++ioStats.overlapTests;
+        const detail::WorldSphere sphere = detail::NodeSphere(inA, inNode);
+        return (inPoint - sphere.center).norm() - sphere.radius - detail::Slack(sphere.radius, sphere.center);
+    };
+    std::optional<SurfaceProjection> best;
+    Vec3d bestVertices[3];
+    struct Entry
+    {
+        std::uint32_t node;
+        double bound;
+    };
+    std::vector<Entry> stack{{0, bound(0)}};
+    while (!stack.empty())
+    {
+        const Entry current = stack.back();
+        stack.pop_back();
+        if (best && current.bound > best->distance)
+            continue;
+        const BDTreeNode& node = state.Tree().Node(current.node);
+        if (node.IsLeaf())
+        {
+            for (std::uint32_t t = node.firstTriangle; t < node.firstTriangle + node.triangleCount; ++t)
+            {
+                Vec3d vertices[3];
+                detail::WorldTriangle(inA, t, vertices);
+                ++ioStats.triangleTests;
+                const Vec3d point = ClosestPointOnTriangle(inPoint, vertices);
+                const double distance = (point - inPoint).norm();
+                if (best && (distance > best->distance || (distance == best->distance && t > best->triangle)))
+                    continue;
+                best = SurfaceProjection{point, distance, t, Vec3d::Zero()};
+                std::copy(vertices, vertices + 3, bestVertices);
+            }
+            continue;
+        }
+        Entry children[2] = {{node.firstChild, bound(node.firstChild)},
+                             {node.firstChild + 1, bound(node.firstChild + 1)}};
+        // Visit the nearer child first: push it last.
+        if (children[0].bound < children[1].bound)
+            std::swap(children[0], children[1]);
+        for (const Entry& child : children)
+            if (!best || child.bound <= best->distance)
+                stack.push_back(child);
+    }
+    if (best)
+        best->barycentric = ClosestBarycentric(inPoint, bestVertices);
+    return best;
+}
+
 } // namespace bdt

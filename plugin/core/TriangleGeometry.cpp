@@ -283,6 +283,20 @@ Vec3d ClosestPointOnTriangle(const Vec3d& inPoint, const Vec3d (&inTriangle)[3])
     return best;
 }
 
+Vec3d ClosestBarycentric(const Vec3d& inPoint, const Vec3d (&inTriangle)[3])
+{
+    const Vec3d closest = ClosestPointOnTriangle(inPoint, inTriangle);
+    const Vec3d e0 = inTriangle[1] - inTriangle[0], e1 = inTriangle[2] - inTriangle[0],
+                p = closest - inTriangle[0];
+    const double d00 = e0.dot(e0), d01 = e0.dot(e1), d11 = e1.dot(e1);
+    const double denominator = d00 * d11 - d01 * d01;
+    if (!(denominator > 1e-24 * d00 * d11))
+        return Vec3d::UnitX();
+    const double v = (d11 * p.dot(e0) - d01 * p.dot(e1)) / denominator;
+    const double w = (d00 * p.dot(e1) - d01 * p.dot(e0)) / denominator;
+    return Vec3d(1.0 - v - w, v, w);
+}
+
 double ClosestPointsSegmentSegment(const Vec3d& inP1, const Vec3d& inQ1, const Vec3d& inP2, const Vec3d& inQ2,
                                    Vec3d& outOn1, Vec3d& outOn2)
 {

@@ -80,6 +80,64 @@ TEST(RayCast, EqualsBruteForceNearestHit)
     EXPECT_GT(misses, 20);
 }
 
+TEST(ClosestSurfacePoint, EqualsBruteForceNearestPoint)
+{
+    std::mt19937 random(31);
+    int near = 0;
+    for (const char* shape : {"chair", "torus", "box"})
+    {
+        QueryBody body(test::ShapeTree(shape, 1200, 5), 3);
+        for (double amplitude : cAmplitudes)
+        {
+            ASSERT_TRUE(body.state->SetQ(test::RandomQ(5, amplitude * body.Size(), random)));
+            body.pose.rotation = RandomRotation(random);
+            body.pose.translation = Vec3d(Uniform(random, -3, 3), Uniform(random, -3, 3), Uniform(random, -3, 3));
+            const auto triangles = WorldTriangles(body);
+            for (int trial = 0; trial < 40; ++trial)
+            {
+                const double size = body.Size();
+                // Near a random triangle (inside or outside), near the centre, or far away.
+                const Tri& aim = triangles[random() % triangles.size()];
+                const double spread = trial % 3 == 0 ? 0.02 : (trial % 3 == 1 ? 0.3 : 3.0);
+                const Vec3d point = (trial % 7 == 0 ? body.WorldCenter() : aim[0]) +
+                                    Uniform(random, 0, spread) * size * RandomDirection(random);
+                double bestDistance = 1e300;
+                std::uint32_t bestTriangle = cNoIndex;
+                for (std::uint32_t t = 0; t < triangles.size(); ++t)
+                {
+                    const Vec3d v[3] = {triangles[t][0], triangles[t][1], triangles[t][2]};
+                    const double distance = (ClosestPointOnTriangle(point, v) - point).norm();
+                    if (distance < bestDistance)
+                    {
+                        bestDistance = distance;
+                        bestTriangle = t;
+                    }
+                }
+                QueryStats stats;
+                const std::optional<SurfaceProjection> found = ClosestSurfacePoint(body.Body(), point, stats);
+                ASSERT_TRUE(found.has_value());
+                EXPECT_NEAR(found->distance, bestDistance, 1e-12 * size) << shape << " trial " << trial;
+                EXPECT_NEAR((found->point - point).norm(), found->distance, 1e-12 * size);
+                // The barycentric coordinates name the same point on the triangle found.
+                const Tri& t = triangles[found->triangle];
+                const Vec3d& b = found->barycentric;
+                EXPECT_NEAR(b.sum(), 1.0, 1e-12);
+                EXPECT_GE(b.minCoeff(), -1e-9);
+                EXPECT_NEAR((b[0] * t[0] + b[1] * t[1] + b[2] * t[2] - found->point).norm(), 0.0, 1e-9 * size);
+                if (found->triangle == bestTriangle)
+                    ++near;
+                if (spread < 0.05 && trial % 7 != 0)
+                {
+                    EXPECT_LT(stats.triangleTests, triangles.size() / 10) << "a point near the surface visits few";
+                }
+            }
+        }
+        QueryStats stats;
+        EXPECT_FALSE(ClosestSurfacePoint(body.Body(), Vec3d(std::nan(""), 0, 0), stats).has_value());
+    }
+    EXPECT_GT(near, 500); // the same triangle but for exact ties (a point nearest a shared edge or vertex)
+}
+
 TEST(QueryTriangles, EqualsBruteForceBoxSet)
 {
     std::mt19937 random(27);

@@ -2,15 +2,22 @@
 // normals, against brute force (p + U q summed here, placed by the body's transform and the rest shape's principal
 // frame, normals summed from the deformed triangles), and their bad input.
 #include "support/BulletScenes.h"
+#include "support/TestModels.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <bdt/adapter/SampleWorld.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
+#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/TriangleGeometry.h>
 #include <btBulletDynamicsCommon.h>
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <limits>
+#include <random>
 #include <vector>
 
 namespace bdt
@@ -127,6 +134,48 @@ TEST(WorldGeometry, ASpheresNormalsPointOutward)
     }
 }
 
+// Surface points name triangles in the order of the mesh the asset was built from: a corner of input triangle k is
+// where that triangle's vertex is deformed. The point nearest a world point is the brute-force nearest one.
+TEST(WorldGeometry, SurfacePointsUseTheInputMeshOrderAndAreTheNearest)
+{
+    ShapeMesh mesh = MakeShape(*ShapeFromName("chair"), 1500);
+    const Model model = test::SmoothModel(mesh.positions, mesh.triangles, 6);
+    const auto asset = DeformableAsset::Create(std::make_shared<const BDTree>(BDTree::Build(model)));
+    SampleWorld world;
+    btRigidBody* body = AddDeformedBody(world, asset);
+    World& deformables = world.Deformables();
+    const std::span<const std::uint32_t> order = asset->Tree().TriangleOrder();
+    ASSERT_FALSE(std::is_sorted(order.begin(), order.end())) << "the tree keeps the input order: nothing to tell apart";
+    const std::vector<Vec3d> vertices = BruteForceVertices(*body);
+    for (std::uint32_t k = 0; k < model.TriangleCount(); k += 37)
+        for (int corner = 0; corner < 3; ++corner)
+        {
+            SurfacePoint point;
+            point.triangle = k;
+            point.barycentric = btVector3(corner == 0, corner == 1, corner == 2);
+            const Vec3d at = ToVec3d(deformables.SurfacePosition(body, point));
+            ASSERT_LT((at - vertices[model.Triangles()[k][corner]]).norm(), 4e-6) << k << " " << corner;
+        }
+    std::mt19937 random(5);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    const Vec3d centre = ToVec3d(body->getWorldTransform().getOrigin());
+    for (int trial = 0; trial < 60; ++trial)
+    {
+        const Vec3d query = centre + (trial % 2 == 0 ? 0.3 : 1.2) * Vec3d(unit(random), unit(random), unit(random));
+        double nearest = 1e300;
+        for (const Triangle& t : model.Triangles())
+        {
+            const Vec3d corners[3] = {vertices[t[0]], vertices[t[1]], vertices[t[2]]};
+            nearest = std::min(nearest, (ClosestPointOnTriangle(query, corners) - query).norm());
+        }
+        const SurfacePoint point =
+            deformables.ClosestSurfacePoint(body, btVector3(btScalar(query.x()), btScalar(query.y()), btScalar(query.z())));
+        ASSERT_LT(point.triangle, model.TriangleCount());
+        const Vec3d at = ToVec3d(deformables.SurfacePosition(body, point));
+        EXPECT_NEAR((at - query).norm(), nearest, 1e-5) << trial;
+    }
+}
+
 TEST(WorldGeometry, NullForeignBodiesAndWrongSizesThrowAndWriteNothing)
 {
     SampleWorld world, other;
@@ -143,6 +192,18 @@ TEST(WorldGeometry, NullForeignBodiesAndWrongSizesThrowAndWriteNothing)
         EXPECT_THROW(deformables.DeformedNormals(bad, out), Error);
         EXPECT_EQ(out, std::vector<float>(3 * count, 7.0f));
     }
+    for (btRigidBody* bad : {static_cast<btRigidBody*>(nullptr), foreign, crate})
+    {
+        EXPECT_THROW(deformables.ClosestSurfacePoint(bad, btVector3(0, 0, 0)), Error);
+        EXPECT_THROW(deformables.SurfacePosition(bad, SurfacePoint{0, btVector3(1, 0, 0)}), Error);
+    }
+    const btScalar nan = std::numeric_limits<btScalar>::quiet_NaN();
+    EXPECT_THROW(deformables.ClosestSurfacePoint(body, btVector3(nan, 0, 0)), Error);
+    const std::uint32_t triangles = World::Shape(body)->Asset().GetModel().TriangleCount();
+    for (const SurfacePoint& bad : {SurfacePoint{triangles, btVector3(1, 0, 0)}, SurfacePoint{cNoIndex, btVector3(1, 0, 0)},
+                                    SurfacePoint{0, btVector3(nan, 0, 1)}, SurfacePoint{0, btVector3(0.5f, 0.6f, 0)},
+                                    SurfacePoint{0, btVector3(-0.5f, 1, 0.5f)}})
+        EXPECT_THROW(deformables.SurfacePosition(body, bad), Error) << bad.triangle;
     for (const std::size_t size : {std::size_t(0), 3 * count - 1, 3 * count + 3})
     {
         std::vector<float> out(size, 7.0f);

@@ -239,6 +239,28 @@ public:
     /// vertex buffer) into `outXyz`, which must hold exactly 3·N floats. For renderers that cannot deform on the
     /// GPU, and for game logic. Throws `bdt::Error` for a null or foreign body or a wrong size. O(N·M).
     void DeformedVertices(const btRigidBody* inBody, std::span<float> outXyz) const;
+    /// The point of `inBody`'s deformed surface nearest the world point `inWorldPoint`: its triangle in the
+    /// input mesh's order and barycentric coordinates (`SurfacePoint`). Throws `bdt::Error` for a null or foreign
+    /// body or a non-finite point. A descent of the BD-Tree, O(log T) for a point near the surface.
+    SurfacePoint ClosestSurfacePoint(const btRigidBody* inBody, const btVector3& inWorldPoint) const;
+    /// Where `inPoint` of `inBody`'s surface is now, deformed and placed (world, m). Throws `bdt::Error` for a null
+    /// or foreign body, a triangle outside the mesh, or barycentric coordinates that are not finite, below 0 or
+    /// not summing to 1 (within 1e-4). O(M).
+    btVector3 SurfacePosition(const btRigidBody* inBody, const SurfacePoint& inPoint) const;
+
+    /// An impulse `inImpulse` (N·s, world) on `inBody` at the world point `inWorldPoint` that deforms it: the frame
+    /// takes it as Bullet's `applyImpulse` does (linear momentum changes by the impulse, angular momentum about
+    /// the centre of mass by r × impulse), and the modes take its generalised impulse at the surface point nearest
+    /// `inWorldPoint` at once (q̇_j jumps by s·U_j(x)ᵀRᵀJ/μ_j, within the modes' speed limits). Wakes the body.
+    /// False, and nothing changed, for a null body, one this World did not make, a static one, or a non-finite
+    /// point or impulse. O(log T + M).
+    bool ApplyImpulse(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inImpulse);
+    /// A force `inForce` (N, world) at `inWorldPoint` that deforms `inBody`: the frame takes it as Bullet's
+    /// `applyForce` (held until Bullet clears the forces at the end of `stepSimulation`), and the modes its
+    /// generalised force at the nearest surface point, held over the next internal step (with several internal
+    /// steps per `stepSimulation`, apply it before each). Wakes the body. False, and nothing changed, as
+    /// `ApplyImpulse`. O(log T + M).
+    bool ApplyForce(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inForce);
     /// Unit normals of the deformed surface at its vertices, world frame, in the order and size of
     /// `DeformedVertices`: the sum of each vertex's deformed triangles' normals weighted by their areas, from the
     /// deformed positions (exact for any basis; the model's optional normal basis is the shader's first-order
@@ -277,6 +299,12 @@ private:
     static void PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
     /// The body of ours that `inBody` is; throws `bdt::Error` naming `inCaller` for null or a foreign body.
     const Body& OwnBody(const btRigidBody* inBody, const char* inCaller) const;
+    /// The body of ours that `inBody` is, or null.
+    Body* FindBody(const btRigidBody* inBody);
+    /// The coupling u (M entries, into `outCoupling`) of the surface point nearest `inWorldPoint` of a dynamic body
+    /// along `inDirection` (unit, world): what `ApplyImpulse` and `ApplyForce` give the modes per N·s or N.
+    void PointCoupling(const Body& inBody, const btVector3& inWorldPoint, const Vec3d& inDirection,
+                       std::vector<double>& outCoupling) const;
     /// Deformed vertex positions of a body, world frame, double (`DeformedVertices`), into `mVertexScratch`.
     void WorldVertices(const Body& inBody) const;
     /// The state guard's pre-tick check of one body (see the class comment).

@@ -39,6 +39,15 @@ struct TriangleContact
     double depth = 0.0;                ///< Penetration depth along the normal.
 };
 
+/// The point of the deformed surface nearest a given point (`ClosestSurfacePoint`), world coordinates.
+struct SurfaceProjection
+{
+    Vec3d point = Vec3d::Zero();          ///< On the surface.
+    double distance = 0.0;                ///< From the given point (world units).
+    std::uint32_t triangle = cNoIndex;    ///< Index in the tree's triangle order.
+    Vec3d barycentric = Vec3d::Zero();    ///< Of `point` on that triangle (each in [0, 1], sum 1).
+};
+
 /// The closest hit of a ray with the deformed surface.
 struct RayHit
 {

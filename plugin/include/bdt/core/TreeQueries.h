@@ -150,6 +150,12 @@ void QueryTriangles(DeformedBody inA, const Aabb& inBox, const TriangleCallback&
 /// ray's origin.
 std::optional<RayHit> RayCast(DeformedBody inA, const Ray& inRay, QueryStats& ioStats);
 
+/// The point of the deformed surface nearest the world point `inPoint`: the least distance over all triangles
+/// (`ClosestPointOnTriangle`), the lowest triangle index among equal distances. Branch and bound on the updated
+/// spheres, nearer child first, a node skipped once its sphere is no nearer than the best so far; O(log T) nodes
+/// for a point near a smooth surface, up to all for one equidistant from many. Nullopt for a non-finite point.
+std::optional<SurfaceProjection> ClosestSurfacePoint(DeformedBody inA, const Vec3d& inPoint, QueryStats& ioStats);
+
 /// The deformed triangle `inTriangle` (tree order) at the state's current q, rest frame, double precision.
 /// Cost 18M flops.
 void DeformedTriangle(const TreeState& inState, std::uint32_t inTriangle, Vec3d (&outVertices)[3]);

@@ -37,6 +37,9 @@ Vec3d ClosestPointOnSegment(const Vec3d& inPoint, const Vec3d& inA, const Vec3d&
 /// else the closest point of the nearest edge). Degenerate triangles give the closest point of their edges.
 /// About 100 flops.
 Vec3d ClosestPointOnTriangle(const Vec3d& inPoint, const Vec3d (&inTriangle)[3]);
+/// Barycentric coordinates (sum 1) of `ClosestPointOnTriangle(inPoint, inTriangle)`; (1, 0, 0), the first
+/// vertex, for a degenerate triangle.
+Vec3d ClosestBarycentric(const Vec3d& inPoint, const Vec3d (&inTriangle)[3]);
 
 /// Closest points of the closed segments [inP1, inQ1] and [inP2, inQ2] (`outOn1` on the first, `outOn2` on
 /// the second); returns their distance. Parallel and degenerate segments are handled (one closest pair is
