@@ -222,9 +222,13 @@ void CheckPlyHeader(const std::string& inPath)
                 axes |= name == "x" ? 1 : name == "y" ? 2 : name == "z" ? 4 : 0;
             elementBytes += double(bytes);
         }
-        else if (keyword != "comment" && keyword != "obj_info" && !keyword.empty())
-            throw Error("PLY header line " + std::to_string(lineNumber) + " has unknown keyword '" +
-                        keyword.substr(0, 32) + "'");
+        else if (std::ranges::any_of(line, [](unsigned char c)
+                                     { return (c < 0x20 && c != '\t' && c != '\r') || c > 0x7e; }))
+        {
+            // Assimp skips header lines it does not know (exporters write their own, such as Blender 2.4's
+            // "Created by ..."); a line that is not even text is a corrupt header.
+            throw Error("PLY header line " + std::to_string(lineNumber) + " is not text");
+        }
     }
     if (!ended)
         throw Error("PLY header has no end_header line");

@@ -84,6 +84,30 @@ TEST(MeshImportTest, PlyCube)
     }
 }
 
+// Wuson as Blender 2.47 wrote it to PLY, with a "Created by ..." header line that Assimp skips: the same 3732
+// triangles as the OFF file; a header line that is not text is still refused.
+TEST(MeshImportTest, WusonPlyWithAnExportersHeaderLine)
+{
+    const ImportedMesh mesh = ImportMesh(Model("PLY/Wuson.ply"));
+    ExpectValid(mesh);
+    EXPECT_EQ(mesh.report.inputTriangles, 3732u);
+    EXPECT_EQ(mesh.triangles.size() + mesh.report.droppedDegenerate, 3732u);
+    const std::string path =
+        WriteTemp("binary-header-line.ply",
+                  "ply\nformat ascii 1.0\nCreated \x01\x7f by\nelement vertex 3\nproperty float x\nproperty float y\n"
+                  "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n"
+                  "1 0 0\n0 1 0\n3 0 1 2\n");
+    try
+    {
+        ImportMesh(path);
+        ADD_FAILURE() << "a binary header line was accepted";
+    }
+    catch (const Error& error)
+    {
+        EXPECT_NE(std::string(error.what()).find("line 3 is not text"), std::string::npos) << error.what();
+    }
+}
+
 TEST(MeshImportTest, StlAsciiAndBinaryAgree)
 {
     const ImportedMesh ascii = ImportMesh(Model("STL/Spider_ascii.stl"));

@@ -49,8 +49,9 @@ struct ImportSettings
 /// malformed, empty, or has no triangle left, or has non-finite coordinates. OFF headers whose counts exceed
 /// what the file can hold are rejected before Assimp reads them (its reader would allocate that many faces).
 /// Unused vertices are dropped; the output's vertex order is first use by the kept triangles. PLY headers must be
-/// well formed (a `ply` line, known keywords and types, x, y and z, `end_header`, a binary body at least as long
-/// as its elements need): Assimp's PLY reader reads out of bounds otherwise.
+/// well formed (a `ply` line, text lines, known property types, x, y and z, `end_header`, a binary body at least
+/// as long as its elements need): Assimp's PLY reader reads out of bounds otherwise. Header lines of unknown
+/// keywords are skipped, as Assimp skips them (Blender 2.4 wrote `Created by ...`).
 ImportedMesh ImportMesh(const std::string& inPath, const ImportSettings& inSettings = {});
 
 } // namespace bdt
