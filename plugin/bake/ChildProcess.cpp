@@ -5,10 +5,14 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,16 +42,72 @@ bool WriteAll(int inFd, const void* inData, std::size_t inSize)
     return true;
 }
 
-[[noreturn]] void RunChild(int inFd, const std::function<std::vector<std::uint8_t>()>& inWork)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool cSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+constexpr bool cSanitized = true;
+#else
+constexpr bool cSanitized = false;
+#endif
+#else
+constexpr bool cSanitized = false;
+#endif
+
+// The process's address space now, bytes (the first field of /proc/self/statm, in pages); 0 if unknown.
+std::uint64_t AddressSpaceBytes()
+{
+    std::FILE* file = std::fopen("/proc/self/statm", "r");
+    if (file == nullptr)
+        return 0;
+    unsigned long long pages = 0;
+    const bool read = std::fscanf(file, "%llu", &pages) == 1;
+    std::fclose(file);
+    const long pageBytes = ::sysconf(_SC_PAGESIZE);
+    return read && pageBytes > 0 ? pages * std::uint64_t(pageBytes) : 0;
+}
+
+void ApplyLimits(const ChildLimits& inLimits)
+{
+    if (inLimits.memoryBytes > 0 && !cSanitized)
+    {
+        const std::uint64_t current = AddressSpaceBytes();
+        if (current > 0)
+        {
+            const rlimit limit{rlim_t(current + inLimits.memoryBytes), rlim_t(current + inLimits.memoryBytes)};
+            ::setrlimit(RLIMIT_AS, &limit);
+        }
+    }
+    if (inLimits.cpuSeconds > 0.0)
+    {
+        // SIGXCPU at the soft limit ends the child (its default action); SIGKILL a second later otherwise.
+        const rlim_t seconds = rlim_t(std::ceil(inLimits.cpuSeconds));
+        const rlimit limit{seconds, seconds + 1};
+        ::setrlimit(RLIMIT_CPU, &limit);
+    }
+}
+
+[[noreturn]] void RunChild(int inFd, const std::function<std::vector<std::uint8_t>()>& inWork,
+                           const ChildLimits& inLimits)
 {
     // A crash must end this process, not run the parent's handlers (a fuzzer's, a game's crash reporter).
-    for (const int signal : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL})
+    for (const int signal : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGXCPU})
         std::signal(signal, SIG_DFL);
+    ApplyLimits(inLimits);
     std::uint8_t status = cStatusBytes;
     std::vector<std::uint8_t> bytes;
     try
     {
         bytes = inWork();
+    }
+    catch (const std::bad_alloc&)
+    {
+        status = cStatusError;
+        const std::string message =
+            inLimits.memoryBytes > 0
+                ? "the reader ran out of its memory limit (" + std::to_string(inLimits.memoryBytes >> 20) + " MiB)"
+                : "the reader ran out of memory";
+        bytes.assign(message.begin(), message.end());
     }
     catch (const Error& error)
     {
@@ -81,6 +141,7 @@ std::string SignalName(int inSignal)
     case SIGFPE: return "SIGFPE";
     case SIGILL: return "SIGILL";
     case SIGKILL: return "SIGKILL";
+    case SIGXCPU: return "SIGXCPU";
     default: return "signal " + std::to_string(inSignal);
     }
 }
@@ -88,7 +149,7 @@ std::string SignalName(int inSignal)
 } // namespace
 
 std::vector<std::uint8_t> RunInChildProcess(const std::function<std::vector<std::uint8_t>()>& inWork,
-                                            double inTimeoutSeconds)
+                                            double inTimeoutSeconds, const ChildLimits& inLimits)
 {
     int fds[2];
     if (::pipe(fds) != 0)
@@ -104,7 +165,7 @@ std::vector<std::uint8_t> RunInChildProcess(const std::function<std::vector<std:
     if (child == 0)
     {
         ::close(fds[0]);
-        RunChild(fds[1], inWork);
+        RunChild(fds[1], inWork, inLimits);
     }
     ::close(fds[1]);
 
@@ -143,6 +204,9 @@ std::vector<std::uint8_t> RunInChildProcess(const std::function<std::vector<std:
     }
     if (timedOut)
         throw Error("the reader did not finish within " + std::to_string(int(inTimeoutSeconds)) + " s");
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+        throw Error("the reader ran out of its CPU time limit (" +
+                    std::to_string(int(std::ceil(inLimits.cpuSeconds))) + " s)");
     if (WIFSIGNALED(status))
         throw Error("the reader crashed (" + SignalName(WTERMSIG(status)) + ")");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || received.empty())

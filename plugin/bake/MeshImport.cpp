@@ -266,7 +266,14 @@ const aiScene* ReadScene(Assimp::Importer& ioImporter, const std::string& inPath
         throw Error("assimp failed with an unknown exception");
     }
     if (scene == nullptr)
-        throw Error("assimp: " + AssimpMessage(ioImporter.GetErrorString(), inPath));
+    {
+        const std::string message = ioImporter.GetErrorString();
+        // Assimp catches its own std::bad_alloc: a count in the file asked for more memory than there is (or than
+        // the isolated reader's limit, `ImportSettings::isolateReader`).
+        if (message.find("bad_alloc") != std::string::npos)
+            throw Error("the reader ran out of memory: a count in the file asks for more than its limit");
+        throw Error("assimp: " + AssimpMessage(message, inPath));
+    }
     if (scene->mRootNode == nullptr)
         throw Error("the file has no scene graph");
     return scene;
@@ -403,9 +410,16 @@ RawMesh UnpackRawMesh(std::span<const std::uint8_t> inBytes, ImportReport& ioRep
     return raw;
 }
 
-// `ReadRawMesh` in a child process (`ImportSettings::isolateReader`).
+// `ReadRawMesh` in a child process (`ImportSettings::isolateReader`), within limits scaled to the file's size:
+// 512 MiB of address space plus 64 bytes per byte of file, and 10 CPU seconds plus one per MiB.
 RawMesh ReadRawMeshIsolated(const std::string& inPath, double inTimeoutSeconds, ImportReport& ioReport)
 {
+    std::error_code error;
+    const std::uintmax_t fileBytes = std::filesystem::file_size(inPath, error);
+    const double size = error ? 0.0 : double(fileBytes);
+    detail::ChildLimits limits;
+    limits.memoryBytes = (std::uint64_t(512) << 20) + std::uint64_t(64.0 * size);
+    limits.cpuSeconds = 10.0 + size / double(1 << 20);
     const std::vector<std::uint8_t> bytes = detail::RunInChildProcess(
         [&inPath]
         {
@@ -413,7 +427,7 @@ RawMesh ReadRawMeshIsolated(const std::string& inPath, double inTimeoutSeconds, 
             const RawMesh raw = ReadRawMesh(inPath, report);
             return PackRawMesh(raw, report);
         },
-        inTimeoutSeconds);
+        inTimeoutSeconds, limits);
     return UnpackRawMesh(bytes, ioReport);
 }
 
