@@ -6,7 +6,10 @@
 # - a compressed animation (--basis animation) of frames spanned by two fields: kept exactly with 2 modes,
 #   its track in the asset (`bdt-inspect info` shows the frames).
 #
-# cmake -DBAKE=... -DINSPECT=... -DWORK=<dir> -P BakeInputs.cmake
+# - manners: --help lists the built-in shapes with their sizes, --size, the units and soft-mode warnings, and
+#   Wuson.ply (a header line of Blender's own).
+#
+# cmake -DBAKE=... -DINSPECT=... -DWORK=<dir> -DMODELS=<assimp-testmodels> -P BakeInputs.cmake
 cmake_minimum_required(VERSION 3.25)
 
 include(${CMAKE_CURRENT_LIST_DIR}/RunOk.cmake)
@@ -131,4 +134,38 @@ endif()
 run_ok(anim ${INSPECT} info ${WORK}/anim.bdt)
 string(JSON frames_stored GET "${anim}" animation_frames)
 expect_equal("animation frames in the asset" "${frames_stored}" "6")
+# --- Manners: --help lists every built-in shape with its size; --size makes a box of given sizes; a mesh 200
+# units across is warned about; a modal bake slower than 1 Hz is warned about; Wuson's PLY bakes. ---
+run_ok(help ${BAKE} --help)
+foreach(shape chair curtain beam box sphere torus pawn slab)
+  if(NOT help MATCHES "\n +${shape} +[0-9.]+ x [0-9.]+ x [0-9.]+ m, ")
+    message(FATAL_ERROR "--help does not list shape ${shape} with its size:\n${help}")
+  endif()
+endforeach()
+run_ok(log ${BAKE} --shape box --size 2,0.5,1 --triangles 500 -o ${WORK}/box.bdt)
+run_ok(box ${INSPECT} info ${WORK}/box.bdt)
+set(extents "")
+foreach(axis 0 1 2)
+  string(JSON low GET "${box}" rest_bounds min ${axis})
+  string(JSON high GET "${box}" rest_bounds max ${axis})
+  string(APPEND extents " ${low}..${high}")
+endforeach()
+expect_equal("--shape box --size 2,0.5,1 bounds" "${extents}" " -1.0..1.0 -0.25..0.25 -0.5..0.5")
+file(WRITE ${WORK}/big.obj "v 0 0 0\nv 200 0 0\nv 0 200 0\nv 0 0 200\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+run_ok(log ${BAKE} ${WORK}/big.obj -o ${WORK}/big.bdt)
+if(NOT log_stderr MATCHES "warning: the mesh is 200 units across: if its units are not metres, give BodyDesc::scale")
+  message(FATAL_ERROR "no units warning for a mesh 200 units across:\n${log_stderr}")
+endif()
+run_ok(log ${BAKE} --shape chair --triangles 500 -o ${WORK}/chair.bdt)
+if(log_stderr MATCHES "warning")
+  message(FATAL_ERROR "a warning for a chair of 0.9 m:\n${log_stderr}")
+endif()
+run_ok(log ${BAKE} --shape beam --triangles 500 --basis modal --young 1000 --resolution 16 --modes 3 -o ${WORK}/soft.bdt)
+if(NOT log_stderr MATCHES "frequencies 0\\.0[0-9]+ to [0-9.]+ Hz.*warning: the lowest mode vibrates at 0\\.0[0-9]+ Hz, below 1 Hz")
+  message(FATAL_ERROR "no frequencies or no warning for a modal bake below 1 Hz:\n${log_stderr}")
+endif()
+run_ok(log ${BAKE} ${MODELS}/PLY/Wuson.ply -o ${WORK}/wuson.bdt)
+if(NOT log_stderr MATCHES "3732 triangles")
+  message(FATAL_ERROR "Wuson.ply did not bake its 3732 triangles:\n${log_stderr}")
+endif()
 message(STATUS "bake inputs: OK")

@@ -55,6 +55,7 @@ struct BakeOptions
     std::vector<std::string> meshes; ///< Mesh file to import; the frames of `--basis animation`.
     std::string shape;               ///< Built-in shape name (empty when importing a mesh).
     std::string triangles;           ///< Target triangle count of the shape, as typed (empty: 18000).
+    std::string size;                ///< --size X,Y,Z: the shape's bounding box, metres, as typed (empty: its own).
     std::string output;              ///< The `.bdt` file to write.
     std::string basis;               ///< Displacement basis kind, as typed (empty: smooth).
     std::string modes;               ///< M, the number of displacement fields, as typed (empty: 10).
@@ -79,16 +80,62 @@ struct Geometry
     std::string report;
 };
 
+/// What each built-in shape is, for --help (its size is measured from the shape itself).
+const char* ShapeBlurb(EShape inShape)
+{
+    switch (inShape)
+    {
+    case EShape::Chair: return "a plastic chair: seat, back, four legs";
+    case EShape::Curtain: return "a hanging cloth, one-sided grid";
+    case EShape::Beam: return "a slender box, 10 times as long as high";
+    case EShape::Box: return "a subdivided cube (--size makes any box)";
+    case EShape::Sphere: return "a subdivided sphere";
+    case EShape::Torus: return "a ring torus";
+    case EShape::Pawn: return "a chess pawn, a surface of revolution";
+    case EShape::Slab: return "a plate, square cells";
+    }
+    return "";
+}
+
+/// The axis-aligned size of a mesh, its units.
+Vec3d BoundingSize(std::span<const Vec3f> inPositions)
+{
+    Vec3d low = Vec3d::Constant(1e300), high = Vec3d::Constant(-1e300);
+    for (const Vec3f& p : inPositions)
+    {
+        low = low.cwiseMin(p.cast<double>());
+        high = high.cwiseMax(p.cast<double>());
+    }
+    return inPositions.empty() ? Vec3d::Zero() : Vec3d(high - low);
+}
+
+/// --shape's help: every built-in shape with its size (x × y × z, metres, y up) and what it is.
+std::string ShapeHelp()
+{
+    std::string help = "Bake a built-in shape instead of a mesh file (metres, y up; --size X,Y,Z rescales it):";
+    for (const EShape shape : AllShapes())
+    {
+        const Vec3d size = BoundingSize(MakeShape(shape, 200).positions).cwiseMax(0.0).unaryExpr(
+            [](double inValue) { return inValue < 1e-9 ? 0.0 : inValue; });
+        char line[160];
+        std::snprintf(line, sizeof(line), "\n  %-8s %.3g x %.3g x %.3g m, %s", ShapeName(shape), size.x(), size.y(),
+                      size.z(), ShapeBlurb(shape));
+        help += line;
+    }
+    return help;
+}
+
 void AddOptions(CLI::App& ioApp, BakeOptions& outOptions)
 {
     ioApp.add_option(
         "mesh", outOptions.meshes,
         "Mesh file to import (OBJ, PLY, STL, OFF, glTF, ... via Assimp); with --basis animation, "
         "the frames in order");
-    ioApp.add_option("--shape", outOptions.shape,
-                     "Bake a built-in shape instead of a mesh file (chair, curtain, ...)");
+    ioApp.add_option("--shape", outOptions.shape, ShapeHelp())->type_name("NAME");
     ioApp.add_option("--triangles", outOptions.triangles, "Target triangle count of --shape (default 18000)")
         ->type_name("INT");
+    ioApp.add_option("--size", outOptions.size, "The bounding box of --shape, metres: e.g. --shape box --size 2,0.5,1")
+        ->type_name("X,Y,Z");
     ioApp.add_option("-o,--output", outOptions.output, "The .bdt asset to write (required)");
     ioApp.add_option("--basis", outOptions.basis,
                      "Displacement basis: smooth (procedural fields, the default), modal (vibration modes of "
@@ -157,6 +204,25 @@ double ParseReal(const std::string& inText, const char* inOption)
     if (inText.empty() || error != std::errc() || stop != end || !std::isfinite(value))
         throw ToolError(cTool, std::string(inOption) + " must be a number, got '" + inText + "'");
     return value;
+}
+
+/// --size X,Y,Z: three finite sizes > 0 (metres); throws `ToolError` otherwise.
+Vec3d ParseSize(const std::string& inText)
+{
+    Vec3d size;
+    std::size_t start = 0;
+    for (int axis = 0; axis < 3; ++axis)
+    {
+        const std::size_t comma = inText.find(',', start);
+        if ((axis < 2) != (comma != std::string::npos))
+            throw ToolError(cTool, "--size must be X,Y,Z (three sizes in metres), got '" + inText + "'");
+        size[axis] = ParseReal(inText.substr(start, comma == std::string::npos ? std::string::npos : comma - start),
+                               "--size");
+        if (!(size[axis] > 0.0) || size[axis] > 1e6)
+            throw ToolError(cTool, "--size must be three sizes in (0, 1e6] metres, got '" + inText + "'");
+        start = comma + 1;
+    }
+    return size;
 }
 
 /// The modal bake's settings from the command line (defaults where an option is absent). Checks only the
@@ -271,6 +337,10 @@ void ValidateOptions(const BakeOptions& inOptions)
         throw ToolError(cTool, "--leaf-triangles must be at least 1");
     if (!inOptions.meshes.empty() && !inOptions.triangles.empty())
         throw ToolError(cTool, "--triangles applies only to --shape");
+    if (!inOptions.size.empty() && inOptions.shape.empty())
+        throw ToolError(cTool, "--size applies only to --shape");
+    if (!inOptions.size.empty())
+        ParseSize(inOptions.size);
     if (!inOptions.triangles.empty())
         ParseInteger(inOptions.triangles, "--triangles", 1, cMaxShapeTriangles);
     if (!inOptions.shape.empty() && !ShapeFromName(inOptions.shape))
@@ -280,6 +350,42 @@ void ValidateOptions(const BakeOptions& inOptions)
             known += (known.empty() ? "" : ", ") + std::string(ShapeName(shape));
         throw ToolError(cTool, "unknown shape '" + inOptions.shape + "' (known: " + known + ")");
     }
+}
+
+/// A mesh file whose size suggests units other than metres (more than 50 across, or less than 1 cm): the runtime
+/// takes model units as metres unless told (`BodyDesc::scale`), and so does a modal bake's material unless given
+/// --scale.
+void WarnAboutUnits(const BakeOptions& inOptions, const Model& inModel)
+{
+    if (inOptions.meshes.empty() || !inOptions.scale.empty())
+        return;
+    const double across = BoundingSize(inModel.Positions()).maxCoeff();
+    if (across <= 50.0 && across >= 0.01)
+        return;
+    char text[256];
+    std::snprintf(text, sizeof(text),
+                  "warning: the mesh is %.4g units across: if its units are not metres, give %sBodyDesc::scale "
+                  "(metres per unit, e.g. 0.01 for centimetres)",
+                  across, inOptions.basis == "modal" ? "--scale and " : "");
+    Note(cTool, text);
+}
+
+/// A modal basis whose lowest mode is slower than 1 Hz: a body that soft sags far under its own weight.
+void WarnAboutSoftModes(const Model& inModel)
+{
+    double lowest = 0.0;
+    for (const ModeInfo& mode : inModel.Modes())
+        if (mode.frequency > 0.0f && (lowest == 0.0 || double(mode.frequency) < lowest))
+            lowest = double(mode.frequency);
+    const double hertz = lowest / (2.0 * std::numbers::pi);
+    if (lowest == 0.0 || hertz >= 1.0)
+        return;
+    char text[256];
+    std::snprintf(text, sizeof(text),
+                  "warning: the lowest mode vibrates at %.3g Hz, below 1 Hz: the body is very soft (raise --young, "
+                  "or check --scale and --density)",
+                  hertz);
+    Note(cTool, text);
 }
 
 /// Fails early, before any work, when the output cannot be created; leaves no file behind.
@@ -338,6 +444,20 @@ Geometry ShapeGeometry(const BakeOptions& inOptions)
             ? 18000
             : ParseInteger(inOptions.triangles, "--triangles", 1, cMaxShapeTriangles));
     ShapeMesh mesh = MakeShape(shape, target);
+    if (!inOptions.size.empty())
+    {
+        // Stretched about its box's centre to the asked size, axis by axis.
+        const Vec3d size = ParseSize(inOptions.size);
+        const Vec3d own = BoundingSize(mesh.positions);
+        Vec3d low = Vec3d::Constant(1e300);
+        for (const Vec3f& p : mesh.positions)
+            low = low.cwiseMin(p.cast<double>());
+        const Vec3d centre = low + 0.5 * own;
+        for (Vec3f& p : mesh.positions)
+            for (int axis = 0; axis < 3; ++axis)
+                p[axis] = float(centre[axis] + (double(p[axis]) - centre[axis]) *
+                                                   (own[axis] > 0.0 ? size[axis] / own[axis] : 1.0));
+    }
     Geometry geometry{std::move(mesh.positions), std::move(mesh.triangles), {}};
     geometry.report = "shape " + inOptions.shape + ": " + std::to_string(geometry.positions.size()) +
                       " vertices, " + std::to_string(geometry.triangles.size()) + " triangles (target " +
@@ -563,6 +683,8 @@ int Bake(const BakeOptions& inOptions)
     Note(cTool, report);
     Note(cTool, summary + ", " + std::to_string(model.DegenerateTriangleCount()) +
                     " degenerate triangles kept (" + Elapsed(start) + " so far)");
+    WarnAboutUnits(inOptions, model);
+    WarnAboutSoftModes(model);
 
     BDTreeSettings settings;
     settings.maxLeafTriangles = inOptions.leafTriangles;
