@@ -403,6 +403,9 @@ bool App::HandleEvent(const void* inEvent)
         case SDLK_b:
             ThrowBall();
             break;
+        case SDLK_h:
+            mHitTool = !mHitTool;
+            break;
         default:
             break;
         }
@@ -410,7 +413,9 @@ bool App::HandleEvent(const void* inEvent)
     case SDL_MOUSEBUTTONDOWN:
         if (panelsWantMouse)
             break;
-        if (event.button.button == SDL_BUTTON_LEFT)
+        if (event.button.button == SDL_BUTTON_LEFT && (mHitTool || (SDL_GetModState() & KMOD_SHIFT) != 0))
+            mOrbiting = !HitAt(event.button.x, event.button.y);
+        else if (event.button.button == SDL_BUTTON_LEFT)
         {
             BeginDrag(event.button.x, event.button.y);
             mOrbiting = mDragConstraint == nullptr;
@@ -441,6 +446,31 @@ bool App::HandleEvent(const void* inEvent)
         break;
     default:
         break;
+    }
+    return true;
+}
+
+bool App::HitAt(int inX, int inY)
+{
+    int windowWidth = 0, windowHeight = 0;
+    SDL_GetWindowSize(mContext->Window(), &windowWidth, &windowHeight);
+    Eigen::Vector3f origin, direction;
+    mCamera.PixelRay(float(inX), float(inY), windowWidth, windowHeight, origin, direction);
+    const btVector3 from = ToBt(origin), to = ToBt(origin + 500.0f * direction);
+    btCollisionWorld::ClosestRayResultCallback hit(from, to);
+    mWorld->Dynamics().rayTest(from, to, hit);
+    if (!hit.hasHit())
+        return false;
+    btRigidBody* body = btRigidBody::upcast(const_cast<btCollisionObject*>(hit.m_collisionObject));
+    if (body == nullptr || body->isStaticOrKinematicObject())
+        return false;
+    mPicked = body;
+    const btVector3 impulse = ToBt(direction.normalized()) * (btScalar(mHitSpeed) / body->getInvMass());
+    if (!mWorld->Deformables().ApplyImpulse(body, hit.m_hitPointWorld, impulse))
+    {
+        // A plain Bullet body: Bullet's own impulse at the point.
+        body->applyImpulse(impulse, hit.m_hitPointWorld - body->getCenterOfMassPosition());
+        body->activate(true);
     }
     return true;
 }
@@ -646,6 +676,11 @@ void App::DrawBodyPanel()
                                   ImGuiSliderFlags_Logarithmic);
     if (changed)
         ApplyToBodies();
+    ImGui::Checkbox("hit tool (h; or Shift+click)", &mHitTool);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("A click strikes the body where it lands: an impulse along the view ray that moves the\n"
+                          "body and rings its modes (World::ApplyImpulse)");
+    ImGui::SliderFloat("hit speed, m/s", &mHitSpeed, 0.5f, 20.0f, "%.1f", ImGuiSliderFlags_Logarithmic);
     if (mPicked == nullptr || World::Shape(mPicked) == nullptr)
     {
         ImGui::TextDisabled("click a deformable body to pick it and pluck its modes");

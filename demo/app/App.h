@@ -79,6 +79,9 @@ public:
     const OrbitCamera& Camera() const { return mCamera; }
     const btRigidBody* Picked() const { return mPicked; }
     bool Dragging() const { return mDragConstraint != nullptr; }
+    /// Whether a left click hits (an impulse at the clicked surface point) instead of dragging: the hit tool,
+    /// toggled by h or the body panel; Shift+click hits either way.
+    bool HitTool() const { return mHitTool; }
     std::uint64_t Steps() const { return mSteps; }
     GlContext& Context() { return *mContext; }
 
@@ -98,6 +101,9 @@ private:
     void ApplyToBodies();
     void ThrowBall();
     void SpawnBody();
+    /// The hit tool: an impulse along the view ray at the surface point under the pixel, of `mHitSpeed` times the
+    /// body's mass (`World::ApplyImpulse` for a deformable, which also rings its modes). False on no body.
+    bool HitAt(int inX, int inY);
     void BeginDrag(int inX, int inY);
     void Drag(int inX, int inY);
     void EndDrag();
@@ -133,6 +139,8 @@ private:
     std::unique_ptr<btPoint2PointConstraint> mDragConstraint;
     float mDragDistance = 0.0f;
     bool mOrbiting = false, mPanning = false;
+    bool mHitTool = false;
+    float mHitSpeed = 3.0f; // m/s: the hit's impulse over the body's mass
     int mPluckMode = 0;
     float mPluckAmount = 0.5f;
 };

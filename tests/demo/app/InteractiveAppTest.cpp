@@ -120,6 +120,29 @@ TEST(InteractiveApp, MouseAndKeysDriveTheSandbox)
     RunFrames(app, 1);
     EXPECT_FALSE(app.Dragging());
 
+    // h turns on the hit tool: a click strikes the pawn where the ray meets it, moving it away from the camera
+    // and ringing its modes; h again turns it off.
+    RunFrames(app, 30);
+    PushKey(window, SDLK_h);
+    RunFrames(app, 1);
+    ASSERT_TRUE(app.HitTool());
+    const Eigen::Vector2i aim = ToPixel(app.Camera(), pawn->getCenterOfMassPosition());
+    const Eigen::Vector3f eye = app.Camera().Eye();
+    const btVector3 away = pawn->getCenterOfMassPosition() - btVector3(eye.x(), eye.y(), eye.z());
+    const ModalDynamics& modes = World::Shape(pawn)->Dynamics();
+    const double kineticBefore = modes.KineticEnergy();
+    PushMouseMotion(window, aim.x(), aim.y(), 0, 0);
+    PushMouseButton(window, true, SDL_BUTTON_LEFT, aim.x(), aim.y());
+    PushMouseButton(window, false, SDL_BUTTON_LEFT, aim.x(), aim.y());
+    RunFrames(app, 1);
+    EXPECT_FALSE(app.Dragging());
+    EXPECT_GT(pawn->getLinearVelocity().dot(away.normalized()), 1.0f) << "struck away from the camera";
+    EXPECT_GT(modes.KineticEnergy(), kineticBefore);
+    PushKey(window, SDLK_h);
+    RunFrames(app, 1);
+    EXPECT_FALSE(app.HitTool());
+    RunFrames(app, 60);
+
     // A left drag on the empty sky orbits; the wheel zooms.
     const float yaw = app.Camera().yaw, distance = app.Camera().distance;
     PushMouseMotion(window, 1100, 40, 0, 0);
