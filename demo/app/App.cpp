@@ -450,7 +450,7 @@ bool App::HandleEvent(const void* inEvent)
     return true;
 }
 
-bool App::HitAt(int inX, int inY)
+App::PixelPick App::PickAt(int inX, int inY)
 {
     int windowWidth = 0, windowHeight = 0;
     SDL_GetWindowSize(mContext->Window(), &windowWidth, &windowHeight);
@@ -459,46 +459,50 @@ bool App::HitAt(int inX, int inY)
     const btVector3 from = ToBt(origin), to = ToBt(origin + 500.0f * direction);
     btCollisionWorld::ClosestRayResultCallback hit(from, to);
     mWorld->Dynamics().rayTest(from, to, hit);
+    PixelPick pick;
+    pick.direction = ToBt(direction.normalized());
     if (!hit.hasHit())
-        return false;
+        return pick;
     btRigidBody* body = btRigidBody::upcast(const_cast<btCollisionObject*>(hit.m_collisionObject));
     if (body == nullptr || body->isStaticOrKinematicObject())
+        return pick;
+    pick.body = body;
+    pick.point = hit.m_hitPointWorld;
+    pick.distance = float((hit.m_hitPointWorld - from).length());
+    return pick;
+}
+
+bool App::HitAt(int inX, int inY)
+{
+    const PixelPick pick = PickAt(inX, inY);
+    if (pick.body == nullptr)
         return false;
-    mPicked = body;
-    const btVector3 impulse = ToBt(direction.normalized()) * (btScalar(mHitSpeed) / body->getInvMass());
-    if (!mWorld->Deformables().ApplyImpulse(body, hit.m_hitPointWorld, impulse))
+    mPicked = pick.body;
+    const btVector3 impulse = pick.direction * (btScalar(mHitSpeed) / pick.body->getInvMass());
+    if (!mWorld->Deformables().ApplyImpulse(pick.body, pick.point, impulse))
     {
         // A plain Bullet body: Bullet's own impulse at the point.
-        body->applyImpulse(impulse, hit.m_hitPointWorld - body->getCenterOfMassPosition());
-        body->activate(true);
+        pick.body->applyImpulse(impulse, pick.point - pick.body->getCenterOfMassPosition());
+        pick.body->activate(true);
     }
     return true;
 }
 
 void App::BeginDrag(int inX, int inY)
 {
-    int windowWidth = 0, windowHeight = 0;
-    SDL_GetWindowSize(mContext->Window(), &windowWidth, &windowHeight);
-    Eigen::Vector3f origin, direction;
-    mCamera.PixelRay(float(inX), float(inY), windowWidth, windowHeight, origin, direction);
-    const btVector3 from = ToBt(origin), to = ToBt(origin + 500.0f * direction);
-    btCollisionWorld::ClosestRayResultCallback hit(from, to);
-    mWorld->Dynamics().rayTest(from, to, hit);
-    mPicked = nullptr;
-    if (!hit.hasHit())
+    const PixelPick pick = PickAt(inX, inY);
+    mPicked = pick.body;
+    if (pick.body == nullptr)
         return;
-    btRigidBody* body = btRigidBody::upcast(const_cast<btCollisionObject*>(hit.m_collisionObject));
-    if (body == nullptr || body->isStaticOrKinematicObject())
-        return;
-    mPicked = body;
+    btRigidBody* body = pick.body;
     body->setActivationState(DISABLE_DEACTIVATION);
-    const btVector3 pivot = body->getCenterOfMassTransform().inverse() * hit.m_hitPointWorld;
+    const btVector3 pivot = body->getCenterOfMassTransform().inverse() * pick.point;
     mDragConstraint = std::make_unique<btPoint2PointConstraint>(*body, pivot);
     mDragConstraint->m_setting.m_impulseClamp =
         30.0f * btScalar(1.0 / std::max(body->getInvMass(), btScalar(1e-6)));
     mDragConstraint->m_setting.m_tau = 0.01f;
     mWorld->Dynamics().addConstraint(mDragConstraint.get(), true);
-    mDragDistance = float((hit.m_hitPointWorld - from).length());
+    mDragDistance = pick.distance;
 }
 
 void App::Drag(int inX, int inY)

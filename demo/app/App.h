@@ -101,6 +101,16 @@ private:
     void ApplyToBodies();
     void ThrowBall();
     void SpawnBody();
+    /// The dynamic body a Bullet ray test finds under pixel (x, y) (null if none), where the ray meets it (world),
+    /// how far along the ray (m), and the ray's unit direction.
+    struct PixelPick
+    {
+        btRigidBody* body = nullptr;
+        btVector3 point{0, 0, 0};
+        float distance = 0.0f;
+        btVector3 direction{0, 0, 1};
+    };
+    PixelPick PickAt(int inX, int inY);
     /// The hit tool: an impulse along the view ray at the surface point under the pixel, of `mHitSpeed` times the
     /// body's mass (`World::ApplyImpulse` for a deformable, which also rings its modes). False on no body.
     bool HitAt(int inX, int inY);

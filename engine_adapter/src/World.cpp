@@ -423,41 +423,40 @@ void World::PointCoupling(const Body& inBody, const btVector3& inWorldPoint, con
 
 bool World::ApplyImpulse(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inImpulse)
 {
-    Body* body = FindBody(inBody);
-    if (body == nullptr || !(inBody->getInvMass() > 0) || !IsFinite(inWorldPoint) || !IsFinite(inImpulse))
-        return false;
-    const double magnitude = Length(inImpulse);
-    if (!std::isfinite(magnitude))
-        return false;
-    inBody->applyImpulse(inImpulse, inWorldPoint - inBody->getCenterOfMassPosition());
-    inBody->activate(true);
-    if (magnitude > 0.0)
-    {
-        std::vector<double> coupling;
-        PointCoupling(*body, inWorldPoint, ToVec3d(inImpulse) / magnitude, coupling);
-        body->shape->ApplyModalImpulse(coupling, magnitude);
-    }
-    return true;
+    return ApplyAtPoint(inBody, inWorldPoint, inImpulse, true);
 }
 
 bool World::ApplyForce(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inForce)
 {
+    return ApplyAtPoint(inBody, inWorldPoint, inForce, false);
+}
+
+bool World::ApplyAtPoint(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inLoad, bool inImpulse)
+{
     Body* body = FindBody(inBody);
-    if (body == nullptr || !(inBody->getInvMass() > 0) || !IsFinite(inWorldPoint) || !IsFinite(inForce))
+    if (body == nullptr || !(inBody->getInvMass() > 0) || !IsFinite(inWorldPoint) || !IsFinite(inLoad))
         return false;
-    const double magnitude = Length(inForce);
+    const double magnitude = Length(inLoad);
     if (!std::isfinite(magnitude))
         return false;
-    inBody->applyForce(inForce, inWorldPoint - inBody->getCenterOfMassPosition());
+    const btVector3 arm = inWorldPoint - inBody->getCenterOfMassPosition();
+    if (inImpulse)
+        inBody->applyImpulse(inLoad, arm);
+    else
+        inBody->applyForce(inLoad, arm);
     inBody->activate(true);
-    if (magnitude > 0.0)
+    if (magnitude == 0.0)
+        return true;
+    std::vector<double> coupling;
+    PointCoupling(*body, inWorldPoint, ToVec3d(inLoad) / magnitude, coupling);
+    if (inImpulse)
     {
-        std::vector<double> coupling;
-        PointCoupling(*body, inWorldPoint, ToVec3d(inForce) / magnitude, coupling);
-        body->userForce.resize(coupling.size(), 0.0);
-        for (std::size_t j = 0; j < coupling.size(); ++j)
-            body->userForce[j] += magnitude * coupling[j];
+        body->shape->ApplyModalImpulse(coupling, magnitude);
+        return true;
     }
+    body->userForce.resize(coupling.size(), 0.0);
+    for (std::size_t j = 0; j < coupling.size(); ++j)
+        body->userForce[j] += magnitude * coupling[j];
     return true;
 }
 

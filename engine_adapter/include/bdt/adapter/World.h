@@ -301,6 +301,8 @@ private:
     const Body& OwnBody(const btRigidBody* inBody, const char* inCaller) const;
     /// The body of ours that `inBody` is, or null.
     Body* FindBody(const btRigidBody* inBody);
+    /// `ApplyImpulse` (`inImpulse`) or `ApplyForce` (not): `inLoad` at `inWorldPoint`.
+    bool ApplyAtPoint(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inLoad, bool inImpulse);
     /// The coupling u (M entries, into `outCoupling`) of the surface point nearest `inWorldPoint` of a dynamic body
     /// along `inDirection` (unit, world): what `ApplyImpulse` and `ApplyForce` give the modes per N·s or N.
     void PointCoupling(const Body& inBody, const btVector3& inWorldPoint, const Vec3d& inDirection,
