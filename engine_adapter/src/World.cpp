@@ -4,6 +4,7 @@
 #include "CoupledContacts.h"
 #include "FastBodySweep.h"
 #include "PhaseTimer.h"
+#include "WorldBody.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
@@ -172,30 +173,6 @@ void ValidateDesc(const BodyDesc& inDesc)
 }
 
 } // namespace
-
-/// One attached body: the Bullet objects (owned) and what the step needs to remember about its frame.
-struct World::Body
-{
-    std::unique_ptr<DeformableShape> shape;
-    std::unique_ptr<btDefaultMotionState> motionState;
-    std::unique_ptr<btRigidBody> rigidBody;
-    btVector3 previousLinearVelocity{0, 0, 0}; ///< For the frame's acceleration (inertial forcing).
-    btVector3 previousAngularVelocity{0, 0, 0};
-    bool hasPreviousVelocity = false; ///< False until the first modal step.
-    /// The contacts' generalised impulse the modal step holds as a force (the last solve's; its change is
-    /// kicked), and the inertial force it last held (M entries each; empty before the first step).
-    std::vector<double> heldImpulse, heldInertial;
-    btTransform lastGoodTransform =
-        btTransform::getIdentity(); ///< Restored if the transform goes non-finite.
-    /// The mass properties last seen valid (1/kg, 1/(kg·m²) about the principal axes), restored if they are not.
-    btScalar lastGoodInverseMass = 0;
-    btVector3 lastGoodInverseInertia{0, 0, 0};
-    bool simulatedAtPreTick = false; ///< Not `DISABLE_SIMULATION` when the step began.
-    /// The generalised force of `ApplyForce` calls since the last modal step (M entries, or empty: none), held
-    /// over the next one.
-    std::vector<double> userForce;
-    btVector3 stepStart{0, 0, 0};   ///< Centre of mass at the step's start, for the fast-body sweep.
-};
 
 /// Bullet runs a world's actions in each internal step between its integration and the post-tick callback:
 /// the one place of the step a host's `setInternalTickCallback` cannot take from the plugin.

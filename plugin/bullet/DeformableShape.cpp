@@ -659,6 +659,15 @@ void DeformableShape::FlushImpulses()
     ClearImpulses();
 }
 
+bool DeformableShape::SetPendingImpulse(std::span<const double> inImpulse)
+{
+    if (inImpulse.size() != mPendingImpulse.size() ||
+        !std::all_of(inImpulse.begin(), inImpulse.end(), [](double v) { return std::isfinite(v); }))
+        return false;
+    std::copy(inImpulse.begin(), inImpulse.end(), mPendingImpulse.begin());
+    return true;
+}
+
 void DeformableShape::ClearImpulses()
 {
     std::fill(mPendingImpulse.begin(), mPendingImpulse.end(), 0.0);

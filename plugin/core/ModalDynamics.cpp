@@ -336,6 +336,15 @@ bool ModalDynamics::SetState(std::span<const double> inQ, std::span<const double
     return true;
 }
 
+bool ModalDynamics::SetEquilibrium(std::span<const double> inEquilibrium)
+{
+    if (inEquilibrium.size() != mQ.size() || !AllFinite(inEquilibrium))
+        return false;
+    for (std::size_t j = 0; j < mQ.size(); ++j)
+        mEquilibrium[j] = std::clamp(inEquilibrium[j], -mLimit[j], mLimit[j]);
+    return true;
+}
+
 void ModalDynamics::Reset()
 {
     std::fill(mQ.begin(), mQ.end(), 0.0);

@@ -284,6 +284,24 @@ public:
     /// transforms and its motion state's, so that rendering and the next step agree. Velocities unchanged.
     static void PlaceBody(btRigidBody& ioBody, const btTransform& inTransform);
 
+    /// A snapshot of every body this World made, in creation order: what Bullet holds of it (transform and
+    /// interpolation transform, velocities, total force and torque, gravity, mass properties, activation state and
+    /// time) and what the plugin does (q, q̇, the held load's deflection, pending and held impulses, held forces,
+    /// the frame's last velocities, the guard's last good state and counters): everything a later step reads.
+    /// Versioned and checksummed (FNV-1a 64), native byte order, values as doubles (so a float build's snapshot
+    /// loads in a double build and back). Not saved: Bullet's own bodies, constraints and manifolds (see
+    /// `LoadState`), the World's settings. O(bodies · M).
+    std::vector<std::uint8_t> SaveState() const;
+    /// Restores a `SaveState` snapshot into this World's bodies, which must be as many, made from assets of the
+    /// same vertex, triangle and mode counts, in the same order (the same scene built again, or this one): the
+    /// bodies' state afterwards is the saved one bit for bit (`StateHash` equal). Their contact manifolds are
+    /// emptied, so the next step starts cold as in a freshly built world: two worlds built alike and loaded from
+    /// one snapshot step alike, bit for bit. The world the snapshot came from keeps its manifolds' warm start,
+    /// so it may step differently from them; for a replay that matches it, save where it has no contacts in
+    /// its manifolds, or load the snapshot into it too. Throws `bdt::Error`, changing nothing, on a truncated or
+    /// corrupt snapshot, an unknown version, or one of another world. O(bodies · M).
+    void LoadState(std::span<const std::uint8_t> inSnapshot);
+
     /// A fingerprint of the attached bodies' state: FNV-1a 64 over the bits of each body's transform, linear and
     /// angular velocity, q and q̇, in creation order. Equal hashes mean (but for a 2^-64 chance) bit-identical
     /// states: what a replay, a lockstep peer or a determinism test compares (`bdt-bench soak` checks that it

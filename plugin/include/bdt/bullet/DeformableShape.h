@@ -382,6 +382,9 @@ public:
     void FlushImpulses();
     /// The generalised impulse accumulated since the last flush or clear (M entries, N·s·model unit).
     std::span<const double> PendingImpulse() const { return mPendingImpulse; }
+    /// Replaces the accumulated generalised impulse (M finite entries), as a snapshot restores it. False, and
+    /// nothing changed, otherwise.
+    [[nodiscard]] bool SetPendingImpulse(std::span<const double> inImpulse);
     /// Forgets the accumulated impulse without applying it (`bdt::World` applies it instead as a constant
     /// force over the next step, so a steady contact load gives a steady deflection, not a kick a step).
     void ClearImpulses();

@@ -122,6 +122,9 @@ public:
     /// clamping). Returns false and
     /// changes nothing on wrong sizes or non-finite values.
     [[nodiscard]] bool SetState(std::span<const double> inQ, std::span<const double> inQDot);
+    /// Sets the held force's deflection `Equilibrium()` (M finite entries, clamped to the strain limits), as a
+    /// snapshot restores it (`StepHeld` rings down about it). False, and nothing changed, otherwise.
+    [[nodiscard]] bool SetEquilibrium(std::span<const double> inEquilibrium);
     /// Back to rest (q = q̇ = 0).
     void Reset();
 

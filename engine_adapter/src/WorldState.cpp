@@ -1,0 +1,302 @@
+// bdt::World::SaveState and LoadState: snapshots of the bodies' state (World.h).
+
+#include "WorldBody.h"
+
+#include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
+#include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
+#include <algorithm>
+#include <bdt/bullet/Conversions.h>
+#include <bdt/core/Error.h>
+#include <bdt/core/Fnv1a.h>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace bdt
+{
+
+namespace
+{
+
+constexpr char cMagic[8] = {'B', 'D', 'T', 'S', 'T', 'A', 'T', 'E'};
+constexpr std::uint32_t cVersion = 1;
+
+/// Appends values to a snapshot, native byte order.
+class Writer
+{
+public:
+    template <typename T> void Put(const T& inValue)
+    {
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(&inValue);
+        mBytes.insert(mBytes.end(), bytes, bytes + sizeof(T));
+    }
+    void Put(const btVector3& inVector)
+    {
+        for (int k = 0; k < 3; ++k)
+            Put(double(inVector[k]));
+    }
+    void Put(const btTransform& inTransform)
+    {
+        for (int row = 0; row < 3; ++row)
+            Put(inTransform.getBasis()[row]);
+        Put(inTransform.getOrigin());
+    }
+    void Put(std::span<const double> inValues)
+    {
+        Put(std::uint32_t(inValues.size()));
+        for (const double value : inValues)
+            Put(value);
+    }
+    std::vector<std::uint8_t>& Bytes() { return mBytes; }
+
+private:
+    std::vector<std::uint8_t> mBytes;
+};
+
+/// Reads a snapshot back; throws `bdt::Error` past its end.
+class Reader
+{
+public:
+    explicit Reader(std::span<const std::uint8_t> inBytes) : mBytes(inBytes) {}
+    template <typename T> T Get()
+    {
+        if (mBytes.size() - mAt < sizeof(T))
+            throw Error("state snapshot: truncated");
+        T value;
+        std::memcpy(&value, mBytes.data() + mAt, sizeof(T));
+        mAt += sizeof(T);
+        return value;
+    }
+    btVector3 GetVector()
+    {
+        const double x = Get<double>(), y = Get<double>(), z = Get<double>();
+        return btVector3(btScalar(x), btScalar(y), btScalar(z));
+    }
+    btTransform GetTransform()
+    {
+        btMatrix3x3 basis;
+        for (int row = 0; row < 3; ++row)
+            basis[row] = GetVector();
+        const btVector3 origin = GetVector();
+        return btTransform(basis, origin);
+    }
+    std::vector<double> GetValues(std::size_t inMax)
+    {
+        const std::uint32_t count = Get<std::uint32_t>();
+        if (count > inMax)
+            throw Error("state snapshot: a list of " + std::to_string(count) + " values where at most " +
+                        std::to_string(inMax) + " fit");
+        std::vector<double> values(count);
+        for (double& value : values)
+            value = Get<double>();
+        return values;
+    }
+    bool AtEnd() const { return mAt == mBytes.size(); }
+
+private:
+    std::span<const std::uint8_t> mBytes;
+    std::size_t mAt = 0;
+};
+
+/// One body's part of a snapshot, read and checked before anything is applied.
+struct BodyState
+{
+    btTransform transform, interpolationTransform, lastGoodTransform;
+    btVector3 linearVelocity, angularVelocity, interpolationLinearVelocity, interpolationAngularVelocity;
+    btVector3 totalForce, totalTorque, gravity, inverseInertia, lastGoodInverseInertia;
+    btVector3 previousLinearVelocity, previousAngularVelocity;
+    btScalar inverseMass = 0, lastGoodInverseMass = 0, deactivationTime = 0;
+    std::int32_t activationState = 0;
+    bool hasPreviousVelocity = false;
+    std::vector<double> heldImpulse, heldInertial, userForce, q, qDot, equilibrium, pending;
+    ModalGuardStats guard;
+};
+
+bool AllFinite(std::span<const double> inValues)
+{
+    return std::all_of(inValues.begin(), inValues.end(), [](double v) { return std::isfinite(v); });
+}
+
+} // namespace
+
+std::vector<std::uint8_t> World::SaveState() const
+{
+    Writer out;
+    for (const char c : cMagic)
+        out.Put(c);
+    out.Put(cVersion);
+    out.Put(std::uint32_t(mBodies.size()));
+    for (const std::unique_ptr<Body>& body : mBodies)
+    {
+        const btRigidBody& rigid = *body->rigidBody;
+        const DeformableShape& shape = *body->shape;
+        const ModalDynamics& dynamics = shape.Dynamics();
+        const Model& model = shape.Asset().GetModel();
+        out.Put(std::uint32_t(model.VertexCount()));
+        out.Put(std::uint32_t(model.TriangleCount()));
+        out.Put(std::uint32_t(dynamics.ModeCount()));
+        out.Put(rigid.getWorldTransform());
+        out.Put(rigid.getInterpolationWorldTransform());
+        out.Put(rigid.getLinearVelocity());
+        out.Put(rigid.getAngularVelocity());
+        out.Put(rigid.getInterpolationLinearVelocity());
+        out.Put(rigid.getInterpolationAngularVelocity());
+        out.Put(rigid.getTotalForce());
+        out.Put(rigid.getTotalTorque());
+        out.Put(rigid.getGravity());
+        out.Put(double(rigid.getInvMass()));
+        out.Put(rigid.getInvInertiaDiagLocal());
+        out.Put(std::int32_t(rigid.getActivationState()));
+        out.Put(double(rigid.getDeactivationTime()));
+        out.Put(body->lastGoodTransform);
+        out.Put(double(body->lastGoodInverseMass));
+        out.Put(body->lastGoodInverseInertia);
+        out.Put(body->previousLinearVelocity);
+        out.Put(body->previousAngularVelocity);
+        out.Put(std::uint8_t(body->hasPreviousVelocity));
+        out.Put(std::span<const double>(body->heldImpulse));
+        out.Put(std::span<const double>(body->heldInertial));
+        out.Put(std::span<const double>(body->userForce));
+        out.Put(dynamics.QDouble());
+        out.Put(dynamics.QDot());
+        out.Put(dynamics.Equilibrium());
+        out.Put(shape.PendingImpulse());
+        out.Put(dynamics.GuardStats().clamped);
+        out.Put(dynamics.GuardStats().rejectedImpulses);
+        out.Put(dynamics.GuardStats().resets);
+    }
+    std::vector<std::uint8_t>& bytes = out.Bytes();
+    const std::uint64_t checksum = Fnv1a64::Of(bytes);
+    const auto* checksumBytes = reinterpret_cast<const std::uint8_t*>(&checksum);
+    bytes.insert(bytes.end(), checksumBytes, checksumBytes + sizeof(checksum));
+    return std::move(bytes);
+}
+
+void World::LoadState(std::span<const std::uint8_t> inSnapshot)
+{
+    constexpr std::size_t cChecksumBytes = sizeof(std::uint64_t);
+    if (inSnapshot.size() < sizeof(cMagic) + cChecksumBytes || !std::equal(cMagic, cMagic + 8, inSnapshot.begin()))
+        throw Error("state snapshot: not a bdt::World snapshot");
+    const std::span<const std::uint8_t> payload = inSnapshot.first(inSnapshot.size() - cChecksumBytes);
+    std::uint64_t checksum = 0;
+    std::memcpy(&checksum, inSnapshot.data() + payload.size(), cChecksumBytes);
+    if (checksum != Fnv1a64::Of(payload))
+        throw Error("state snapshot: checksum mismatch (corrupt or truncated)");
+    Reader in(payload.subspan(sizeof(cMagic)));
+    const std::uint32_t version = in.Get<std::uint32_t>();
+    if (version != cVersion)
+        throw Error("state snapshot: version " + std::to_string(version) + ", this build reads " +
+                    std::to_string(cVersion));
+    const std::uint32_t count = in.Get<std::uint32_t>();
+    if (count != mBodies.size())
+        throw Error("state snapshot: of a world with " + std::to_string(count) + " bodies, this one has " +
+                    std::to_string(mBodies.size()));
+    // Everything read and checked first: a bad snapshot changes nothing.
+    std::vector<BodyState> states(count);
+    for (std::uint32_t b = 0; b < count; ++b)
+    {
+        const Body& body = *mBodies[b];
+        const Model& model = body.shape->Asset().GetModel();
+        const std::uint32_t modes = body.shape->Dynamics().ModeCount();
+        const std::uint32_t vertices = in.Get<std::uint32_t>(), triangles = in.Get<std::uint32_t>(),
+                            savedModes = in.Get<std::uint32_t>();
+        if (vertices != model.VertexCount() || triangles != model.TriangleCount() || savedModes != modes)
+            throw Error("state snapshot: body " + std::to_string(b) + " is of another asset (" +
+                        std::to_string(vertices) + " vertices, " + std::to_string(triangles) + " triangles, " +
+                        std::to_string(savedModes) + " modes)");
+        BodyState& state = states[b];
+        state.transform = in.GetTransform();
+        state.interpolationTransform = in.GetTransform();
+        state.linearVelocity = in.GetVector();
+        state.angularVelocity = in.GetVector();
+        state.interpolationLinearVelocity = in.GetVector();
+        state.interpolationAngularVelocity = in.GetVector();
+        state.totalForce = in.GetVector();
+        state.totalTorque = in.GetVector();
+        state.gravity = in.GetVector();
+        state.inverseMass = btScalar(in.Get<double>());
+        state.inverseInertia = in.GetVector();
+        state.activationState = in.Get<std::int32_t>();
+        state.deactivationTime = btScalar(in.Get<double>());
+        state.lastGoodTransform = in.GetTransform();
+        state.lastGoodInverseMass = btScalar(in.Get<double>());
+        state.lastGoodInverseInertia = in.GetVector();
+        state.previousLinearVelocity = in.GetVector();
+        state.previousAngularVelocity = in.GetVector();
+        state.hasPreviousVelocity = in.Get<std::uint8_t>() != 0;
+        state.heldImpulse = in.GetValues(modes);
+        state.heldInertial = in.GetValues(modes);
+        state.userForce = in.GetValues(modes);
+        state.q = in.GetValues(modes);
+        state.qDot = in.GetValues(modes);
+        state.equilibrium = in.GetValues(modes);
+        state.pending = in.GetValues(modes);
+        state.guard.clamped = in.Get<std::uint64_t>();
+        state.guard.rejectedImpulses = in.Get<std::uint64_t>();
+        state.guard.resets = in.Get<std::uint64_t>();
+        const bool finite = IsFinite(state.transform) && IsFinite(state.interpolationTransform) &&
+                            IsFinite(state.lastGoodTransform) && IsFinite(state.linearVelocity) &&
+                            IsFinite(state.angularVelocity) && IsFinite(state.totalForce) &&
+                            IsFinite(state.totalTorque) && IsFinite(state.gravity) &&
+                            std::isfinite(state.inverseMass) && IsFinite(state.inverseInertia) &&
+                            AllFinite(state.q) && AllFinite(state.qDot) && AllFinite(state.equilibrium) &&
+                            AllFinite(state.pending) && AllFinite(state.heldImpulse) &&
+                            AllFinite(state.heldInertial) && AllFinite(state.userForce);
+        if (!finite || state.q.size() != modes || state.qDot.size() != modes || state.equilibrium.size() != modes ||
+            state.pending.size() != modes || state.activationState < ACTIVE_TAG ||
+            state.activationState > DISABLE_SIMULATION)
+            throw Error("state snapshot: body " + std::to_string(b) + " holds values out of range");
+    }
+    if (!in.AtEnd())
+        throw Error("state snapshot: bytes after the last body");
+
+    for (std::uint32_t b = 0; b < count; ++b)
+    {
+        Body& body = *mBodies[b];
+        const BodyState& state = states[b];
+        btRigidBody& rigid = *body.rigidBody;
+        if (rigid.getInvMass() != state.inverseMass || rigid.getInvInertiaDiagLocal() != state.inverseInertia)
+        {
+            auto inverse = [](btScalar inValue) { return inValue > 0 ? 1 / inValue : btScalar(0); };
+            rigid.setMassProps(inverse(state.inverseMass),
+                               btVector3(inverse(state.inverseInertia.x()), inverse(state.inverseInertia.y()),
+                                         inverse(state.inverseInertia.z())));
+        }
+        PlaceBody(rigid, state.transform);
+        rigid.setInterpolationWorldTransform(state.interpolationTransform);
+        rigid.updateInertiaTensor();
+        rigid.setLinearVelocity(state.linearVelocity);
+        rigid.setAngularVelocity(state.angularVelocity);
+        rigid.setInterpolationLinearVelocity(state.interpolationLinearVelocity);
+        rigid.setInterpolationAngularVelocity(state.interpolationAngularVelocity);
+        rigid.setGravity(state.gravity);
+        rigid.clearForces();
+        rigid.applyCentralForce(state.totalForce);
+        rigid.applyTorque(state.totalTorque);
+        rigid.forceActivationState(state.activationState);
+        rigid.setDeactivationTime(state.deactivationTime);
+        body.lastGoodTransform = state.lastGoodTransform;
+        body.lastGoodInverseMass = state.lastGoodInverseMass;
+        body.lastGoodInverseInertia = state.lastGoodInverseInertia;
+        body.previousLinearVelocity = state.previousLinearVelocity;
+        body.previousAngularVelocity = state.previousAngularVelocity;
+        body.hasPreviousVelocity = state.hasPreviousVelocity;
+        body.heldImpulse = state.heldImpulse;
+        body.heldInertial = state.heldInertial;
+        body.userForce = state.userForce;
+        ModalDynamics& dynamics = body.shape->Dynamics();
+        const bool restored = dynamics.SetState(state.q, state.qDot) && dynamics.SetEquilibrium(state.equilibrium) &&
+                              body.shape->SetPendingImpulse(state.pending);
+        (void)restored; // checked above: sizes and finiteness
+        dynamics.ContinueGuardStats(state.guard);
+        body.shape->BeginStep();
+        if (btBroadphaseProxy* proxy = rigid.getBroadphaseHandle())
+        {
+            mWorld.getBroadphase()->getOverlappingPairCache()->cleanProxyFromPairs(proxy, mWorld.getDispatcher());
+            mWorld.updateSingleAabb(&rigid);
+        }
+    }
+}
+
+} // namespace bdt

@@ -1,0 +1,112 @@
+// bdt::World::SaveState and LoadState: a snapshot restores every body bit for bit, two worlds loaded from one
+// snapshot step alike bit for bit, and a bad snapshot (truncated, corrupt, another world's) is refused without
+// changing anything.
+#include "support/BulletScenes.h"
+
+#include <bdt/adapter/SampleWorld.h>
+#include <bdt/adapter/World.h>
+#include <bdt/core/Error.h>
+#include <btBulletDynamicsCommon.h>
+#include <gtest/gtest.h>
+#include <memory>
+#include <vector>
+
+namespace bdt
+{
+namespace
+{
+
+constexpr double cStep = 1.0 / 60.0;
+constexpr std::uint32_t cChairs = 16;
+
+/// The same scene every time: a pile of chairs above the ground, one of them also pushed by a force held at a
+/// point (so a held force and a pending impulse are in the state).
+std::unique_ptr<SampleWorld> MakePile()
+{
+    auto world = std::make_unique<SampleWorld>();
+    world->AddGroundPlane();
+    test::AddChairPile(*world, cChairs, 2);
+    return world;
+}
+
+std::string LoadError(World& ioWorld, std::span<const std::uint8_t> inSnapshot)
+{
+    try
+    {
+        ioWorld.LoadState(inSnapshot);
+    }
+    catch (const Error& error)
+    {
+        return error.what();
+    }
+    return "";
+}
+
+TEST(WorldState, ASnapshotRestoresEveryBodyAndTwoLoadedWorldsStepAlike)
+{
+    std::unique_ptr<SampleWorld> original = MakePile();
+    original->Step(100, cStep);
+    btRigidBody* pushed = original->Deformables().Bodies()[3];
+    ASSERT_TRUE(original->Deformables().ApplyForce(pushed, pushed->getCenterOfMassPosition() + btVector3(0.1f, 0.2f, 0),
+                                                   btVector3(20, 5, 0)));
+    const std::vector<std::uint8_t> snapshot = original->Deformables().SaveState();
+    const std::uint64_t saved = original->Deformables().StateHash();
+
+    std::unique_ptr<SampleWorld> first = MakePile(), second = MakePile();
+    second->Step(7, cStep); // a world that has stepped loads to the same state as a fresh one
+    first->Deformables().LoadState(snapshot);
+    second->Deformables().LoadState(snapshot);
+    EXPECT_EQ(first->Deformables().StateHash(), saved);
+    EXPECT_EQ(second->Deformables().StateHash(), saved);
+    EXPECT_EQ(test::RawBodyState(first->Deformables().Bodies()), test::RawBodyState(original->Deformables().Bodies()));
+    // Saved again, the loaded state is the same snapshot, byte for byte.
+    EXPECT_EQ(first->Deformables().SaveState(), snapshot);
+
+    first->Step(100, cStep);
+    second->Step(100, cStep);
+    EXPECT_EQ(first->Deformables().StateHash(), second->Deformables().StateHash());
+    EXPECT_EQ(test::RawBodyState(first->Deformables().Bodies()), test::RawBodyState(second->Deformables().Bodies()));
+    EXPECT_NE(first->Deformables().StateHash(), saved); // they did move on
+}
+
+TEST(WorldState, BadSnapshotsAreRefusedAndChangeNothing)
+{
+    std::unique_ptr<SampleWorld> world = MakePile();
+    world->Step(20, cStep);
+    const std::vector<std::uint8_t> good = world->Deformables().SaveState();
+    world->Step(5, cStep);
+    const std::uint64_t before = world->Deformables().StateHash();
+    World& deformables = world->Deformables();
+
+    EXPECT_NE(LoadError(deformables, {}).find("not a bdt::World snapshot"), std::string::npos);
+    std::vector<std::uint8_t> bad = good;
+    bad.resize(good.size() / 2);
+    EXPECT_NE(LoadError(deformables, bad), "");
+    bad = good;
+    bad[good.size() / 3] ^= 0x40;
+    EXPECT_NE(LoadError(deformables, bad).find("checksum"), std::string::npos);
+    bad = good;
+    bad[0] = 'X';
+    EXPECT_NE(LoadError(deformables, bad).find("not a bdt::World snapshot"), std::string::npos);
+
+    // Another world: fewer bodies, or another asset.
+    SampleWorld smaller;
+    smaller.AddGroundPlane();
+    test::AddChairPile(smaller, cChairs - 1, 2);
+    EXPECT_NE(LoadError(deformables, smaller.Deformables().SaveState()).find("bodies"), std::string::npos);
+    SampleWorld boxes;
+    for (std::uint32_t i = 0; i < cChairs; ++i)
+    {
+        BodyDesc desc;
+        desc.transform.setOrigin(btVector3(float(i) * 2.0f, 1, 0));
+        boxes.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), desc);
+    }
+    EXPECT_NE(LoadError(deformables, boxes.Deformables().SaveState()).find("another asset"), std::string::npos);
+    EXPECT_EQ(deformables.StateHash(), before);
+    // And the good one still loads.
+    EXPECT_EQ(LoadError(deformables, good), "");
+    EXPECT_NE(deformables.StateHash(), before);
+}
+
+} // namespace
+} // namespace bdt
