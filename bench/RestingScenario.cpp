@@ -252,11 +252,8 @@ struct Builder
             scene.contacts == EContactModel::Proxies ? reach.withProxies : reach.mesh;
         const Vec3d origin(inX - reach.mesh.center().x(), inBase + cGap - touch.min().y(),
                            inZ - reach.mesh.center().z());
-        // The body's frame is the principal frame: world = B·(P·rest + t) + o = turn·rest + origin.
-        const Pose principal = asset->Mass().ToPrincipal();
-        const Mat3d basis = inTurn * principal.rotation.transpose();
-        BodyDesc desc;
-        desc.transform = btTransform(ToBtMatrix(basis), ToBtVector(origin - basis * principal.translation));
+        BodyDesc desc; // world = turn·rest + origin
+        desc.transform = btTransform(ToBtMatrix(inTurn), ToBtVector(origin));
         desc.mass = cDensity * asset->Mass().volume * std::pow(desc.scale, 3);
         desc.proxyLevel = level;
         desc.contacts = scene.contacts;

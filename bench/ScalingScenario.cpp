@@ -196,15 +196,6 @@ std::vector<double> AfterLanding(const std::vector<double>& inPerStep)
     return std::vector<double>(inPerStep.begin() + std::ptrdiff_t(inPerStep.size() / 3), inPerStep.end());
 }
 
-// The transform of a body of `inAsset` that puts its rest frame's origin at `inOrigin` (world, m), unrotated:
-// the body's own frame is the mesh's principal frame, which it undoes.
-btTransform RestFrameAt(const DeformableAsset& inAsset, const Vec3d& inOrigin)
-{
-    const Pose principal = inAsset.Mass().ToPrincipal();
-    const Mat3d back = principal.rotation.transpose();
-    return btTransform(ToBtMatrix(back), ToBtVector(inOrigin - back * principal.translation));
-}
-
 // Per-step figures of one method at one size.
 struct Series
 {
@@ -255,12 +246,13 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     BodyDesc desc;
     desc.mass = 0.0;
     desc.proxyLevel = inOptions.level;
-    desc.transform = RestFrameAt(*asset, cBoxCentre);
-    DeformableShape& shape = *World::Shape(bdWorld.Deformables().CreateBody(asset, desc));
+    desc.transform.setOrigin(ToBtVector(cBoxCentre));
+    btRigidBody* boxBody = bdWorld.Deformables().CreateBody(asset, desc);
+    DeformableShape& shape = *World::Shape(boxBody);
     // Each ball starts 1 cm above what it would touch first: the face for GImpact and the rigid box, the
     // proxies over the face for the BD-Tree (from the face's height it would start up to 4 cm inside them).
     AddBalls(bdWorld,
-             AboveProxies(BallCentres(inOptions.balls, 1.0), *asset, inOptions.level, desc.transform));
+             AboveProxies(BallCentres(inOptions.balls, 1.0), *asset, inOptions.level, boxBody->getWorldTransform()));
 
     // The GImpact scene: the same rest-frame mesh at the same place, the same balls.
     // (The mesh outlives the world, which owns its shape.)
@@ -418,12 +410,12 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
     BodyDesc desc;
     desc.mass = mass;
     desc.proxyLevel = level;
-    desc.transform = RestFrameAt(*asset, Vec3d(0.0, lift, 0.0));
+    desc.transform.setOrigin(btVector3(0, btScalar(lift), 0));
     btRigidBody* body = bdWorld.Deformables().CreateBody(asset, desc);
     // The balls 1 cm above the top face for Bullet, 1 cm above the proxy spheres over it for the BD-Tree (as
     // in `RunSize`).
     const std::vector<Vec3d> balls = BallCentres(inOptions.balls, top);
-    AddBalls(bdWorld, AboveProxies(balls, *asset, level, desc.transform));
+    AddBalls(bdWorld, AboveProxies(balls, *asset, level, body->getWorldTransform()));
     BulletReducedScene bullet(folder.string(), int(inOptions.modes), lift, cAlpha, cBeta, balls, cBallRadius);
 
     Series bd;

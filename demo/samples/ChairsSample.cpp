@@ -89,7 +89,7 @@ private:
             transform.getOrigin().setY(transform.getOrigin().y() -
                                        btScalar(double(mNextWave) * mLayerHeight));
             BodyDesc desc = mBody;
-            desc.transform = transform;
+            desc.transform = MeshFromPrincipal(*mAsset, desc.scale, transform);
             ioWorld.Deformables().CreateBody(mAsset, desc);
         }
         ++mNextWave;

@@ -9,6 +9,7 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bake/AnimationBasis.h>
 #include <bdt/bake/SmoothBasis.h>
+#include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <cmath>
@@ -67,20 +68,11 @@ public:
     void Build(SampleWorld& ioWorld, const SampleOptions& inOptions) override
     {
         const auto asset = CurtainAsset();
-        // Placed so that the rest mesh hangs upright, its centre cHangHeight above the ground: the body's
-        // frame is the mesh's principal frame, so the transform undoes it.
-        const Pose principal = asset->Mass().ToPrincipal();
-        const Mat3d back = principal.rotation.transpose();
-        const Vec3d origin = Vec3d(0.0, cHangHeight, 0.0) - back * principal.translation;
-        btMatrix3x3 basis;
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                basis[r][c] = btScalar(back(r, c));
         BodyDesc desc;
         desc.mass = 0.0; // static: q comes from the track
         desc.proxyLevel = inOptions.proxyLevel;
-        desc.transform =
-            btTransform(basis, btVector3(btScalar(origin.x()), btScalar(origin.y()), btScalar(origin.z())));
+        // The rest mesh hangs as modelled (upright), its centre of mass cHangHeight above the ground.
+        desc.transform.setOrigin(ToBtVector(Vec3d(0.0, cHangHeight, 0.0) - asset->Mass().centerOfMass));
         mCurtain = ioWorld.Deformables().CreateBody(asset, desc);
         mNextThrow = 0.3;
         mThrown = 0;

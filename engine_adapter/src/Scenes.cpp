@@ -57,7 +57,7 @@ std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<co
     for (const btTransform& transform : PileTransforms(*inAsset, inSettings))
     {
         BodyDesc desc = inSettings.body;
-        desc.transform = transform;
+        desc.transform = MeshFromPrincipal(*inAsset, desc.scale, transform);
         bodies.push_back(ioWorld.Deformables().CreateBody(inAsset, desc));
     }
     return bodies;

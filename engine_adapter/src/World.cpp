@@ -172,7 +172,25 @@ void ValidateDesc(const BodyDesc& inDesc)
         throw Error("body: margin must be finite and >= 0");
 }
 
+// Bullet's transform of a body whose mesh frame `inMesh` places: its principal frame (centre of mass c,
+// principal axes A; a rest point p is at s·Aᵀ(p − c) in it). Mesh frame (D, d), principal (B, o):
+// B·s·Aᵀ(p − c) + o = D·s·p + d for all p gives B = D·A and o = d + D·s·c.
+btTransform PrincipalFromMesh(const MassProperties& inMass, double inScale, const btTransform& inMesh)
+{
+    const Mat3d basis = ToMat3d(inMesh.getBasis());
+    const Vec3d origin = ToVec3d(inMesh.getOrigin()) + basis * (inScale * inMass.centerOfMass);
+    return btTransform(ToBtMatrix(basis * inMass.principalAxes), ToBtVector(origin));
+}
+
 } // namespace
+
+btTransform MeshFromPrincipal(const DeformableAsset& inAsset, double inScale, const btTransform& inPrincipal)
+{
+    const MassProperties& mass = inAsset.Mass();
+    const Mat3d basis = ToMat3d(inPrincipal.getBasis()) * mass.principalAxes.transpose();
+    const Vec3d origin = ToVec3d(inPrincipal.getOrigin()) - basis * (inScale * mass.centerOfMass);
+    return btTransform(ToBtMatrix(basis), ToBtVector(origin));
+}
 
 /// Bullet runs a world's actions in each internal step between its integration and the post-tick callback:
 /// the one place of the step a host's `setInternalTickCallback` cannot take from the plugin.
@@ -271,14 +289,15 @@ btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, c
     btVector3 inertia(0, 0, 0);
     if (inDesc.mass > 0.0)
         body->shape->calculateLocalInertia(btScalar(inDesc.mass), inertia);
-    body->motionState = std::make_unique<btDefaultMotionState>(inDesc.transform);
+    const btTransform placed = PrincipalFromMesh(body->shape->Asset().Mass(), inDesc.scale, inDesc.transform);
+    body->motionState = std::make_unique<btDefaultMotionState>(placed);
     btRigidBody::btRigidBodyConstructionInfo info(btScalar(inDesc.mass), body->motionState.get(),
                                                   body->shape.get(), inertia);
     info.m_friction = inDesc.material.friction;
     info.m_restitution = inDesc.material.restitution;
     info.m_rollingFriction = inDesc.material.rollingFriction;
     body->rigidBody = std::make_unique<btRigidBody>(info);
-    body->lastGoodTransform = inDesc.transform;
+    body->lastGoodTransform = placed;
     body->lastGoodInverseMass = body->rigidBody->getInvMass();
     body->lastGoodInverseInertia = body->rigidBody->getInvInertiaDiagLocal();
     body->shape->BeginStep();

@@ -400,12 +400,16 @@ TEST(ContactRegions, MergedPointsAreNearADeeperSurvivorAndSurvivorsAreApart)
                 if (j == i)
                     continue;
                 if (survives[i] != 0 && survives[j] != 0)
+                {
                     EXPECT_FALSE(near(i, j)) << "trial " << trial << ": survivors " << i << ", " << j;
+                }
                 if (survives[j] != 0 && near(i, j) && contacts[j].distance <= contacts[i].distance)
                     coveredByDeeper = true;
             }
             if (survives[i] == 0)
+            {
                 EXPECT_TRUE(coveredByDeeper) << "trial " << trial << ": point " << i;
+            }
         }
     }
     // No separation: all survive.

@@ -300,7 +300,7 @@ void CheckApartPairs(EContactModel inModel)
                 return btTransform(turn, ToBtVector(inRootCentre) - quatRotate(turn, centre));
             };
             a->setWorldTransform(place(toDiagonal, Vec3d::Zero()));
-            desc.transform = place(turnB, (2.0 * root + gap) * diagonal);
+            desc.transform = MeshFromPrincipal(*asset, desc.scale, place(turnB, (2.0 * root + gap) * diagonal));
             btRigidBody* b = world->Deformables().CreateBody(asset, desc);
             b->setLinearVelocity(ToBtVector(-diagonal));
             // Far below both: its pairs are apart at every gap (and a dispatch of one pair would be serial).

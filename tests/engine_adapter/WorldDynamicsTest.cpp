@@ -33,11 +33,9 @@ RestResult DropOnPlane(const std::shared_ptr<const DeformableAsset>& inAsset, bo
     BodyDesc desc;
     desc.mass = 2.0;
     desc.material.margin = inMargin;
-    const MassProperties& mass = inAsset->Mass();
-    // Upright: the local frame is the principal frame, so rotate it back to the rest frame's axes.
-    const btMatrix3x3 basis = ToBtMatrix(mass.principalAxes);
+    // Upright, as modelled, its lowest rest vertex 5 cm above the ground.
     const double restBottom = inAsset->GetModel().RestBounds().min().y();
-    desc.transform = btTransform(basis, btVector3(0, btScalar(mass.centerOfMass.y() - restBottom + 0.05), 0));
+    desc.transform.setOrigin(btVector3(0, btScalar(0.05 - restBottom), 0));
     btRigidBody* body = world.Deformables().CreateBody(inAsset, desc);
     body->setActivationState(DISABLE_DEACTIVATION); // judge jitter, not sleep
     world.Step(240, cStep);

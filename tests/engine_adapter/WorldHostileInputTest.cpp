@@ -231,6 +231,7 @@ TEST(WorldHostileInput, ZeroMassIsStaticAndNegativeOrNonFiniteMassThrows)
     const auto asset = test::ShapeAsset("box", 300, 4);
     btRigidBody* fixed = AddBody(world, asset, btVector3(0, 3, 0), 0.0);
     EXPECT_TRUE(fixed->isStaticObject());
+    const btTransform placed = fixed->getWorldTransform();
     for (const double mass : {-1.0, -1e-30, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
     {
         BodyDesc desc;
@@ -238,7 +239,9 @@ TEST(WorldHostileInput, ZeroMassIsStaticAndNegativeOrNonFiniteMassThrows)
         EXPECT_THROW(world.Deformables().CreateBody(asset, desc), Error) << mass;
     }
     StepAndCheck(world, 30);
-    EXPECT_EQ(fixed->getWorldTransform().getOrigin(), btVector3(0, 3, 0));
+    EXPECT_EQ(fixed->getWorldTransform().getOrigin(), placed.getOrigin());
+    EXPECT_EQ(fixed->getWorldTransform().getRotation(), placed.getRotation());
+    EXPECT_LT((world.Deformables().MeshTransform(fixed).getOrigin() - btVector3(0, 3, 0)).length(), 1e-5f);
 }
 
 TEST(WorldHostileInput, MassesTooSmallForTheSolversFloatsThrow)

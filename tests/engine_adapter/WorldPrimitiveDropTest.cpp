@@ -122,18 +122,16 @@ double HighestProxyWorldY(btRigidBody& inBody)
 }
 
 /// Placement of `inBox` upright (its rest axes along the world's), the centre of its rest bounds at world
-/// x, z = `inX`, `inZ` and its lowest proxy point (at its level) at world y = `inProxyBottom`. The body's
-/// local frame is the principal frame, so its basis rotates the principal axes back to the rest axes.
+/// x, z = `inX`, `inZ` and its lowest proxy point (at its level) at world y = `inProxyBottom`: the
+/// `BodyDesc::transform` (the mesh frame's placement).
 btTransform UprightAt(const DeformableBox& inBox, double inX, double inProxyBottom, double inZ)
 {
     const DeformableAsset& asset = *inBox.asset;
-    const MassProperties& mass = asset.Mass();
     const auto& bounds = asset.GetModel().RestBounds();
     const Vec3d anchor(0.5 * double(bounds.min().x() + bounds.max().x()),
                        LowestProxyY(asset, inBox.proxyLevel),
                        0.5 * double(bounds.min().z() + bounds.max().z()));
-    const Vec3d origin = Vec3d(inX, inProxyBottom, inZ) + mass.centerOfMass - anchor;
-    return btTransform(ToBtMatrix(mass.principalAxes), ToBtVector(origin));
+    return btTransform(btMatrix3x3::getIdentity(), ToBtVector(Vec3d(inX, inProxyBottom, inZ) - anchor));
 }
 
 /// A body of `inBox` made by `ioWorld` from `inDesc`, at the box's proxy level.

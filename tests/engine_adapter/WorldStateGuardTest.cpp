@@ -156,12 +156,12 @@ std::string PokeAndStep(const Poke& inPoke, unsigned inThreads)
         if (body->getActivationState() == DISABLE_SIMULATION || !(body->getInvMass() > 0))
             return "the poked body is left out of the simulation";
         // 8 m/s up for the body alone: at least 2.6 m/s with the heaviest load the scene can put on it (6 kg).
-        const btScalar before = body->getWorldTransform().getOrigin().y();
+        const btScalar height = body->getWorldTransform().getOrigin().y();
         body->activate(true);
         body->applyCentralImpulse(btVector3(0, 8, 0) / body->getInvMass());
         world.Step(2, cStep);
-        if (!(body->getLinearVelocity().y() > 1.0f && body->getWorldTransform().getOrigin().y() > before))
-            return "the restored body does not move: y " + std::to_string(before) + " -> " +
+        if (!(body->getLinearVelocity().y() > 1.0f && body->getWorldTransform().getOrigin().y() > height))
+            return "the restored body does not move: y " + std::to_string(height) + " -> " +
                    std::to_string(body->getWorldTransform().getOrigin().y()) + ", vy " +
                    std::to_string(body->getLinearVelocity().y());
     }

@@ -23,9 +23,9 @@ struct PileSettings
     BodyDesc body;               ///< Mass, scale, proxy level, material; the transform is set per body.
 };
 
-/// Where `AddPile` places the bodies, in creation order: the world transforms of their local frames (centre of
-/// mass, principal axes) for bodies of `inAsset`, without creating them (to build the same pile from other
-/// shapes). Deterministic for a given seed. Throws `bdt::Error` on impossible settings. Cost O(count).
+/// Where `AddPile` places the bodies, in creation order: the world transforms of their principal frames (centre
+/// of mass, principal axes: Bullet's transforms of the bodies; `MeshFromPrincipal` gives the `BodyDesc::transform`)
+/// for bodies of `inAsset`, without creating them (to build the same pile from other shapes). Deterministic for a given seed. Throws `bdt::Error` on impossible settings. Cost O(count).
 std::vector<btTransform> PileTransforms(const DeformableAsset& inAsset, const PileSettings& inSettings);
 
 /// Adds `inSettings.count` bodies of `inAsset` to `ioWorld` in a block above the ground plane y = 0 (add the

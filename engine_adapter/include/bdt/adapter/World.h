@@ -39,7 +39,10 @@ struct BodyMaterial
 /// How a body is made by `World::CreateBody`.
 struct BodyDesc
 {
-    /// World placement of the body's local frame (centre of mass, principal axes; see `DeformableShape`).
+    /// World placement of the mesh as authored: a rest vertex p (model units) starts at `transform * (scale · p)`.
+    /// Identity places the model as it was modelled (a chair modelled upright stands upright, its feet where they
+    /// were modelled). A rotation (orthonormal basis, determinant 1); the size goes in `scale`. Bullet's
+    /// transform of the body is its principal frame instead (`World::MeshTransform`, `MeshFromPrincipal`).
     btTransform transform = btTransform::getIdentity();
     /// kg: 0 makes a static body (it collides and can be deformed by `DeformableShape::SetQ`, but its modes
     /// are not integrated), else at least `cMinMass`.
@@ -49,6 +52,11 @@ struct BodyDesc
     EContactModel contacts = EContactModel::Surface; ///< Where contacts are made (`EContactModel`).
     BodyMaterial material;
 };
+
+/// The `BodyDesc::transform` (mesh frame) that puts the principal frame of a body of `inAsset` at scale
+/// `inScale` (its centre of mass and principal axes: Bullet's transform of the body, `DeformableShape`) at
+/// `inPrincipal`: for placing a body by its centre of mass. `inPrincipal`'s basis must be a rotation. O(1).
+btTransform MeshFromPrincipal(const DeformableAsset& inAsset, double inScale, const btTransform& inPrincipal);
 
 /// Options of `World`.
 struct WorldSettings
