@@ -4,6 +4,7 @@
 #include "CoupledContacts.h"
 #include "FastBodySweep.h"
 #include "PhaseTimer.h"
+#include "SurfaceAttachment.h"
 #include "WorldBody.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
@@ -31,6 +32,7 @@
 #include <limits>
 #include <span>
 #include <thread>
+#include <tuple>
 #include <utility>
 
 namespace bdt
@@ -251,6 +253,9 @@ World::~World()
         return;
     }
     mWorld.removeAction(mTickWatch.get());
+    for (auto& [id, attachment] : mAttachments)
+        mWorld.removeConstraint(attachment.get());
+    mAttachments.clear();
     for (std::unique_ptr<Body>& body : mBodies)
         mWorld.removeRigidBody(body->rigidBody.get());
     mBodies.clear();
@@ -336,6 +341,7 @@ bool World::DestroyBody(btRigidBody* inBody)
     {
         if (mBodies[i]->rigidBody.get() != inBody)
             continue;
+        DetachAll(inBody);
         mWorld.removeRigidBody(inBody);
         mBodies.erase(mBodies.begin() + std::ptrdiff_t(i));
         mBodyPointers.erase(mBodyPointers.begin() + std::ptrdiff_t(i));
@@ -385,18 +391,141 @@ btVector3 World::SurfacePosition(const btRigidBody* inBody, const SurfacePoint& 
 {
     const Body& body = OwnBody(inBody, "SurfacePosition");
     const DeformableShape& shape = *body.shape;
-    const std::uint32_t tree = shape.Asset().TreeTriangleOf(inPoint.triangle);
-    if (tree == cNoIndex)
-        throw Error("SurfacePosition: triangle " + std::to_string(inPoint.triangle) + " is outside the mesh (" +
-                    std::to_string(shape.Asset().GetModel().TriangleCount()) + " triangles)");
-    const Vec3d weights = ToVec3d(inPoint.barycentric);
-    if (!weights.allFinite() || weights.minCoeff() < -1e-4 || std::abs(weights.sum() - 1.0) > 1e-4)
-        throw Error("SurfacePosition: barycentric coordinates must be finite, >= 0 and sum to 1");
+    const auto [tree, weights] = TreePoint(body, inPoint, "SurfacePosition");
     const DeformedBody view = shape.Body(body.rigidBody->getWorldTransform());
     Vec3d corners[3];
     DeformedTriangle(shape.State(), tree, corners);
     const Vec3d rest = weights[0] * corners[0] + weights[1] * corners[1] + weights[2] * corners[2];
     return ToBtVector(view.pose.Apply(view.scale * rest));
+}
+
+std::pair<std::uint32_t, Vec3d> World::TreePoint(const Body& inBody, const SurfacePoint& inPoint,
+                                                 const char* inCaller) const
+{
+    const DeformableShape& shape = *inBody.shape;
+    const std::uint32_t tree = shape.Asset().TreeTriangleOf(inPoint.triangle);
+    if (tree == cNoIndex)
+        throw Error(std::string(inCaller) + ": triangle " + std::to_string(inPoint.triangle) +
+                    " is outside the mesh (" + std::to_string(shape.Asset().GetModel().TriangleCount()) +
+                    " triangles)");
+    const Vec3d weights = ToVec3d(inPoint.barycentric);
+    if (!weights.allFinite() || weights.minCoeff() < -1e-4 || std::abs(weights.sum() - 1.0) > 1e-4)
+        throw Error(std::string(inCaller) + ": barycentric coordinates must be finite, >= 0 and sum to 1");
+    return {tree, weights};
+}
+
+AttachmentId World::Attach(btRigidBody* inBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
+                           const btVector3& inTargetPoint, const AttachmentSettings& inSettings)
+{
+    const Body& body = OwnBody(inBody, "Attach");
+    if (!IsFinite(inTargetPoint))
+        throw Error("Attach: the target point is not finite");
+    if (inTarget != nullptr)
+    {
+        if (inTarget == inBody)
+            throw Error("Attach: the target is the body itself");
+        if (mWorld.getCollisionObjectArray().findLinearSearch(inTarget) == mWorld.getNumCollisionObjects())
+            throw Error("Attach: the target is not in this World's Bullet world");
+    }
+    return AddAttachment(body, inPoint, inTarget, inTargetPoint, nullptr, {}, inSettings);
+}
+
+AttachmentId World::Attach(btRigidBody* inBody, const SurfacePoint& inPoint, btRigidBody* inOther,
+                           const SurfacePoint& inOtherPoint, const AttachmentSettings& inSettings)
+{
+    const Body& body = OwnBody(inBody, "Attach");
+    const Body& other = OwnBody(inOther, "Attach");
+    if (&body == &other)
+        throw Error("Attach: the two deformables are the same body");
+    return AddAttachment(body, inPoint, inOther, btVector3(0, 0, 0), &other, inOtherPoint, inSettings);
+}
+
+AttachmentId World::AddAttachment(const Body& inBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
+                                  const btVector3& inTargetPoint, const Body* inOther,
+                                  const SurfacePoint& inOtherPoint, const AttachmentSettings& inSettings)
+{
+    if (!(inSettings.stiffness > 0.0) || std::isnan(inSettings.stiffness))
+        throw Error("Attach: stiffness must be > 0 (infinite: a rigid pin)");
+    if (!std::isfinite(inSettings.damping) || inSettings.damping < 0.0)
+        throw Error("Attach: damping must be finite and >= 0");
+    if (!(inSettings.erp > 0.0 && inSettings.erp <= 1.0))
+        throw Error("Attach: erp must lie in (0, 1]");
+    detail::AttachmentSide a;
+    a.body = inBody.rigidBody.get();
+    a.shape = inBody.shape.get();
+    std::tie(a.triangle, a.weights) = TreePoint(inBody, inPoint, "Attach");
+    detail::AttachmentSide b;
+    b.body = inTarget != nullptr ? inTarget : &btTypedConstraint::getFixedBody();
+    b.local = inTargetPoint;
+    if (inOther != nullptr)
+    {
+        b.shape = inOther->shape.get();
+        std::tie(b.triangle, b.weights) = TreePoint(*inOther, inOtherPoint, "Attach");
+    }
+    auto attachment = std::make_unique<detail::SurfaceAttachment>(a, b, inSettings);
+    attachment->SetModesTakePart(!mRigid);
+    mWorld.addConstraint(attachment.get(), !inSettings.collideConnected);
+    a.body->activate(true);
+    if (inTarget != nullptr)
+        inTarget->activate(true);
+    const AttachmentId id{mNextAttachment++};
+    mAttachments.emplace_back(id, std::move(attachment));
+    return id;
+}
+
+bool World::Detach(AttachmentId inId)
+{
+    for (std::size_t i = 0; i < mAttachments.size(); ++i)
+    {
+        if (mAttachments[i].first != inId)
+            continue;
+        detail::SurfaceAttachment& attachment = *mAttachments[i].second;
+        mWorld.removeConstraint(&attachment);
+        attachment.getRigidBodyA().activate(true);
+        attachment.getRigidBodyB().activate(true);
+        mAttachments.erase(mAttachments.begin() + std::ptrdiff_t(i));
+        return true;
+    }
+    return false;
+}
+
+void World::DetachAll(const btRigidBody* inBody)
+{
+    for (std::size_t i = mAttachments.size(); i-- > 0;)
+    {
+        detail::SurfaceAttachment& attachment = *mAttachments[i].second;
+        if (&attachment.getRigidBodyA() == inBody || &attachment.getRigidBodyB() == inBody)
+            Detach(mAttachments[i].first);
+    }
+}
+
+btVector3 World::AttachmentImpulse(AttachmentId inId) const
+{
+    for (const auto& [id, attachment] : mAttachments)
+        if (id == inId)
+            return attachment->LastImpulse();
+    throw Error("AttachmentImpulse: no attachment has this id");
+}
+
+void World::KeepSolverIterating()
+{
+    // Bullet's solver stops iterating once the residual of its own rows is at or below the threshold; the
+    // attachments solve themselves outside those rows, so with Bullet's default (0) an island held only by them
+    // would get one iteration, and attachments that share a body would not converge. While any is in place, a
+    // threshold left at the default becomes one no residual meets (every iteration runs); a value the host chose
+    // is kept.
+    btContactSolverInfo& info = mWorld.getSolverInfo();
+    if (!mAttachments.empty() && info.m_leastSquaresResidualThreshold == btScalar(0))
+        info.m_leastSquaresResidualThreshold = cEveryIteration;
+    else if (mAttachments.empty() && info.m_leastSquaresResidualThreshold == cEveryIteration)
+        info.m_leastSquaresResidualThreshold = 0;
+}
+
+void World::SetRigid(bool inRigid)
+{
+    mRigid = inRigid;
+    for (auto& [id, attachment] : mAttachments)
+        attachment->SetModesTakePart(!inRigid);
 }
 
 void World::PointCoupling(const Body& inBody, const btVector3& inWorldPoint, const Vec3d& inDirection,
@@ -701,6 +830,7 @@ void World::OnPreTick(double inTimeStep)
 {
     const Clock::time_point start = Clock::now();
     detail::TakePhaseTimes(); // drop whatever was timed outside our steps
+    KeepSolverIterating();
     for (std::unique_ptr<Body>& body : mBodies)
         GuardState(*body, inTimeStep);
     for (std::unique_ptr<Body>& body : mBodies)
@@ -850,6 +980,9 @@ void World::OnPostTick(double inTimeStep)
     if (!mRigid && mSettings.coupledSweeps > 0)
         SolveCoupledContacts(inTimeStep);
     ReadImpulses();
+    // The attachments' impulses reach the modes as the contacts' do: held over the next modal step.
+    for (auto& [id, attachment] : mAttachments)
+        attachment->AddPendingImpulse();
 
     mStats.spheresUpdated = 0;
     mStats.overlapTests = 0;

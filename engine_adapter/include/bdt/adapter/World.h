@@ -4,6 +4,7 @@
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/DeformableAsset.h>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -20,6 +21,7 @@ namespace bdt
 namespace detail
 {
 class CoupledContactSolver;
+class SurfaceAttachment;
 struct CoupledBody;
 } // namespace detail
 
@@ -57,6 +59,27 @@ struct BodyDesc
 /// `inScale` (its centre of mass and principal axes: Bullet's transform of the body, `DeformableShape`) at
 /// `inPrincipal`: for placing a body by its centre of mass. `inPrincipal`'s basis must be a rotation. O(1).
 btTransform MeshFromPrincipal(const DeformableAsset& inAsset, double inScale, const btTransform& inPrincipal);
+
+/// How `World::Attach` holds a point to its target.
+struct AttachmentSettings
+{
+    /// N/m. Infinite (the default): a rigid pin. Finite and > 0: a spring between the two points; a body of mass
+    /// m hanging from it stretches it by m·g/stiffness.
+    double stiffness = std::numeric_limits<double>::infinity();
+    /// N·s/m, finite and >= 0: the spring's damping (a rigid pin has none to set).
+    double damping = 0.0;
+    /// A rigid pin's share of its position error corrected each step, in (0, 1] (Baumgarte stabilisation, as
+    /// Bullet's ERP; 0.2 is Bullet's default). Higher holds tighter and rings more.
+    double erp = 0.2;
+    /// Whether the two bodies still collide with each other (off: as Bullet's `addConstraint(c, true)`).
+    bool collideConnected = false;
+};
+
+/// Names an attachment made by `World::Attach`; `None` names none.
+enum class AttachmentId : std::uint64_t
+{
+    None = 0
+};
 
 /// Options of `World`.
 struct WorldSettings
@@ -269,6 +292,35 @@ public:
     /// steps per `stepSimulation`, apply it before each). Wakes the body. False, and nothing changed, as
     /// `ApplyImpulse`. O(log T + M).
     bool ApplyForce(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inForce);
+    /// Holds the surface point `inPoint` of the deformable `inBody` to `inTargetPoint` of `inTarget`: a point in
+    /// its frame (Bullet's transform of it), or, with `inTarget` null, a point of the world (m). The deformed
+    /// point is held, frame and modes together: the attachment is a Bullet constraint solved in each of the
+    /// solver's iterations on the point's velocity with the modes' part in it, and its impulses change the
+    /// frame's velocities and the modes' q̇ at once (a ball joint; `SurfaceAttachment.h` has the equations).
+    /// Rigid, or a spring (`AttachmentSettings`). While attachments are in place, the solver runs all of its
+    /// `m_numIterations` (the plugin sets `btContactSolverInfo::m_leastSquaresResidualThreshold` to −1 where it is
+    /// Bullet's default 0, and back once none is left; a threshold the host set stops Bullet's iterations without
+    /// counting the attachments). `inTarget` must be in this World's Bullet world and stay there
+    /// until the attachment is detached (as any Bullet constraint); a deformable target given so is held by its
+    /// frame (use the other overload for its surface). Throws `bdt::Error` for a null or foreign `inBody`, a
+    /// surface point outside its mesh (`SurfacePosition`), a target not in the world or equal to `inBody`, a
+    /// non-finite target point, or settings out of range. O(M) per solver iteration.
+    AttachmentId Attach(btRigidBody* inBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
+                        const btVector3& inTargetPoint, const AttachmentSettings& inSettings = {});
+    /// Holds surface point `inPoint` of the deformable `inBody` to surface point `inOtherPoint` of the deformable
+    /// `inOther` (both made by this World, not the same body), both deformed, both bodies' frames and modes
+    /// taking the impulses. Throws as the other overload, for either body and point.
+    AttachmentId Attach(btRigidBody* inBody, const SurfacePoint& inPoint, btRigidBody* inOther,
+                        const SurfacePoint& inOtherPoint, const AttachmentSettings& inSettings = {});
+    /// Removes an attachment. False if `inId` names none (already detached, or removed with its body:
+    /// `DestroyBody` detaches what holds the body).
+    bool Detach(AttachmentId inId);
+    /// The impulse (N·s, world) that attachment `inId` applied to its deformable in the last solve (its target
+    /// took the opposite): its load is that over the step's length. Throws `bdt::Error` if `inId` names none.
+    btVector3 AttachmentImpulse(AttachmentId inId) const;
+    /// Attachments in place.
+    std::size_t AttachmentCount() const { return mAttachments.size(); }
+
     /// Unit normals of the deformed surface at its vertices, world frame, in the order and size of
     /// `DeformedVertices`: the sum of each vertex's deformed triangles' normals weighted by their areas, from the
     /// deformed positions (exact for any basis; the model's optional normal basis is the shader's first-order
@@ -276,7 +328,7 @@ public:
     void DeformedNormals(const btRigidBody* inBody, std::span<float> outXyz) const;
 
     /// Forces q = 0 and skips the modal step for every body: the rigid reference of the benchmarks.
-    void SetRigid(bool inRigid) { mRigid = inRigid; }
+    void SetRigid(bool inRigid);
     bool Rigid() const { return mRigid; }
 
     const WorldSettings& Settings() const { return mSettings; }
@@ -367,6 +419,18 @@ private:
     void WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferred);
     /// Whether the world's dispatcher is a `ParallelDispatcher` with two threads or more.
     bool HasHelperThreads() const;
+    /// The tree-order triangle and weights of `inPoint` on `inBody`; throws naming `inCaller` if it is outside.
+    std::pair<std::uint32_t, Vec3d> TreePoint(const Body& inBody, const SurfacePoint& inPoint,
+                                              const char* inCaller) const;
+    /// Adds an attachment between the two sides (`Attach`'s checks done).
+    AttachmentId AddAttachment(const Body& inBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
+                               const btVector3& inTargetPoint, const Body* inOther, const SurfacePoint& inOtherPoint,
+                               const AttachmentSettings& inSettings);
+    /// Removes from the Bullet world and deletes every attachment that holds `inBody`.
+    void DetachAll(const btRigidBody* inBody);
+    /// While attachments are in place, Bullet's solver runs all its iterations (see World.cpp).
+    void KeepSolverIterating();
+    static constexpr btScalar cEveryIteration = -1; // a residual threshold no residual meets
 
     btDiscreteDynamicsWorld& mWorld;
     WorldSettings mSettings;
@@ -374,6 +438,8 @@ private:
     std::vector<std::unique_ptr<Body>> mBodies;
     std::vector<btRigidBody*> mBodyPointers;
     std::vector<std::pair<std::string, std::shared_ptr<const DeformableAsset>>> mAssetsByPath;
+    std::vector<std::pair<AttachmentId, std::unique_ptr<detail::SurfaceAttachment>>> mAttachments;
+    std::uint64_t mNextAttachment = 1;
     StepStats mStats;
     std::uint64_t mStateResets = 0; // q rejected by DeformableShape::BeginStep (counted in modalResets)
     std::uint64_t mSweeps = 0;      // fast bodies swept in this post-tick

@@ -1,0 +1,204 @@
+#include "SurfaceAttachment.h"
+
+#include <BulletDynamics/ConstraintSolver/btSolverBody.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <bdt/bullet/Conversions.h>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/TreeQueries.h>
+#include <Eigen/LU>
+#include <cmath>
+
+namespace bdt::detail
+{
+namespace
+{
+
+Mat3d Skew(const Vec3d& inVector)
+{
+    Mat3d skew;
+    skew << 0.0, -inVector.z(), inVector.y(), inVector.z(), 0.0, -inVector.x(), -inVector.y(), inVector.x(), 0.0;
+    return skew;
+}
+
+// The frame's velocity at `inLever` from the centre of mass as the solver holds it now: Bullet's velocity, the
+// external forces' impulse of this step (gravity), and what this solve has added so far.
+Vec3d FrameVelocity(const btSolverBody& inBody, const Vec3d& inLever)
+{
+    if (inBody.m_originalBody == nullptr)
+        return Vec3d::Zero();
+    btVector3 linear, angular;
+    inBody.internalGetVelocityInLocalPointObsolete(btVector3(0, 0, 0), linear);
+    inBody.internalGetAngularVelocity(angular);
+    linear += inBody.m_externalForceImpulse;
+    angular += inBody.m_externalTorqueImpulse;
+    return ToVec3d(linear) + ToVec3d(angular).cross(inLever);
+}
+
+} // namespace
+
+SurfaceAttachment::SurfaceAttachment(const AttachmentSide& inA, const AttachmentSide& inB,
+                                     const AttachmentSettings& inSettings)
+    : btTypedConstraint(MAX_CONSTRAINT_TYPE, *inA.body, *inB.body), mSides{inA, inB}, mSettings(inSettings)
+{
+}
+
+btVector3 SurfaceAttachment::WorldPoint(int inSide) const
+{
+    const AttachmentSide& side = mSides[inSide];
+    const btTransform& transform = side.body->getWorldTransform();
+    if (side.shape == nullptr)
+        return transform * side.local;
+    const DeformedBody view = side.shape->Body(transform);
+    Vec3d corners[3];
+    DeformedTriangle(side.shape->State(), side.triangle, corners);
+    const Vec3d rest = side.weights[0] * corners[0] + side.weights[1] * corners[1] + side.weights[2] * corners[2];
+    return ToBtVector(view.pose.Apply(view.scale * rest));
+}
+
+void SurfaceAttachment::Prepare(int inSide, Prepared& outPrepared)
+{
+    const AttachmentSide& side = mSides[inSide];
+    outPrepared.point = ToVec3d(WorldPoint(inSide));
+    outPrepared.lever = outPrepared.point - ToVec3d(side.body->getCenterOfMassPosition());
+    outPrepared.motion.setZero();
+    outPrepared.compliance.setZero();
+    outPrepared.predicting = mModesTakePart && side.shape != nullptr && side.body->getInvMass() > 0 &&
+                             side.shape->Predicting();
+    if (!outPrepared.predicting)
+        return;
+    const DeformableShape& shape = *side.shape;
+    outPrepared.feature.node = 0;
+    outPrepared.feature.triangle = side.triangle;
+    outPrepared.feature.barycentric = side.weights;
+    outPrepared.restToWorld = shape.RestToWorld(side.body->getWorldTransform());
+    const std::size_t modes = shape.Dynamics().ModeCount();
+    const Mat3d inverseInertia = ToMat3d(side.body->getInvInertiaTensorWorld());
+    for (int a = 0; a < 3; ++a)
+    {
+        // The frame's spin per unit impulse along axis a at the point: the inertial share of the rows.
+        const Vec3d spin = inverseInertia * outPrepared.lever.cross(Vec3d::Unit(a));
+        mRows[a].resize(modes);
+        mRows[3 + a].resize(modes);
+        if (!shape.ResponseRows(outPrepared.feature, Vec3d::Unit(a), outPrepared.restToWorld, &spin, mRows[a],
+                                mRows[3 + a]))
+        {
+            outPrepared.predicting = false;
+            outPrepared.motion.setZero();
+            return;
+        }
+        outPrepared.motion[a] =
+            shape.Response(outPrepared.feature, Vec3d::Unit(a), outPrepared.restToWorld, &spin).displacement;
+    }
+    const std::span<const double> change = shape.StepChangeCompliance();
+    const std::span<const double> held = shape.StepHeldCompliance();
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+        {
+            const std::vector<double>& u = mRows[b];
+            const std::vector<double>& w = mRows[3 + b];
+            double sum = 0.0;
+            for (std::size_t j = 0; j < modes; ++j)
+                sum += mRows[a][j] * (change[j] * u[j] + held[j] * (w[j] - u[j]));
+            outPrepared.compliance(a, b) = sum;
+        }
+}
+
+void SurfaceAttachment::PrepareBlock(double inTimeStep)
+{
+    mTimeStep = inTimeStep;
+    mImpulse.setZero();
+    Mat3d frames = Mat3d::Zero();
+    Mat3d compliance = Mat3d::Zero();
+    Vec3d motion = Vec3d::Zero();
+    for (int side = 0; side < 2; ++side)
+    {
+        Prepared& prepared = mPrepared[side];
+        Prepare(side, prepared);
+        const btRigidBody& body = *mSides[side].body;
+        const Mat3d lever = Skew(prepared.lever);
+        frames += double(body.getInvMass()) * Mat3d::Identity() -
+                  lever * ToMat3d(body.getInvInertiaTensorWorld()) * lever;
+        compliance += prepared.compliance;
+        motion += side == 0 ? prepared.motion : Vec3d(-prepared.motion);
+    }
+    const double h = inTimeStep;
+    double beta = mSettings.erp, softness = 0.0;
+    if (std::isfinite(mSettings.stiffness))
+    {
+        const double hk = h * mSettings.stiffness;
+        softness = 1.0 / (h * (hk + mSettings.damping));
+        beta = hk / (hk + mSettings.damping);
+    }
+    mDirect = compliance / h + softness * Mat3d::Identity();
+    mBias = -(beta * (mPrepared[0].point - mPrepared[1].point) + motion - compliance * mHeld) / h;
+    bool invertible = false;
+    double determinant = 0.0;
+    (frames + mDirect).computeInverseAndDetWithCheck(mInverseMass, determinant, invertible);
+    if (!invertible || !mInverseMass.allFinite() || !mBias.allFinite() || !mDirect.allFinite())
+    {
+        // Both sides immovable, or a state the guard will repair: this solve applies nothing.
+        mInverseMass.setZero();
+        mBias.setZero();
+        mDirect.setZero();
+    }
+}
+
+void SurfaceAttachment::buildJacobian()
+{
+    // Called once per solve, before the iterations; the step's length comes with the first iteration.
+    mTimeStep = 0.0;
+}
+
+void SurfaceAttachment::getInfo1(btConstraintInfo1* outInfo)
+{
+    outInfo->m_numConstraintRows = 0;
+    outInfo->nub = 0;
+}
+
+void SurfaceAttachment::getInfo2(btConstraintInfo2*) {}
+
+void SurfaceAttachment::solveConstraintObsolete(btSolverBody& ioBodyA, btSolverBody& ioBodyB, btScalar inTimeStep)
+{
+    if (mTimeStep == 0.0)
+    {
+        PrepareBlock(double(inTimeStep));
+        mPending = true;
+    }
+    const Vec3d velocity =
+        FrameVelocity(ioBodyA, mPrepared[0].lever) - FrameVelocity(ioBodyB, mPrepared[1].lever);
+    const Vec3d delta = mInverseMass * (mBias - velocity - mDirect * mImpulse);
+    if (!delta.allFinite() || delta.isZero(0.0))
+        return;
+    mImpulse += delta;
+    mLastImpulse = ToBtVector(mImpulse);
+    for (int side = 0; side < 2; ++side)
+    {
+        const Vec3d impulse = side == 0 ? delta : Vec3d(-delta);
+        const btRigidBody& body = *mSides[side].body;
+        const btVector3 linear = ToBtVector(impulse) * body.getInvMass();
+        const btVector3 angular = body.getInvInertiaTensorWorld() * ToBtVector(mPrepared[side].lever.cross(impulse));
+        (side == 0 ? ioBodyA : ioBodyB).internalApplyImpulse(linear, angular, 1);
+    }
+}
+
+void SurfaceAttachment::AddPendingImpulse()
+{
+    if (!mPending)
+        return;
+    mPending = false;
+    mHeld = mImpulse;
+    for (int side = 0; side < 2; ++side)
+        if (mPrepared[side].predicting)
+            mSides[side].shape->AddContactImpulse(mPrepared[side].feature,
+                                                  ToBtVector(side == 0 ? mImpulse : Vec3d(-mImpulse)),
+                                                  mPrepared[side].restToWorld);
+}
+
+void SurfaceAttachment::setParam(int, btScalar, int) {}
+
+btScalar SurfaceAttachment::getParam(int, int) const
+{
+    return 0;
+}
+
+} // namespace bdt::detail

@@ -1,0 +1,113 @@
+#pragma once
+
+// The constraint behind `World::Attach`: a point of a deformable body's deformed surface held to a point of
+// another body (rigid, deformable, or the world), solved inside Bullet's solver iterations on the frame and the
+// modes together.
+
+#include <BulletDynamics/ConstraintSolver/btTypedConstraint.h>
+#include <bdt/adapter/World.h>
+#include <bdt/bullet/ContactFeature.h>
+#include <bdt/core/Math.h>
+#include <cstdint>
+#include <vector>
+
+class btSolverBody;
+
+namespace bdt
+{
+class DeformableShape;
+}
+
+namespace bdt::detail
+{
+
+/// One side of an attachment: a body and the point of it that is held. For a deformable side the point is a
+/// surface point (tree-order triangle and barycentric weights) that moves with the modes; for a rigid side (or the
+/// world, Bullet's fixed body) a point fixed in the body's frame.
+struct AttachmentSide
+{
+    btRigidBody* body = nullptr;
+    DeformableShape* shape = nullptr; ///< Null for a rigid side.
+    std::uint32_t triangle = 0;       ///< Tree order (deformable side).
+    Vec3d weights = Vec3d::Zero();    ///< Barycentric (deformable side).
+    btVector3 local{0, 0, 0};         ///< The point in the body's frame (rigid side).
+};
+
+/// A ball joint between a deformable surface point (side A) and a point of side B, for Bullet's sequential
+/// impulse solver. It has no solver rows of its own (`getInfo1` gives none): it solves itself in
+/// `solveConstraintObsolete`, which the solver calls once per iteration, as one 3×3 block on where the held
+/// points will be once the step is done, the frame's motion and the modes' together, as the contacts do
+/// (`SetSolverGap`, `DeformableShape::ResponseRows`):
+///
+///     h·(v_A(x_A) − v_B(x_B)) + (D_A − D_B) + (C_A + C_B)·(λ − λ°) + h·γ·λ  =  −β·(x_A − x_B)
+///
+/// x the deformed points at the step's start, v the frames' point velocities after the solve, λ the impulse of
+/// this solve on A (−λ on B), λ° the last solve's; D a deformable side's predicted modal motion of its point over
+/// the coming modal step with the loads it holds, and C (3×3) how far that motion moves per unit change of the
+/// impulse, C_ab = Σ_j u_aj·(K_j·u_bj + c_j·(w_bj − u_bj)) (u, w the point's rows along the world axes,
+/// K, c the step's change and held compliances): the modes take the attachment's impulse as they take a
+/// contact's, through the pending generalised impulse (`AddPendingImpulse`, after the solve), held over the next
+/// modal step. A side that does not predict (static, asleep, rigid, `World::SetRigid`) has D = C = 0. The
+/// frames' part of the block's effective mass is m⁻¹ − [r]× I⁻¹ [r]× per side. Softness: a spring of stiffness
+/// k and damping c is γ = 1/(h(hk + c)), β = hk/(hk + c) (implicit Euler); a rigid pin has γ = 0 and
+/// β = `AttachmentSettings::erp`.
+class SurfaceAttachment final : public btTypedConstraint
+{
+public:
+    /// `inB.body` is `btTypedConstraint::getFixedBody()` for the world. `inModesTakePart`: whether impulses reach
+    /// the modes of deformable sides (false in `World::SetRigid`).
+    SurfaceAttachment(const AttachmentSide& inA, const AttachmentSide& inB, const AttachmentSettings& inSettings);
+
+    void SetModesTakePart(bool inModesTakePart) { mModesTakePart = inModesTakePart; }
+    const AttachmentSide& SideA() const { return mSides[0]; }
+    const AttachmentSide& SideB() const { return mSides[1]; }
+    /// The held point of a side, world frame, deformed at its current q (m).
+    btVector3 WorldPoint(int inSide) const;
+    /// The impulse of the last solve on side A (N·s, world).
+    const btVector3& LastImpulse() const { return mLastImpulse; }
+
+    // --- btTypedConstraint ---
+    void buildJacobian() override;
+    void getInfo1(btConstraintInfo1* outInfo) override;
+    void getInfo2(btConstraintInfo2* outInfo) override;
+    void solveConstraintObsolete(btSolverBody& ioBodyA, btSolverBody& ioBodyB, btScalar inTimeStep) override;
+    void setParam(int inNum, btScalar inValue, int inAxis) override;
+    btScalar getParam(int inNum, int inAxis) const override;
+
+    /// Adds the last solve's impulse to the pending generalised impulse of each predicting deformable side (±λ),
+    /// once per solve; `bdt::World`'s post-tick calls it. Remembers λ as λ° for the next solve.
+    void AddPendingImpulse();
+
+private:
+    /// Per side and step: the point, its lever from the centre of mass, and for a predicting deformable side its
+    /// feature, rest-to-world rotation and predicted motion D and compliance C.
+    struct Prepared
+    {
+        Vec3d point = Vec3d::Zero();
+        Vec3d lever = Vec3d::Zero();
+        bool predicting = false;
+        ContactFeature feature;
+        Mat3d restToWorld = Mat3d::Identity();
+        Vec3d motion = Vec3d::Zero();
+        Mat3d compliance = Mat3d::Zero();
+    };
+    void Prepare(int inSide, Prepared& outPrepared);
+    /// The step's block from the bodies as the step found them (the first iteration of each solve).
+    void PrepareBlock(double inTimeStep);
+
+    AttachmentSide mSides[2];
+    AttachmentSettings mSettings;
+    bool mModesTakePart = true;
+    Prepared mPrepared[2];
+    Mat3d mInverseMass = Mat3d::Zero(); // (K + C/h + γI)⁻¹ for this step
+    Mat3d mDirect = Mat3d::Zero();      // C/h + γI: what λ itself adds to the velocity equation
+    Vec3d mBias = Vec3d::Zero();        // −(β·(x_A − x_B) + D_A − D_B − C·λ°)/h
+    Vec3d mImpulse = Vec3d::Zero();     // λ accumulated in this solve
+    Vec3d mHeld = Vec3d::Zero();        // λ°, the last solve's
+    btVector3 mLastImpulse{0, 0, 0};
+    double mTimeStep = 0.0;             // 0 until the solve's first iteration
+    bool mPending = false;              // a solve ran whose impulse the modes have not taken yet
+    std::vector<double> mRows[6];       // scratch: u and w along x, y, z (M entries each)
+};
+
+} // namespace bdt::detail
