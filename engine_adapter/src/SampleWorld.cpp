@@ -26,11 +26,23 @@ SampleWorld::SampleWorld(const SampleWorldSettings& inSettings)
 
 SampleWorld::~SampleWorld()
 {
-    mDeformables.reset(); // removes its bodies while the Bullet world is alive
+    // Constraints first (they may hold deformables), then the plugin's bodies while the Bullet world is alive.
+    for (std::unique_ptr<btTypedConstraint>& constraint : mConstraints)
+        mDynamics->removeConstraint(constraint.get());
+    mConstraints.clear();
+    mDeformables.reset();
     for (std::unique_ptr<btRigidBody>& body : mBodies)
         mDynamics->removeRigidBody(body.get());
     mBodies.clear();
     mDynamics.reset();
+}
+
+btTypedConstraint* SampleWorld::AddConstraint(std::unique_ptr<btTypedConstraint> inConstraint,
+                                             bool inDisableCollisions)
+{
+    mDynamics->addConstraint(inConstraint.get(), inDisableCollisions);
+    mConstraints.push_back(std::move(inConstraint));
+    return mConstraints.back().get();
 }
 
 btRigidBody* SampleWorld::AddStatic(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform,

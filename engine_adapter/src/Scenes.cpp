@@ -1,3 +1,6 @@
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletCollision/CollisionShapes/btCapsuleShape.h>
+#include <BulletDynamics/ConstraintSolver/btPoint2PointConstraint.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/core/Error.h>
@@ -61,6 +64,83 @@ std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<co
         bodies.push_back(ioWorld.Deformables().CreateBody(inAsset, desc));
     }
     return bodies;
+}
+
+namespace
+{
+
+// A deformable of `inAsset` placed as modelled (mesh frame at `inOrigin`), `inMass` kg.
+btRigidBody* AddDeformable(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inAsset, double inMass,
+                           const btVector3& inOrigin)
+{
+    BodyDesc desc;
+    desc.mass = inMass;
+    desc.proxyLevel = 8;
+    desc.transform.setOrigin(inOrigin);
+    return ioWorld.Deformables().CreateBody(inAsset, desc);
+}
+
+// Holds the surface point of `inBody` nearest `inWorldPoint` to `inTarget` (null: the world) where that point is.
+AttachmentId Hold(World& ioWorld, btRigidBody* inBody, const btVector3& inWorldPoint, btRigidBody* inTarget)
+{
+    const SurfacePoint point = ioWorld.ClosestSurfacePoint(inBody, inWorldPoint);
+    const btVector3 at = ioWorld.SurfacePosition(inBody, point);
+    return ioWorld.Attach(inBody, point, inTarget, inTarget != nullptr ? inTarget->getWorldTransform().inverse() * at : at);
+}
+
+} // namespace
+
+HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets)
+{
+    if (!inAssets.curtain || !inAssets.chair || !inAssets.plank)
+        throw Error("hang scene: an asset is null");
+    World& deformables = ioWorld.Deformables();
+    HangScene scene;
+    ioWorld.AddGroundPlane();
+
+    // The curtain (2 m wide, 2.5 m tall, centred on its mesh origin) under a rod 3.2 m up, held at nine points of
+    // its top edge.
+    const btVector3 curtainAt(-2.5f, 3.2f - 1.25f, 0.0f);
+    btRigidBody* rod = ioWorld.AddStatic(std::make_unique<btCapsuleShapeX>(0.03f, 2.2f),
+                                         btTransform(btQuaternion::getIdentity(), btVector3(-2.5f, 3.23f, 0.0f)));
+    scene.curtain = AddDeformable(ioWorld, inAssets.curtain, 1.5, curtainAt);
+    for (int i = 0; i < 9; ++i)
+    {
+        const btVector3 edge = curtainAt + btVector3(-1.0f + 0.25f * float(i), 1.25f, 0.0f);
+        scene.attachments.push_back(Hold(deformables, scene.curtain, edge, rod));
+    }
+
+    // The box on a ball joint at its top face's centre, 3.5 m up, pushed sideways; the chair (0.9 m tall, its
+    // middle at its mesh origin) from the box's bottom corner by its top back corner.
+    const btVector3 half(0.15f, 0.15f, 0.15f);
+    scene.box = ioWorld.AddRigid(std::make_unique<btBoxShape>(half),
+                                 btTransform(btQuaternion::getIdentity(), btVector3(0.5f, 3.35f, 0.0f)), 10.0);
+    ioWorld.AddConstraint(std::make_unique<btPoint2PointConstraint>(*scene.box, btVector3(0, half.y(), 0)));
+    scene.box->setLinearVelocity(btVector3(1.5f, 0, 0.5f));
+    const btVector3 corner(0.225f, 0.45f, -0.225f); // the chair's top back corner, mesh frame
+    const btVector3 boxCorner = scene.box->getWorldTransform() * btVector3(half.x(), -half.y(), -half.z());
+    scene.chair = AddDeformable(ioWorld, inAssets.chair, 4.0, boxCorner - corner);
+    scene.attachments.push_back(Hold(deformables, scene.chair, boxCorner, scene.box));
+
+    // Two posts 1.8 m apart, 1 m tall; the plank (2 m × 0.2 m × 0.2 m) on them, held at both ends of its
+    // underside, front and back; three crates dropped onto it.
+    const btVector3 plankAt(3.0f, 1.1f, 0.0f);
+    scene.plank = AddDeformable(ioWorld, inAssets.plank, 8.0, plankAt);
+    for (const float side : {-0.9f, 0.9f})
+    {
+        btRigidBody* post =
+            ioWorld.AddStatic(std::make_unique<btBoxShape>(btVector3(0.08f, 0.5f, 0.15f)),
+                              btTransform(btQuaternion::getIdentity(), plankAt + btVector3(side, -0.6f, 0.0f)));
+        for (const float depth : {-0.1f, 0.1f})
+            scene.attachments.push_back(Hold(deformables, scene.plank, plankAt + btVector3(side, -0.1f, depth), post));
+    }
+    for (int i = 0; i < 3; ++i)
+        scene.crates.push_back(ioWorld.AddRigid(
+            std::make_unique<btBoxShape>(btVector3(0.08f, 0.08f, 0.08f)),
+            btTransform(btQuaternion(btVector3(0, 1, 0), 0.3f * float(i)),
+                        plankAt + btVector3(-0.5f + 0.5f * float(i), 0.6f + 0.4f * float(i), 0.0f)),
+            2.0));
+    return scene;
 }
 
 } // namespace bdt

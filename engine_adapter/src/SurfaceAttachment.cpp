@@ -6,6 +6,7 @@
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/TreeQueries.h>
 #include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
 
 namespace bdt::detail
@@ -77,10 +78,11 @@ void SurfaceAttachment::Prepare(int inSide, Prepared& outPrepared)
     {
         // The frame's spin per unit impulse along axis a at the point: the inertial share of the rows.
         const Vec3d spin = inverseInertia * outPrepared.lever.cross(Vec3d::Unit(a));
-        mRows[a].resize(modes);
-        mRows[3 + a].resize(modes);
-        if (!shape.ResponseRows(outPrepared.feature, Vec3d::Unit(a), outPrepared.restToWorld, &spin, mRows[a],
-                                mRows[3 + a]))
+        std::vector<double>& u = outPrepared.rows[a];
+        std::vector<double>& w = outPrepared.rows[3 + a];
+        u.resize(modes);
+        w.resize(modes);
+        if (!shape.ResponseRows(outPrepared.feature, Vec3d::Unit(a), outPrepared.restToWorld, &spin, u, w))
         {
             outPrepared.predicting = false;
             outPrepared.motion.setZero();
@@ -94,12 +96,46 @@ void SurfaceAttachment::Prepare(int inSide, Prepared& outPrepared)
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b)
         {
-            const std::vector<double>& u = mRows[b];
-            const std::vector<double>& w = mRows[3 + b];
+            const std::vector<double>& u = outPrepared.rows[b];
+            const std::vector<double>& w = outPrepared.rows[3 + b];
             double sum = 0.0;
             for (std::size_t j = 0; j < modes; ++j)
-                sum += mRows[a][j] * (change[j] * u[j] + held[j] * (w[j] - u[j]));
+                sum += outPrepared.rows[a][j] * (change[j] * u[j] + held[j] * (w[j] - u[j]));
             outPrepared.compliance(a, b) = sum;
+        }
+}
+
+Vec3d SurfaceAttachment::SummedModalMotion(int inSide) const
+{
+    const Prepared& prepared = mPrepared[inSide];
+    Vec3d motion = Vec3d::Zero();
+    if (!prepared.predicting)
+        return motion;
+    const DeformableShape& shape = *mSides[inSide].shape;
+    const AttachmentModes& sum = *mSides[inSide].modes;
+    const std::span<const double> change = shape.StepChangeCompliance();
+    const std::span<const double> held = shape.StepHeldCompliance();
+    for (std::size_t j = 0; j < sum.contact.size(); ++j)
+    {
+        const double moved = change[j] * sum.contact[j] + held[j] * (sum.inertial[j] - sum.contact[j]);
+        for (int a = 0; a < 3; ++a)
+            motion[a] += prepared.rows[a][j] * moved;
+    }
+    return motion;
+}
+
+void SurfaceAttachment::AddToSum(int inSide, const Vec3d& inChange)
+{
+    const Prepared& prepared = mPrepared[inSide];
+    if (!prepared.predicting)
+        return;
+    AttachmentModes& sum = *mSides[inSide].modes;
+    const Vec3d change = inSide == 0 ? inChange : Vec3d(-inChange);
+    for (std::size_t j = 0; j < sum.contact.size(); ++j)
+        for (int a = 0; a < 3; ++a)
+        {
+            sum.contact[j] += prepared.rows[a][j] * change[a];
+            sum.inertial[j] += prepared.rows[3 + a][j] * change[a];
         }
 }
 
@@ -129,18 +165,24 @@ void SurfaceAttachment::PrepareBlock(double inTimeStep)
         softness = 1.0 / (h * (hk + mSettings.damping));
         beta = hk / (hk + mSettings.damping);
     }
-    mDirect = compliance / h + softness * Mat3d::Identity();
-    mBias = -(beta * (mPrepared[0].point - mPrepared[1].point) + motion - compliance * mHeld) / h;
+    mSoftness = softness;
+    mBias = -(beta * (mPrepared[0].point - mPrepared[1].point) + motion) / h;
     bool invertible = false;
     double determinant = 0.0;
-    (frames + mDirect).computeInverseAndDetWithCheck(mInverseMass, determinant, invertible);
-    if (!invertible || !mInverseMass.allFinite() || !mBias.allFinite() || !mDirect.allFinite())
+    (frames + compliance / h + softness * Mat3d::Identity())
+        .computeInverseAndDetWithCheck(mInverseMass, determinant, invertible);
+    if (!invertible || !mInverseMass.allFinite() || !mBias.allFinite() || !std::isfinite(mSoftness))
     {
         // Both sides immovable, or a state the guard will repair: this solve applies nothing.
         mInverseMass.setZero();
         mBias.setZero();
-        mDirect.setZero();
+        mSoftness = 0.0;
+        mPrepared[0].predicting = mPrepared[1].predicting = false;
+        return;
     }
+    // This solve starts from no impulse: the held one's change, −λ°, is in the bodies' sums from now on.
+    AddToSum(0, -mHeld);
+    AddToSum(1, -mHeld);
 }
 
 void SurfaceAttachment::buildJacobian()
@@ -164,12 +206,14 @@ void SurfaceAttachment::solveConstraintObsolete(btSolverBody& ioBodyA, btSolverB
         PrepareBlock(double(inTimeStep));
         mPending = true;
     }
-    const Vec3d velocity =
-        FrameVelocity(ioBodyA, mPrepared[0].lever) - FrameVelocity(ioBodyB, mPrepared[1].lever);
-    const Vec3d delta = mInverseMass * (mBias - velocity - mDirect * mImpulse);
+    const Vec3d velocity = FrameVelocity(ioBodyA, mPrepared[0].lever) - FrameVelocity(ioBodyB, mPrepared[1].lever) +
+                           (SummedModalMotion(0) - SummedModalMotion(1)) / mTimeStep;
+    const Vec3d delta = mInverseMass * (mBias - velocity - mSoftness * mImpulse);
     if (!delta.allFinite() || delta.isZero(0.0))
         return;
     mImpulse += delta;
+    AddToSum(0, delta);
+    AddToSum(1, delta);
     mLastImpulse = ToBtVector(mImpulse);
     for (int side = 0; side < 2; ++side)
     {
@@ -178,6 +222,22 @@ void SurfaceAttachment::solveConstraintObsolete(btSolverBody& ioBodyA, btSolverB
         const btVector3 linear = ToBtVector(impulse) * body.getInvMass();
         const btVector3 angular = body.getInvInertiaTensorWorld() * ToBtVector(mPrepared[side].lever.cross(impulse));
         (side == 0 ? ioBodyA : ioBodyB).internalApplyImpulse(linear, angular, 1);
+    }
+}
+
+void SurfaceAttachment::AddSolvedImpulse(const btRigidBody* inBody, std::span<double> ioImpulse) const
+{
+    if (!mPending)
+        return;
+    for (int side = 0; side < 2; ++side)
+    {
+        const Prepared& prepared = mPrepared[side];
+        if (mSides[side].body != inBody || !prepared.predicting)
+            continue;
+        const Vec3d impulse = side == 0 ? mImpulse : Vec3d(-mImpulse);
+        for (std::size_t j = 0; j < std::min(ioImpulse.size(), prepared.rows[0].size()); ++j)
+            ioImpulse[j] += prepared.rows[0][j] * impulse.x() + prepared.rows[1][j] * impulse.y() +
+                            prepared.rows[2][j] * impulse.z();
     }
 }
 

@@ -9,6 +9,7 @@
 #include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/Math.h>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 class btSolverBody;
@@ -24,6 +25,22 @@ namespace bdt::detail
 /// One side of an attachment: a body and the point of it that is held. For a deformable side the point is a
 /// surface point (tree-order triangle and barycentric weights) that moves with the modes; for a rigid side (or the
 /// world, Bullet's fixed body) a point fixed in the body's frame.
+/// The change of one deformable's generalised impulse that the attachments holding it make in the current solve,
+/// summed over them: Σ_k U_kᵀ·δλ_k through the points' motion rows (`contact`) and through their impulse rows
+/// (`inertial`, the frame's inertial share included), δλ_k = λ_k − λ°_k. Each attachment reads from it where the
+/// others' impulses move its point through the shared modes, so that attachments sharing a body are solved
+/// together (Gauss–Seidel over Bullet's iterations). `bdt::World` keeps one per body and zeroes it before each
+/// solve (`Reset`).
+struct AttachmentModes
+{
+    std::vector<double> contact, inertial;
+    void Reset(std::size_t inModes)
+    {
+        contact.assign(inModes, 0.0);
+        inertial.assign(inModes, 0.0);
+    }
+};
+
 struct AttachmentSide
 {
     btRigidBody* body = nullptr;
@@ -31,6 +48,7 @@ struct AttachmentSide
     std::uint32_t triangle = 0;       ///< Tree order (deformable side).
     Vec3d weights = Vec3d::Zero();    ///< Barycentric (deformable side).
     btVector3 local{0, 0, 0};         ///< The point in the body's frame (rigid side).
+    AttachmentModes* modes = nullptr; ///< The body's sum (deformable side); owned by `bdt::World`.
 };
 
 /// A ball joint between a deformable surface point (side A) and a point of side B, for Bullet's sequential
@@ -47,7 +65,9 @@ struct AttachmentSide
 /// impulse, C_ab = Σ_j u_aj·(K_j·u_bj + c_j·(w_bj − u_bj)) (u, w the point's rows along the world axes,
 /// K, c the step's change and held compliances): the modes take the attachment's impulse as they take a
 /// contact's, through the pending generalised impulse (`AddPendingImpulse`, after the solve), held over the next
-/// modal step. A side that does not predict (static, asleep, rigid, `World::SetRigid`) has D = C = 0. The
+/// modal step. The changes the other attachments of the same body make move this point too: the modal term is
+/// Σ_j u_aj·(K_j·G_j + c_j·(W_j − G_j)) over the body's `AttachmentModes` (G, W), this attachment's own C·(λ − λ°)
+/// among them. A side that does not predict (static, asleep, rigid, `World::SetRigid`) has no modal term. The
 /// frames' part of the block's effective mass is m⁻¹ − [r]× I⁻¹ [r]× per side. Softness: a spring of stiffness
 /// k and damping c is γ = 1/(h(hk + c)), β = hk/(hk + c) (implicit Euler); a rigid pin has γ = 0 and
 /// β = `AttachmentSettings::erp`.
@@ -77,6 +97,10 @@ public:
     /// Adds the last solve's impulse to the pending generalised impulse of each predicting deformable side (±λ),
     /// once per solve; `bdt::World`'s post-tick calls it. Remembers λ as λ° for the next solve.
     void AddPendingImpulse();
+    /// Adds the generalised impulse this solve's λ gives `inBody`'s modes (through the point's motion rows; what
+    /// `AddPendingImpulse` will add) to `ioImpulse` (M entries), if `inBody` is a predicting deformable side and a
+    /// solve ran: for the coupled contact solve, which then sees the load the attachments put on the modes.
+    void AddSolvedImpulse(const btRigidBody* inBody, std::span<double> ioImpulse) const;
 
 private:
     /// Per side and step: the point, its lever from the centre of mass, and for a predicting deformable side its
@@ -90,7 +114,13 @@ private:
         Mat3d restToWorld = Mat3d::Identity();
         Vec3d motion = Vec3d::Zero();
         Mat3d compliance = Mat3d::Zero();
+        std::vector<double> rows[6]; // u along x, y, z, then w (M entries each)
     };
+    /// How far the modal impulse changes summed so far in this solve move the side's point over the coming modal
+    /// step (m, world).
+    Vec3d SummedModalMotion(int inSide) const;
+    /// Adds `inImpulse` (N·s, world, on the side) changing by `inChange` to the side's body sum.
+    void AddToSum(int inSide, const Vec3d& inChange);
     void Prepare(int inSide, Prepared& outPrepared);
     /// The step's block from the bodies as the step found them (the first iteration of each solve).
     void PrepareBlock(double inTimeStep);
@@ -100,14 +130,13 @@ private:
     bool mModesTakePart = true;
     Prepared mPrepared[2];
     Mat3d mInverseMass = Mat3d::Zero(); // (K + C/h + γI)⁻¹ for this step
-    Mat3d mDirect = Mat3d::Zero();      // C/h + γI: what λ itself adds to the velocity equation
-    Vec3d mBias = Vec3d::Zero();        // −(β·(x_A − x_B) + D_A − D_B − C·λ°)/h
+    double mSoftness = 0.0;             // γ
+    Vec3d mBias = Vec3d::Zero();        // −(β·(x_A − x_B) + D_A − D_B)/h
     Vec3d mImpulse = Vec3d::Zero();     // λ accumulated in this solve
     Vec3d mHeld = Vec3d::Zero();        // λ°, the last solve's
     btVector3 mLastImpulse{0, 0, 0};
     double mTimeStep = 0.0;             // 0 until the solve's first iteration
     bool mPending = false;              // a solve ran whose impulse the modes have not taken yet
-    std::vector<double> mRows[6];       // scratch: u and w along x, y, z (M entries each)
 };
 
 } // namespace bdt::detail

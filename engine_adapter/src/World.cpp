@@ -427,7 +427,7 @@ AttachmentId World::Attach(btRigidBody* inBody, const SurfacePoint& inPoint, btR
         if (mWorld.getCollisionObjectArray().findLinearSearch(inTarget) == mWorld.getNumCollisionObjects())
             throw Error("Attach: the target is not in this World's Bullet world");
     }
-    return AddAttachment(body, inPoint, inTarget, inTargetPoint, nullptr, {}, inSettings);
+    return AddAttachment(*FindBody(body.rigidBody.get()), inPoint, inTarget, inTargetPoint, nullptr, {}, inSettings);
 }
 
 AttachmentId World::Attach(btRigidBody* inBody, const SurfacePoint& inPoint, btRigidBody* inOther,
@@ -437,11 +437,12 @@ AttachmentId World::Attach(btRigidBody* inBody, const SurfacePoint& inPoint, btR
     const Body& other = OwnBody(inOther, "Attach");
     if (&body == &other)
         throw Error("Attach: the two deformables are the same body");
-    return AddAttachment(body, inPoint, inOther, btVector3(0, 0, 0), &other, inOtherPoint, inSettings);
+    return AddAttachment(*FindBody(body.rigidBody.get()), inPoint, inOther, btVector3(0, 0, 0), FindBody(inOther),
+                         inOtherPoint, inSettings);
 }
 
-AttachmentId World::AddAttachment(const Body& inBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
-                                  const btVector3& inTargetPoint, const Body* inOther,
+AttachmentId World::AddAttachment(Body& ioBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
+                                  const btVector3& inTargetPoint, Body* ioOther,
                                   const SurfacePoint& inOtherPoint, const AttachmentSettings& inSettings)
 {
     if (!(inSettings.stiffness > 0.0) || std::isnan(inSettings.stiffness))
@@ -451,16 +452,18 @@ AttachmentId World::AddAttachment(const Body& inBody, const SurfacePoint& inPoin
     if (!(inSettings.erp > 0.0 && inSettings.erp <= 1.0))
         throw Error("Attach: erp must lie in (0, 1]");
     detail::AttachmentSide a;
-    a.body = inBody.rigidBody.get();
-    a.shape = inBody.shape.get();
-    std::tie(a.triangle, a.weights) = TreePoint(inBody, inPoint, "Attach");
+    a.body = ioBody.rigidBody.get();
+    a.shape = ioBody.shape.get();
+    a.modes = &ioBody.attachmentModes;
+    std::tie(a.triangle, a.weights) = TreePoint(ioBody, inPoint, "Attach");
     detail::AttachmentSide b;
     b.body = inTarget != nullptr ? inTarget : &btTypedConstraint::getFixedBody();
     b.local = inTargetPoint;
-    if (inOther != nullptr)
+    if (ioOther != nullptr)
     {
-        b.shape = inOther->shape.get();
-        std::tie(b.triangle, b.weights) = TreePoint(*inOther, inOtherPoint, "Attach");
+        b.shape = ioOther->shape.get();
+        b.modes = &ioOther->attachmentModes;
+        std::tie(b.triangle, b.weights) = TreePoint(*ioOther, inOtherPoint, "Attach");
     }
     auto attachment = std::make_unique<detail::SurfaceAttachment>(a, b, inSettings);
     attachment->SetModesTakePart(!mRigid);
@@ -519,6 +522,14 @@ void World::KeepSolverIterating()
         info.m_leastSquaresResidualThreshold = cEveryIteration;
     else if (mAttachments.empty() && info.m_leastSquaresResidualThreshold == cEveryIteration)
         info.m_leastSquaresResidualThreshold = 0;
+}
+
+double World::AttachmentGap(AttachmentId inId) const
+{
+    for (const auto& [id, attachment] : mAttachments)
+        if (id == inId)
+            return double((attachment->WorldPoint(0) - attachment->WorldPoint(1)).length());
+    throw Error("AttachmentGap: no attachment has this id");
 }
 
 void World::SetRigid(bool inRigid)
@@ -831,6 +842,9 @@ void World::OnPreTick(double inTimeStep)
     const Clock::time_point start = Clock::now();
     detail::TakePhaseTimes(); // drop whatever was timed outside our steps
     KeepSolverIterating();
+    if (!mAttachments.empty())
+        for (std::unique_ptr<Body>& body : mBodies)
+            body->attachmentModes.Reset(body->shape->Dynamics().ModeCount());
     for (std::unique_ptr<Body>& body : mBodies)
         GuardState(*body, inTimeStep);
     for (std::unique_ptr<Body>& body : mBodies)
@@ -963,6 +977,9 @@ void World::SolveCoupledContacts(double inTimeStep)
             for (double& value : impulse)
                 value *= inTimeStep;
         }
+        // The attachments' impulses, which the modes will hold with the contacts'.
+        for (auto& [id, attachment] : mAttachments)
+            attachment->AddSolvedImpulse(body.rigidBody.get(), impulse);
         mCoupledBodies.push_back({body.shape.get(), impulse});
     }
     if (mCoupled == nullptr)

@@ -5,6 +5,8 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <LinearMath/btDefaultMotionState.h>
 #include <bdt/adapter/World.h>
+#include "SurfaceAttachment.h"
+
 #include <bdt/bullet/DeformableShape.h>
 #include <memory>
 #include <vector>
@@ -34,6 +36,9 @@ struct World::Body
     /// over the next one.
     std::vector<double> userForce;
     btVector3 stepStart{0, 0, 0};   ///< Centre of mass at the step's start, for the fast-body sweep.
+    /// What the attachments holding the body change of its generalised impulse in the current solve (zeroed
+    /// before each).
+    detail::AttachmentModes attachmentModes;
 };
 
 } // namespace bdt

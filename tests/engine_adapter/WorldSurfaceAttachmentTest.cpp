@@ -104,9 +104,10 @@ TEST_P(WorldSurfaceAttachment, AChairHungFromTheWorldHoldsItsCornerOnThePin)
     btRigidBody* chair = AddChair(world, GetParam().modal, GetParam().level, btVector3(0, 2, 0));
     const SurfacePoint corner = CornerOf(world.Deformables(), chair);
     const btVector3 pin = world.Deformables().SurfacePosition(chair, corner);
-    world.Deformables().Attach(chair, corner, nullptr, pin);
+    const AttachmentId id = world.Deformables().Attach(chair, corner, nullptr, pin);
     world.Step(300, cStep);
     EXPECT_LT((world.Deformables().SurfacePosition(chair, corner) - pin).length(), 1e-3f);
+    EXPECT_NEAR(world.Deformables().AttachmentGap(id), double((world.Deformables().SurfacePosition(chair, corner) - pin).length()), 1e-6);
     // It hangs: its centre of mass under the pin.
     const btVector3 centre = chair->getCenterOfMassPosition();
     EXPECT_LT(std::hypot(centre.x() - pin.x(), centre.z() - pin.z()), 0.02f);
@@ -314,6 +315,7 @@ TEST(WorldSurfaceAttachmentInput, BadInputIsRefusedAndDestroyBodyDetaches)
 
     EXPECT_FALSE(deformables.Detach(AttachmentId::None));
     EXPECT_THROW(deformables.AttachmentImpulse(AttachmentId::None), Error);
+    EXPECT_THROW(deformables.AttachmentGap(AttachmentId::None), Error);
     const AttachmentId toWorld = deformables.Attach(chair, corner, nullptr, at);
     const AttachmentId between = deformables.Attach(second, CornerOf(deformables, second), chair, corner);
     EXPECT_NE(toWorld, between);

@@ -10,6 +10,7 @@ class btCollisionShape;
 class btDiscreteDynamicsWorld;
 class btRigidBody;
 class btSequentialImpulseConstraintSolver;
+class btTypedConstraint;
 
 namespace bdt
 {
@@ -49,6 +50,9 @@ public:
     /// A rigid body of `inShape` (owned) with `inMass` kg at `inTransform`.
     btRigidBody* AddRigid(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform,
                           double inMass, float inFriction = 0.6f);
+    /// Adds a Bullet constraint (owned from now on) between bodies of this world; `inDisableCollisions` as
+    /// Bullet's `addConstraint`. Returns it.
+    btTypedConstraint* AddConstraint(std::unique_ptr<btTypedConstraint> inConstraint, bool inDisableCollisions = true);
     /// The ground: a static plane y = `inHeight`, normal +Y.
     btRigidBody* AddGroundPlane(double inHeight = 0.0, float inFriction = 0.8f);
 
@@ -65,6 +69,7 @@ private:
     std::unique_ptr<World> mDeformables;
     std::vector<std::unique_ptr<btCollisionShape>> mShapes;
     std::vector<std::unique_ptr<btRigidBody>> mBodies;
+    std::vector<std::unique_ptr<btTypedConstraint>> mConstraints;
 };
 
 } // namespace bdt

@@ -34,4 +34,28 @@ std::vector<btTransform> PileTransforms(const DeformableAsset& inAsset, const Pi
 std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inAsset,
                                   const PileSettings& inSettings);
 
+/// The assets of the hang scene (`AddHangScene`), baked by the caller: a curtain (`EShape::Curtain`, any basis),
+/// a chair (`EShape::Chair`) and a plank (`EShape::Beam`, 2 m along x), in the built-in shapes' sizes.
+struct HangAssets
+{
+    std::shared_ptr<const DeformableAsset> curtain, chair, plank;
+};
+
+/// What `AddHangScene` made.
+struct HangScene
+{
+    btRigidBody* curtain = nullptr;
+    btRigidBody* chair = nullptr;
+    btRigidBody* plank = nullptr;
+    btRigidBody* box = nullptr;         ///< The swinging box the chair hangs from.
+    std::vector<btRigidBody*> crates;   ///< The crates on the plank.
+    std::vector<AttachmentId> attachments;
+};
+
+/// The attachments' scene (`World::Attach`), above the ground plane y = 0 (added here): the curtain hung by
+/// points along its top edge from a static rod; the chair hung by its top back corner from the bottom corner of
+/// a 10 kg box that swings on Bullet's ball joint (pushed at the start); the plank held at both ends by the tops
+/// of two static posts, with three 2 kg crates dropped on it. Deterministic. Throws `bdt::Error` on a null asset.
+HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets);
+
 } // namespace bdt

@@ -318,6 +318,9 @@ public:
     /// The impulse (N·s, world) that attachment `inId` applied to its deformable in the last solve (its target
     /// took the opposite): its load is that over the step's length. Throws `bdt::Error` if `inId` names none.
     btVector3 AttachmentImpulse(AttachmentId inId) const;
+    /// How far apart the two points attachment `inId` holds are now (m, deformed, world): its error. Throws
+    /// `bdt::Error` if `inId` names none. O(M).
+    double AttachmentGap(AttachmentId inId) const;
     /// Attachments in place.
     std::size_t AttachmentCount() const { return mAttachments.size(); }
 
@@ -350,7 +353,9 @@ public:
     /// the frame's last velocities, the guard's last good state and counters): everything a later step reads.
     /// Versioned and checksummed (FNV-1a 64), native byte order, values as doubles (so a float build's snapshot
     /// loads in a double build and back). Not saved: Bullet's own bodies, constraints and manifolds (see
-    /// `LoadState`), the World's settings. O(bodies · M).
+    /// `LoadState`), the World's settings, and the attachments (`Attach`), whose last impulse a later step
+    /// starts from: with attachments in place a loaded world steps like the saved one to rounding, not bit for
+    /// bit. O(bodies · M).
     std::vector<std::uint8_t> SaveState() const;
     /// Restores a `SaveState` snapshot into this World's bodies, which must be as many, made from assets of the
     /// same vertex, triangle and mode counts, in the same order (the same scene built again, or this one): the
@@ -423,8 +428,8 @@ private:
     std::pair<std::uint32_t, Vec3d> TreePoint(const Body& inBody, const SurfacePoint& inPoint,
                                               const char* inCaller) const;
     /// Adds an attachment between the two sides (`Attach`'s checks done).
-    AttachmentId AddAttachment(const Body& inBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
-                               const btVector3& inTargetPoint, const Body* inOther, const SurfacePoint& inOtherPoint,
+    AttachmentId AddAttachment(Body& ioBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
+                               const btVector3& inTargetPoint, Body* ioOther, const SurfacePoint& inOtherPoint,
                                const AttachmentSettings& inSettings);
     /// Removes from the Bullet world and deletes every attachment that holds `inBody`.
     void DetachAll(const btRigidBody* inBody);
