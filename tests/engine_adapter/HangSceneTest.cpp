@@ -1,6 +1,8 @@
 // The hang scene (`AddHangScene`): a curtain on a rod, a modal chair under a swinging box, a plank on two posts
 // carrying crates, all held by `World::Attach`. Over 30 s every body stays finite, every attachment holds its two
 // points together, and the scene's energy (frames' kinetic and potential, modes') never rises above its start.
+#include "support/BulletScenes.h"
+
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
@@ -24,15 +26,6 @@ constexpr double cStep = 1.0 / 60.0;
 std::shared_ptr<const DeformableAsset> Baked(Model inModel)
 {
     return DeformableAsset::Create(std::make_shared<const BDTree>(BDTree::Build(std::move(inModel))));
-}
-
-std::shared_ptr<const DeformableAsset> Modal(EShape inShape, std::uint32_t inTriangles, double inYoung)
-{
-    ShapeMesh mesh = MakeShape(inShape, inTriangles);
-    ModalBakeSettings bake;
-    bake.modes = 8;
-    bake.material = {inYoung, 0.4, 1000};
-    return Baked(MakeModalModel(std::move(mesh.positions), std::move(mesh.triangles), bake));
 }
 
 /// The scene's energy: every dynamic body's kinetic and potential energy, plus the deformables' modal energy (J).
@@ -63,8 +56,8 @@ TEST(HangScene, EveryAttachmentHoldsAndTheSceneStaysFiniteWithoutGainingEnergy)
     HangAssets assets;
     ShapeMesh curtain = MakeShape(EShape::Curtain, 1500);
     assets.curtain = Baked(MakeSmoothModel(std::move(curtain.positions), std::move(curtain.triangles), 6));
-    assets.chair = Modal(EShape::Chair, 1500, 2e6);
-    assets.plank = Modal(EShape::Beam, 800, 2e8);
+    assets.chair = test::ModalShapeAsset("chair", 1500, 8, 2e6);
+    assets.plank = test::ModalShapeAsset("beam", 800, 8, 2e8);
     SampleWorld world;
     const HangScene scene = AddHangScene(world, assets);
     ASSERT_EQ(scene.attachments.size(), 14u);

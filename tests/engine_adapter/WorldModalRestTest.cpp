@@ -2,6 +2,8 @@
 // contacts (the read-back of impulses into the modes, the step prediction, the coupled solve) takes energy out
 // of the modes, never puts it in. Its vibration rings down as its damping says (ModalDynamics, ζ per mode),
 // and Bullet puts it to sleep.
+#include "support/BulletScenes.h"
+
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
 #include <bdt/adapter/SampleWorld.h>
@@ -25,12 +27,7 @@ constexpr double cStep = 1.0 / 60.0;
 /// (E = 1 MPa, ν = 0.4, ρ = 1000 kg/m³): modes of 2 to 12 Hz, the case of issue #41.
 std::shared_ptr<const DeformableAsset> ModalSlab()
 {
-    ShapeMesh mesh = MakeShape(EShape::Slab, 3000);
-    ModalBakeSettings bake;
-    bake.modes = 10;
-    bake.material = {1e6, 0.4, 1000};
-    return DeformableAsset::Create(std::make_shared<const BDTree>(
-        BDTree::Build(MakeModalModel(std::move(mesh.positions), std::move(mesh.triangles), bake))));
+    return test::ModalShapeAsset("slab", 3000, 10, 1e6);
 }
 
 /// World y of the slab's lowest deformed vertex.

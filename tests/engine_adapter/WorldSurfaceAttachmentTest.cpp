@@ -32,24 +32,9 @@ constexpr double cStep = 1.0 / 60.0;
 constexpr double cGravity = 9.81;
 const btVector3 cBackCorner(0.225f, 0.45f, -0.225f); // the chair's top back corner, mesh frame (ChairParts)
 
-/// A chair of about 1500 triangles with 8 vibration modes of a soft solid (E = 2 MPa, ν = 0.4, ρ = 1000 kg/m³).
-std::shared_ptr<const DeformableAsset> ModalChair()
-{
-    static const std::shared_ptr<const DeformableAsset> asset = []
-    {
-        ShapeMesh mesh = MakeShape(EShape::Chair, 1500);
-        ModalBakeSettings bake;
-        bake.modes = 8;
-        bake.material = {2e6, 0.4, 1000};
-        return DeformableAsset::Create(std::make_shared<const BDTree>(
-            BDTree::Build(MakeModalModel(std::move(mesh.positions), std::move(mesh.triangles), bake))));
-    }();
-    return asset;
-}
-
 std::shared_ptr<const DeformableAsset> Chair(bool inModal)
 {
-    return inModal ? ModalChair() : test::ShapeAsset("chair", 1500, 8);
+    return inModal ? test::ModalShapeAsset("chair", 1500, 8, 2e6) : test::ShapeAsset("chair", 1500, 8);
 }
 
 /// A 4 kg chair upright at `inOrigin` (mesh frame), proxies at `inLevel`, damped as a user settling a scene would,

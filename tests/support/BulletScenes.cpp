@@ -5,6 +5,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/Scenes.h>
 #include <bdt/adapter/World.h>
+#include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/ProceduralShapes.h>
@@ -23,6 +24,25 @@ std::shared_ptr<const DeformableAsset> ShapeAsset(const std::string& inShape, st
     auto& asset = cache[{inShape, inTriangles, inModes}];
     if (!asset)
         asset = DeformableAsset::Create(ShapeTree(inShape.c_str(), inTriangles, inModes));
+    return asset;
+}
+
+std::shared_ptr<const DeformableAsset> ModalShapeAsset(const std::string& inShape, std::uint32_t inTriangles,
+                                                       std::uint32_t inModes, double inYoung)
+{
+    static std::map<std::tuple<std::string, std::uint32_t, std::uint32_t, double>,
+                    std::shared_ptr<const DeformableAsset>>
+        cache;
+    auto& asset = cache[{inShape, inTriangles, inModes, inYoung}];
+    if (!asset)
+    {
+        ShapeMesh mesh = MakeShape(*ShapeFromName(inShape), inTriangles);
+        ModalBakeSettings bake;
+        bake.modes = inModes;
+        bake.material = {inYoung, 0.4, 1000};
+        asset = DeformableAsset::Create(std::make_shared<const BDTree>(
+            BDTree::Build(MakeModalModel(std::move(mesh.positions), std::move(mesh.triangles), bake))));
+    }
     return asset;
 }
 

@@ -20,6 +20,11 @@ namespace bdt::test
 std::shared_ptr<const DeformableAsset> ShapeAsset(const std::string& inShape, std::uint32_t inTriangles,
                                                   std::uint32_t inModes);
 
+/// A DeformableAsset of a built-in shape with `inModes` vibration modes from the modal bake of a solid of Young's
+/// modulus `inYoung` (Pa), ν = 0.4, 1000 kg/m³; cached per (shape, triangles, modes, modulus).
+std::shared_ptr<const DeformableAsset> ModalShapeAsset(const std::string& inShape, std::uint32_t inTriangles,
+                                                       std::uint32_t inModes, double inYoung);
+
 /// A DeformableAsset of a built-in shape turned by a fixed rotation in its rest frame, so that its principal
 /// frame (the shape's local frame) is not aligned with the rest frame's axes: boxes do not stay boxes between
 /// the two. Not cached.
