@@ -3,6 +3,7 @@
 #include <bdt/core/Error.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cmath>
@@ -15,6 +16,17 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+// The sanitizers' runtime interface, for the child's memory guard in sanitizer builds (weak: null without a
+// sanitizer runtime). Declared here rather than through <sanitizer/...> headers, which not every toolchain ships.
+extern "C"
+{
+__attribute__((weak)) int __sanitizer_install_malloc_and_free_hooks(void (*)(const volatile void*, std::size_t),
+                                                                     void (*)(const volatile void*));
+__attribute__((weak)) std::size_t __sanitizer_get_allocated_size(const volatile void*);
+__attribute__((weak)) void __sanitizer_set_death_callback(void (*)(void));
+__attribute__((weak)) const char* __asan_get_report_description(void);
+}
 
 namespace bdt::detail
 {
@@ -67,6 +79,61 @@ std::uint64_t AddressSpaceBytes()
     return read && pageBytes > 0 ? pages * std::uint64_t(pageBytes) : 0;
 }
 
+// The child's memory guard where `RLIMIT_AS` cannot be used (sanitizer builds): the sanitizer's allocator hooks
+// count the bytes the child holds, and past the limit the child reports running out of it through the pipe, as
+// the limit's std::bad_alloc would, before it touches the memory; an allocation the sanitizer itself refuses
+// (more than the machine can map) ends in its out-of-memory report, whose death callback reports the same. The
+// child runs one thread, so plain globals serve.
+int gChildFd = -1;
+std::uint64_t gHeld = 0, gLimit = 0;
+char gOutOfMemory[128];
+std::size_t gOutOfMemoryLength = 0;
+
+[[noreturn]] void ReportOutOfMemory()
+{
+    const std::uint8_t status = cStatusError;
+    const bool sent = WriteAll(gChildFd, &status, 1) && WriteAll(gChildFd, gOutOfMemory, gOutOfMemoryLength);
+    ::_exit(sent ? 0 : 3);
+}
+
+void CountAllocation(const volatile void*, std::size_t inSize)
+{
+    gHeld += inSize;
+    if (gLimit > 0 && gHeld > gLimit)
+        ReportOutOfMemory();
+}
+
+void CountRelease(const volatile void* inPointer)
+{
+    if (inPointer != nullptr)
+        gHeld -= std::min<std::uint64_t>(gHeld, __sanitizer_get_allocated_size(inPointer));
+}
+
+void OnSanitizerDeath()
+{
+    const char* kind = __asan_get_report_description != nullptr ? __asan_get_report_description() : nullptr;
+    if (kind != nullptr && (std::strcmp(kind, "out-of-memory") == 0 || std::strcmp(kind, "allocation-size-too-big") == 0 ||
+                            std::strcmp(kind, "calloc-overflow") == 0 || std::strcmp(kind, "rss-limit-exceeded") == 0))
+        ReportOutOfMemory();
+}
+
+void GuardSanitizedMemory(int inFd, const ChildLimits& inLimits)
+{
+    if (!cSanitized || __sanitizer_install_malloc_and_free_hooks == nullptr || __sanitizer_get_allocated_size == nullptr)
+        return;
+    gChildFd = inFd;
+    gLimit = inLimits.memoryBytes;
+    const std::string message =
+        inLimits.memoryBytes > 0
+            ? "the reader ran out of its memory limit (" + std::to_string(inLimits.memoryBytes >> 20) + " MiB)"
+            : "the reader ran out of memory";
+    gOutOfMemoryLength = std::min(message.size(), sizeof gOutOfMemory);
+    std::memcpy(gOutOfMemory, message.data(), gOutOfMemoryLength);
+    __sanitizer_install_malloc_and_free_hooks(&CountAllocation, &CountRelease);
+    if (__sanitizer_set_death_callback != nullptr)
+        __sanitizer_set_death_callback(&OnSanitizerDeath);
+}
+
 void ApplyLimits(const ChildLimits& inLimits)
 {
     if (inLimits.memoryBytes > 0 && !cSanitized)
@@ -94,6 +161,7 @@ void ApplyLimits(const ChildLimits& inLimits)
     for (const int signal : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGXCPU})
         std::signal(signal, SIG_DFL);
     ApplyLimits(inLimits);
+    GuardSanitizedMemory(inFd, inLimits);
     std::uint8_t status = cStatusBytes;
     std::vector<std::uint8_t> bytes;
     try

@@ -11,9 +11,10 @@ namespace bdt::detail
 struct ChildLimits
 {
     /// Address space (bytes) the child may add to what it has at the fork (`RLIMIT_AS`); 0: no limit. An
-    /// allocation beyond it fails (std::bad_alloc), which is reported as running out of the limit. Not applied
-    /// in sanitizer builds, whose runtimes map shadow memory the limit would refuse; there an allocation that
-    /// fails ends the child, reported as a crash.
+    /// allocation beyond it fails (std::bad_alloc), which is reported as running out of the limit. In sanitizer
+    /// builds, whose runtimes map shadow memory the limit would refuse, the sanitizer's allocator hooks count the
+    /// heap bytes the child holds instead, and past the limit (or when the sanitizer's allocator itself runs out)
+    /// the child reports the same error.
     std::uint64_t memoryBytes = 0;
     /// CPU seconds (`RLIMIT_CPU`; 0: no limit), besides the wall-clock timeout.
     double cpuSeconds = 0.0;

@@ -1,4 +1,5 @@
-// detail::RunInChildProcess: a child's result, error, crash and CPU-time limit each come back as documented.
+// detail::RunInChildProcess: a child's result, error, crash, memory limit and CPU-time limit each come back as
+// documented (the memory limit through RLIMIT_AS, or in sanitizer builds through the allocator's hooks).
 #include "../../plugin/bake/ChildProcess.h"
 
 #include <bdt/core/Error.h>
@@ -6,6 +7,7 @@
 #include <csignal>
 #include <gtest/gtest.h>
 #include <string>
+#include <vector>
 
 namespace bdt
 {
@@ -32,6 +34,51 @@ TEST(ChildProcess, ResultsErrorsAndCrashesComeBack)
     EXPECT_EQ(ErrorOf([]() -> std::vector<std::uint8_t> { throw Error("bad header"); }), "bad header");
     EXPECT_EQ(ErrorOf([]() -> std::vector<std::uint8_t> { std::raise(SIGSEGV); return {}; }),
               "the reader crashed (SIGSEGV)");
+}
+
+// A child that allocates past its memory limit, in many blocks or in one, or more than the machine can map, gets
+// the limit's one-line error, not a crash.
+TEST(ChildProcess, TheMemoryLimitEndsAnAllocatingChildWithItsError)
+{
+    detail::ChildLimits limits;
+    limits.memoryBytes = std::uint64_t(64) << 20;
+    const std::string expected = "the reader ran out of its memory limit (64 MiB)";
+    EXPECT_EQ(ErrorOf(
+                  []
+                  {
+                      std::vector<std::vector<std::uint8_t>> blocks;
+                      for (int i = 0; i < 64; ++i)
+                          blocks.emplace_back(std::size_t(4) << 20, std::uint8_t(i));
+                      return std::vector<std::uint8_t>{blocks.back().back()};
+                  },
+                  limits),
+              expected);
+    EXPECT_EQ(ErrorOf(
+                  []
+                  {
+                      std::vector<std::uint8_t> block(std::size_t(1) << 30, 1);
+                      return std::vector<std::uint8_t>{block.back()};
+                  },
+                  limits),
+              expected);
+    // 4 TiB: more than the sanitizers' allocators serve and than any address-space limit allows.
+    EXPECT_EQ(ErrorOf(
+                  []
+                  {
+                      std::vector<std::uint8_t> block(std::size_t(1) << 42, 1);
+                      return std::vector<std::uint8_t>{block.back()};
+                  },
+                  limits),
+              expected);
+    // Within the limit the work's result comes back.
+    EXPECT_EQ(detail::RunInChildProcess(
+                  []
+                  {
+                      std::vector<std::uint8_t> block(std::size_t(16) << 20, 7);
+                      return std::vector<std::uint8_t>{block.back()};
+                  },
+                  60.0, limits),
+              (std::vector<std::uint8_t>{7}));
 }
 
 // A child busy for longer than its CPU limit is ended by it, and reported, within about the limit.
