@@ -68,16 +68,14 @@ struct StackScene
     {
         world.AddGroundPlane();
         const auto asset = test::ShapeAsset("box", 1200, 10);
-        const MassProperties& mass = asset->Mass();
-        const btMatrix3x3 upright = ToBtMatrix(mass.principalAxes);
         const auto bounds = asset->GetModel().RestBounds();
         const double height = bounds.max().y() - bounds.min().y();
-        const double bottomY = mass.centerOfMass.y() - bounds.min().y() + 0.02;
+        const double bottomY = 0.02 - bounds.min().y(); // the mesh frame's origin, its underside 2 cm up
         BodyDesc desc;
         desc.mass = 2.0;
-        desc.transform = btTransform(upright, btVector3(0, btScalar(bottomY), 0));
+        desc.transform.setOrigin(btVector3(0, btScalar(bottomY), 0));
         bottom = world.Deformables().CreateBody(asset, desc);
-        desc.transform = btTransform(upright, btVector3(0.2f, btScalar(bottomY + height + 0.25), 0.1f));
+        desc.transform.setOrigin(btVector3(0.2f, btScalar(bottomY + height + 0.25), 0.1f));
         top = world.Deformables().CreateBody(asset, desc);
         world.Step(inSteps, cStep);
     }
