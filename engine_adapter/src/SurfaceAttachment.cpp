@@ -43,17 +43,23 @@ SurfaceAttachment::SurfaceAttachment(const AttachmentSide& inA, const Attachment
 {
 }
 
+Vec3d DeformedSurfacePoint(const DeformableShape& inShape, const btTransform& inWorldFromLocal,
+                           std::uint32_t inTriangle, const Vec3d& inWeights)
+{
+    const DeformedBody view = inShape.Body(inWorldFromLocal);
+    Vec3d corners[3];
+    DeformedTriangle(inShape.State(), inTriangle, corners);
+    const Vec3d rest = inWeights[0] * corners[0] + inWeights[1] * corners[1] + inWeights[2] * corners[2];
+    return view.pose.Apply(view.scale * rest);
+}
+
 btVector3 SurfaceAttachment::WorldPoint(int inSide) const
 {
     const AttachmentSide& side = mSides[inSide];
     const btTransform& transform = side.body->getWorldTransform();
     if (side.shape == nullptr)
         return transform * side.local;
-    const DeformedBody view = side.shape->Body(transform);
-    Vec3d corners[3];
-    DeformedTriangle(side.shape->State(), side.triangle, corners);
-    const Vec3d rest = side.weights[0] * corners[0] + side.weights[1] * corners[1] + side.weights[2] * corners[2];
-    return ToBtVector(view.pose.Apply(view.scale * rest));
+    return ToBtVector(DeformedSurfacePoint(*side.shape, transform, side.triangle, side.weights));
 }
 
 void SurfaceAttachment::Prepare(int inSide, Prepared& outPrepared)

@@ -41,6 +41,11 @@ struct AttachmentModes
     }
 };
 
+/// The world position (m) of the point with barycentric `inWeights` on tree-order triangle `inTriangle` of
+/// `inShape`'s deformed surface at its current q, for the body placed by `inWorldFromLocal`. O(M).
+Vec3d DeformedSurfacePoint(const DeformableShape& inShape, const btTransform& inWorldFromLocal,
+                           std::uint32_t inTriangle, const Vec3d& inWeights);
+
 struct AttachmentSide
 {
     btRigidBody* body = nullptr;

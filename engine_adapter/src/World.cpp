@@ -390,13 +390,9 @@ SurfacePoint World::ClosestSurfacePoint(const btRigidBody* inBody, const btVecto
 btVector3 World::SurfacePosition(const btRigidBody* inBody, const SurfacePoint& inPoint) const
 {
     const Body& body = OwnBody(inBody, "SurfacePosition");
-    const DeformableShape& shape = *body.shape;
     const auto [tree, weights] = TreePoint(body, inPoint, "SurfacePosition");
-    const DeformedBody view = shape.Body(body.rigidBody->getWorldTransform());
-    Vec3d corners[3];
-    DeformedTriangle(shape.State(), tree, corners);
-    const Vec3d rest = weights[0] * corners[0] + weights[1] * corners[1] + weights[2] * corners[2];
-    return ToBtVector(view.pose.Apply(view.scale * rest));
+    return ToBtVector(
+        detail::DeformedSurfacePoint(*body.shape, body.rigidBody->getWorldTransform(), tree, weights));
 }
 
 std::pair<std::uint32_t, Vec3d> World::TreePoint(const Body& inBody, const SurfacePoint& inPoint,
@@ -502,12 +498,17 @@ void World::DetachAll(const btRigidBody* inBody)
     }
 }
 
-btVector3 World::AttachmentImpulse(AttachmentId inId) const
+const detail::SurfaceAttachment& World::OwnAttachment(AttachmentId inId, const char* inCaller) const
 {
     for (const auto& [id, attachment] : mAttachments)
         if (id == inId)
-            return attachment->LastImpulse();
-    throw Error("AttachmentImpulse: no attachment has this id");
+            return *attachment;
+    throw Error(std::string(inCaller) + ": no attachment has this id");
+}
+
+btVector3 World::AttachmentImpulse(AttachmentId inId) const
+{
+    return OwnAttachment(inId, "AttachmentImpulse").LastImpulse();
 }
 
 void World::KeepSolverIterating()
@@ -526,10 +527,8 @@ void World::KeepSolverIterating()
 
 double World::AttachmentGap(AttachmentId inId) const
 {
-    for (const auto& [id, attachment] : mAttachments)
-        if (id == inId)
-            return double((attachment->WorldPoint(0) - attachment->WorldPoint(1)).length());
-    throw Error("AttachmentGap: no attachment has this id");
+    const detail::SurfaceAttachment& attachment = OwnAttachment(inId, "AttachmentGap");
+    return double((attachment.WorldPoint(0) - attachment.WorldPoint(1)).length());
 }
 
 void World::SetRigid(bool inRigid)

@@ -197,7 +197,7 @@ Swing SwingChair(bool inBulletPin)
 
 // The frame's kinetic and potential energy plus the modes' energy never rise above the start by more than they
 // do for the same frame on Bullet's own ball joint (its symplectic step with Baumgarte's correction gains a
-// little on the first swing, 0.05 J of the 80 J measured), and never above the start in the second half: no
+// little on the first swing), and never above the start in the second half: no
 // energy is pumped in over time.
 TEST(WorldSurfaceAttachmentEnergy, ASwingingPinnedChairGainsNoEnergyOver10000Steps)
 {

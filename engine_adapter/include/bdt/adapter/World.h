@@ -431,6 +431,8 @@ private:
     AttachmentId AddAttachment(Body& ioBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
                                const btVector3& inTargetPoint, Body* ioOther, const SurfacePoint& inOtherPoint,
                                const AttachmentSettings& inSettings);
+    /// The attachment `inId` names; throws `bdt::Error` naming `inCaller` if none.
+    const detail::SurfaceAttachment& OwnAttachment(AttachmentId inId, const char* inCaller) const;
     /// Removes from the Bullet world and deletes every attachment that holds `inBody`.
     void DetachAll(const btRigidBody* inBody);
     /// While attachments are in place, Bullet's solver runs all its iterations (see World.cpp).
