@@ -63,6 +63,10 @@ int main(int argc, char** argv)
                    "Colour bodies by vertex displacement |Uq|, dark red at this many metres")
         ->check(CLI::Range(1e-4f, 100.0f))
         ->each([&options](const std::string&) { options.view.displacement = true; });
+    cli.add_option("--motion", options.view.motionRange,
+                   "Colour bodies by each vertex's speed over the last step, dark red at this many m/s")
+        ->check(CLI::Range(1e-4f, 1e4f))
+        ->each([&options](const std::string&) { options.view.motion = true; });
     cli.add_flag("--proxies", options.view.proxies, "Show the contact proxies in contact");
     cli.add_flag("--contacts", options.view.contacts, "Show the contact points and normals");
     CLI11_PARSE(cli, argc, argv);

@@ -98,6 +98,7 @@ void PhysicsHistory::Add(const StepStats& inStats, double inStepMs)
 
 App::App(const AppOptions& inOptions) : mOptions(inOptions)
 {
+    mOptions.view.stepSeconds = float(cTimeStep);
     if (FindSample(mOptions.scene) == nullptr)
     {
         std::string names;
@@ -661,6 +662,13 @@ void App::DrawSpheresPanel()
     ImGui::SetNextItemWidth(100);
     ImGui::SliderFloat("m##range", &view.displacementRange, 0.005f, 0.5f, "%.3f",
                        ImGuiSliderFlags_Logarithmic);
+    ImGui::Checkbox("colour by motion (m/s)", &view.motion);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Each vertex's speed over the last step, from the motion vectors the shader gets "
+                          "(World::PreviousMeshTransform, PreviousQ): a ringing surface shows on a resting body");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(100);
+    ImGui::SliderFloat("m/s##motion", &view.motionRange, 0.01f, 20.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
     ImGui::Checkbox("contact proxies", &view.proxies);
     ImGui::SameLine();
     ImGui::Checkbox("contacts", &view.contacts);

@@ -7,6 +7,8 @@
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <LinearMath/btIDebugDraw.h>
+#include <LinearMath/btTransformUtil.h>
+#include <bdt/adapter/World.h>
 #include <algorithm>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/ProceduralShapes.h>
@@ -122,6 +124,31 @@ Eigen::Matrix<float, 3, 4> ToMatrix(const Pose& inPose, double inScale)
     return m;
 }
 
+// `inTransform` with its basis columns scaled by `inScale` (per axis), as rows of a 3×4 model-to-world matrix.
+Eigen::Matrix<float, 3, 4> ToMatrix(const btTransform& inTransform, const Eigen::Vector3f& inScale)
+{
+    Eigen::Matrix<float, 3, 4> m;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            m(r, c) = float(inTransform.getBasis()[r][c]) * inScale[c];
+    m.col(3) = ToEigen(inTransform.getOrigin());
+    return m;
+}
+
+// Where a Bullet rigid body was at the start of the last step of `inStep` seconds: its transform integrated back
+// by its velocities. Bullet integrates the transform with the solved velocities (exponential map), so this
+// undoes the step unless its angular motion clamp cut the rotation.
+btTransform StepStart(const btCollisionObject& inObject, double inStep)
+{
+    const btRigidBody* rigid = btRigidBody::upcast(&inObject);
+    if (rigid == nullptr || inStep <= 0.0)
+        return inObject.getWorldTransform();
+    btTransform start;
+    btTransformUtil::integrateTransform(inObject.getWorldTransform(), -rigid->getLinearVelocity(),
+                                        -rigid->getAngularVelocity(), btScalar(inStep), start);
+    return start;
+}
+
 } // namespace
 
 Eigen::Vector3f TightnessColor(float inRatio)
@@ -193,8 +220,12 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
             }
             const Model* model = &deformable->Asset().GetModel();
             ModelEntry& entry = EntryFor(model, deformable->AssetPtr());
+            const btRigidBody* rigid = btRigidBody::upcast(object);
+            const World& deformables = ioWorld.Deformables();
             entry.instances.push_back(
-                {ToMatrix(body.pose, body.scale), deformable->State().Q(), BodyColor(index, true, picked)});
+                {ToMatrix(body.pose, body.scale), deformable->State().Q(), BodyColor(index, true, picked),
+                 ToMatrix(deformables.PreviousMeshTransform(rigid), Eigen::Vector3f::Constant(float(body.scale))),
+                 deformables.PreviousQ(rigid)});
             continue;
         }
         const Model* unit = nullptr;
@@ -219,15 +250,11 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
             ++mStats.culled;
             continue;
         }
-        Eigen::Matrix<float, 3, 4> m;
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                m(r, c) = float(transform.getBasis()[r][c]) * halfExtents[c];
-        m.col(3) = origin;
         ModelEntry& entry =
             EntryFor(unit, unit == mUnitSphere.get() ? std::shared_ptr<const void>(mUnitSphere)
                                                      : std::shared_ptr<const void>(mUnitBox));
-        entry.instances.push_back({m, {}, BodyColor(0, false, picked)});
+        entry.instances.push_back({ToMatrix(transform, halfExtents), {}, BodyColor(0, false, picked),
+                                   ToMatrix(StepStart(*object, inOptions.stepSeconds), halfExtents), {}});
     }
 
     if (inDecoration != nullptr)
@@ -236,7 +263,7 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
         {
             ++mStats.sampleMeshes;
             ++mStats.bodies;
-            EntryFor(mesh.model.get(), mesh.model).instances.push_back({ToMatrix(mesh.pose, 1.0), mesh.q, mesh.color});
+            EntryFor(mesh.model.get(), mesh.model).instances.push_back({ToMatrix(mesh.pose, 1.0), mesh.q, mesh.color, std::nullopt, {}});
         }
         for (const SampleLine& line : inDecoration->lines)
             mDebug->AddLine(line.from, line.to, line.color);
@@ -250,6 +277,8 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
         glUniform3fv(mMeshProgram->Uniform("uLightDirection"), 1, light.data());
         glUniform1f(mMeshProgram->Uniform("uDisplacementRange"),
                     inOptions.displacement ? inOptions.displacementRange : 0.0f);
+        glUniform1f(mMeshProgram->Uniform("uMotionRange"),
+                    inOptions.motion ? inOptions.motionRange * inOptions.stepSeconds : 0.0f);
         glDisable(GL_CULL_FACE); // open meshes (the curtain) show both sides
         for (auto& [model, entry] : mRenderers)
         {

@@ -43,6 +43,12 @@ struct ViewOptions
     /// view's palette: dark blue at rest, dark red at `displacementRange` metres and beyond.
     bool displacement = false;
     float displacementRange = 0.05f;
+    /// Colour every body by each vertex's speed over the last physics step (its motion vector over the step,
+    /// `World::VertexMotion`, in the vertex shader), same palette: dark red at `motionRange` m/s and beyond.
+    /// Wins over `displacement`.
+    bool motion = false;
+    float motionRange = 2.0f;
+    float stepSeconds = 1.0f / 60.0f; ///< The physics step (s), for the motion view's speeds.
     bool proxies = false;            ///< The contact proxies in contact this step (`World::DebugDraw`).
     bool contacts = false;           ///< Contact points and normals.
     bool cull = true;                ///< Frustum culling with each body's root sphere.

@@ -13,7 +13,8 @@ namespace
 
 constexpr GLuint cBasisUnit = 0;
 constexpr GLuint cQUnit = 1;
-constexpr int cInstanceFloats = 16; // three transform rows, colour
+constexpr GLuint cPreviousQUnit = 2;
+constexpr int cInstanceFloats = 28; // three transform rows, colour, three previous transform rows
 
 } // namespace
 
@@ -91,7 +92,7 @@ DeformedMeshRenderer::DeformedMeshRenderer(std::shared_ptr<const Model> inModel)
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(model.TriangleCount() * 3 * sizeof(std::uint32_t)),
                  model.Triangles().data(), GL_STATIC_DRAW);
     glBindBuffer(GL_ARRAY_BUFFER, mInstances.Get());
-    for (GLuint a = 0; a < 4; ++a)
+    for (GLuint a = 0; a < 7; ++a)
     {
         glEnableVertexAttribArray(2 + a);
         glVertexAttribPointer(2 + a, 4, GL_FLOAT, GL_FALSE, cInstanceFloats * sizeof(float),
@@ -104,6 +105,7 @@ DeformedMeshRenderer::DeformedMeshRenderer(std::shared_ptr<const Model> inModel)
     mBasis.format = GL_RGBA32F;
     mBasis.Upload(basis.data(), GLsizeiptr(basis.size() * sizeof(float)), false);
     mQ.format = GL_R32F;
+    mPreviousQ.format = GL_R32F;
     mStats.meshBytes = (vertices.size() + basis.size()) * sizeof(float) + model.TriangleCount() * 12;
 }
 
@@ -112,17 +114,25 @@ void DeformedMeshRenderer::UploadInstances(std::span<const MeshInstance> inInsta
     const std::uint32_t modes = mModel->ModeCount();
     mInstanceScratch.resize(inInstances.size() * cInstanceFloats);
     mQScratch.assign(inInstances.size() * modes, 0.0f);
+    mPreviousQScratch.assign(inInstances.size() * modes, 0.0f);
     for (std::size_t i = 0; i < inInstances.size(); ++i)
     {
         const MeshInstance& instance = inInstances[i];
+        const Eigen::Matrix<float, 3, 4>& previous = instance.previousModelToWorld.value_or(instance.modelToWorld);
         float* out = mInstanceScratch.data() + i * cInstanceFloats;
         for (int row = 0; row < 3; ++row)
             for (int column = 0; column < 4; ++column)
+            {
                 out[4 * row + column] = instance.modelToWorld(row, column);
+                out[16 + 4 * row + column] = previous(row, column);
+            }
         for (int k = 0; k < 4; ++k)
             out[12 + k] = instance.color[k];
+        const std::span<const float> previousQ = instance.previousQ.empty() ? instance.q : instance.previousQ;
         std::copy_n(instance.q.begin(), std::min<std::size_t>(instance.q.size(), modes),
                     mQScratch.begin() + std::ptrdiff_t(i * modes));
+        std::copy_n(previousQ.begin(), std::min<std::size_t>(previousQ.size(), modes),
+                    mPreviousQScratch.begin() + std::ptrdiff_t(i * modes));
     }
     const GLsizeiptr instanceBytes = GLsizeiptr(mInstanceScratch.size() * sizeof(float));
     glBindBuffer(GL_ARRAY_BUFFER, mInstances.Get());
@@ -134,16 +144,19 @@ void DeformedMeshRenderer::UploadInstances(std::span<const MeshInstance> inInsta
     glBufferSubData(GL_ARRAY_BUFFER, 0, instanceBytes, mInstanceScratch.data());
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     mQ.Upload(mQScratch.data(), GLsizeiptr(mQScratch.size() * sizeof(float)), true);
-    mStats.lastFrameBytes = std::uint64_t(instanceBytes) + mQScratch.size() * sizeof(float);
+    mPreviousQ.Upload(mPreviousQScratch.data(), GLsizeiptr(mPreviousQScratch.size() * sizeof(float)), true);
+    mStats.lastFrameBytes = std::uint64_t(instanceBytes) + 2 * mQScratch.size() * sizeof(float);
 }
 
 void DeformedMeshRenderer::BindForDraw(const ShaderProgram& inProgram)
 {
     mBasis.Bind(cBasisUnit);
     mQ.Bind(cQUnit);
+    mPreviousQ.Bind(cPreviousQUnit);
     glActiveTexture(GL_TEXTURE0);
     glUniform1i(inProgram.Uniform("uBasis"), GLint(cBasisUnit));
     glUniform1i(inProgram.Uniform("uQ"), GLint(cQUnit));
+    glUniform1i(inProgram.Uniform("uPreviousQ"), GLint(cPreviousQUnit));
     glUniform1i(inProgram.Uniform("uModeCount"), GLint(mModel->ModeCount()));
     glBindVertexArray(mVertexArray.Get());
 }
@@ -187,7 +200,7 @@ std::vector<float> DeformedMeshRenderer::Capture(const ShaderProgram& inProgram,
 
 ShaderProgram BuildCaptureProgram()
 {
-    return ShaderProgram::Build("deform.vert", "", {"vWorldPosition", "vWorldNormal", "vColor"});
+    return ShaderProgram::Build("deform.vert", "", {"vWorldPosition", "vWorldNormal", "vColor", "vPreviousWorldPosition"});
 }
 
 } // namespace bdt::demo

@@ -303,12 +303,16 @@ btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, c
     info.m_rollingFriction = inDesc.material.rollingFriction;
     body->rigidBody = std::make_unique<btRigidBody>(info);
     body->lastGoodTransform = placed;
+    body->previousTransform = placed;
     body->lastGoodInverseMass = body->rigidBody->getInvMass();
     body->lastGoodInverseInertia = body->rigidBody->getInvInertiaDiagLocal();
     body->shape->BeginStep();
+    const std::span<const float> q = body->shape->State().Q();
+    body->previousQ.assign(q.begin(), q.end());
 
     mWorld.addRigidBody(body->rigidBody.get());
     btRigidBody* pointer = body->rigidBody.get();
+    mBodyLookup.emplace(pointer, body.get());
     mBodies.push_back(std::move(body));
     mBodyPointers.push_back(pointer);
     return pointer;
@@ -343,6 +347,7 @@ bool World::DestroyBody(btRigidBody* inBody)
             continue;
         DetachAll(inBody);
         mWorld.removeRigidBody(inBody);
+        mBodyLookup.erase(inBody);
         mBodies.erase(mBodies.begin() + std::ptrdiff_t(i));
         mBodyPointers.erase(mBodyPointers.begin() + std::ptrdiff_t(i));
         return true;
@@ -359,18 +364,16 @@ const World::Body& World::OwnBody(const btRigidBody* inBody, const char* inCalle
 {
     if (inBody == nullptr)
         throw Error(std::string(inCaller) + ": the body is null");
-    for (const std::unique_ptr<Body>& body : mBodies)
-        if (body->rigidBody.get() == inBody)
-            return *body;
-    throw Error(std::string(inCaller) + ": the body was not made by this bdt::World");
+    const auto found = mBodyLookup.find(inBody);
+    if (found == mBodyLookup.end())
+        throw Error(std::string(inCaller) + ": the body was not made by this bdt::World");
+    return *found->second;
 }
 
 World::Body* World::FindBody(const btRigidBody* inBody)
 {
-    for (std::unique_ptr<Body>& body : mBodies)
-        if (inBody != nullptr && body->rigidBody.get() == inBody)
-            return body.get();
-    return nullptr;
+    const auto found = mBodyLookup.find(inBody);
+    return found != mBodyLookup.end() ? found->second : nullptr;
 }
 
 SurfacePoint World::ClosestSurfacePoint(const btRigidBody* inBody, const btVector3& inWorldPoint) const
@@ -602,26 +605,55 @@ btTransform World::MeshTransform(const btRigidBody* inBody) const
     return btTransform(ToBtMatrix(pose.rotation), ToBtVector(pose.translation));
 }
 
-void World::WorldVertices(const Body& inBody) const
+btTransform World::PreviousMeshTransform(const btRigidBody* inBody) const
+{
+    const Body& body = OwnBody(inBody, "PreviousMeshTransform");
+    const Pose pose = body.shape->Body(body.previousTransform).pose;
+    return btTransform(ToBtMatrix(pose.rotation), ToBtVector(pose.translation));
+}
+
+std::span<const float> World::PreviousQ(const btRigidBody* inBody) const
+{
+    return OwnBody(inBody, "PreviousQ").previousQ;
+}
+
+void World::WorldVertices(const Body& inBody, bool inPrevious, std::vector<Vec3d>& outVertices) const
 {
     const DeformableShape& shape = *inBody.shape;
     const Model& model = shape.Asset().GetModel();
-    const DeformedBody view = shape.Body(inBody.rigidBody->getWorldTransform());
-    const std::span<const float> q = shape.State().Q();
-    mVertexScratch.resize(model.VertexCount());
+    const DeformedBody view =
+        shape.Body(inPrevious ? inBody.previousTransform : inBody.rigidBody->getWorldTransform());
+    const std::span<const float> q = inPrevious ? std::span<const float>(inBody.previousQ) : shape.State().Q();
+    outVertices.resize(model.VertexCount());
     for (std::size_t i = 0; i < model.VertexCount(); ++i)
-        mVertexScratch[i] = view.pose.Apply(view.scale * model.DeformedPosition(i, q));
+        outVertices[i] = view.pose.Apply(view.scale * model.DeformedPosition(i, q));
+}
+
+void World::CheckVertexOutput(const Body& inBody, std::span<float> outXyz, const char* inCaller)
+{
+    const std::size_t vertices = inBody.shape->Asset().GetModel().VertexCount();
+    if (outXyz.size() != 3 * vertices)
+        throw Error(std::string(inCaller) + ": the output holds " + std::to_string(outXyz.size()) +
+                    " floats, the body has " + std::to_string(vertices) + " vertices (3 floats each)");
+}
+
+void World::VertexMotion(const btRigidBody* inBody, std::span<float> outXyz) const
+{
+    const Body& body = OwnBody(inBody, "VertexMotion");
+    CheckVertexOutput(body, outXyz, "VertexMotion");
+    WorldVertices(body, false, mVertexScratch);
+    WorldVertices(body, true, mNormalScratch);
+    for (std::size_t i = 0; i < mVertexScratch.size(); ++i)
+        for (int k = 0; k < 3; ++k)
+            outXyz[3 * i + std::size_t(k)] = float(mVertexScratch[i][k] - mNormalScratch[i][k]);
 }
 
 void World::DeformedVertices(const btRigidBody* inBody, std::span<float> outXyz) const
 {
     const Body& body = OwnBody(inBody, "DeformedVertices");
-    const std::size_t vertices = body.shape->Asset().GetModel().VertexCount();
-    if (outXyz.size() != 3 * vertices)
-        throw Error("DeformedVertices: the output holds " + std::to_string(outXyz.size()) + " floats, the body has " +
-                    std::to_string(vertices) + " vertices (3 floats each)");
-    WorldVertices(body);
-    for (std::size_t i = 0; i < vertices; ++i)
+    CheckVertexOutput(body, outXyz, "DeformedVertices");
+    WorldVertices(body, false, mVertexScratch);
+    for (std::size_t i = 0; i < mVertexScratch.size(); ++i)
         for (int k = 0; k < 3; ++k)
             outXyz[3 * i + std::size_t(k)] = float(mVertexScratch[i][k]);
 }
@@ -630,10 +662,8 @@ void World::DeformedNormals(const btRigidBody* inBody, std::span<float> outXyz) 
 {
     const Body& body = OwnBody(inBody, "DeformedNormals");
     const Model& model = body.shape->Asset().GetModel();
-    if (outXyz.size() != 3 * model.VertexCount())
-        throw Error("DeformedNormals: the output holds " + std::to_string(outXyz.size()) + " floats, the body has " +
-                    std::to_string(model.VertexCount()) + " vertices (3 floats each)");
-    WorldVertices(body);
+    CheckVertexOutput(body, outXyz, "DeformedNormals");
+    WorldVertices(body, false, mVertexScratch);
     // Each triangle's edge cross product is its normal times twice its area: summed, the area-weighted normal.
     mNormalScratch.assign(model.VertexCount(), Vec3d::Zero());
     for (const Triangle& triangle : model.Triangles())
@@ -850,6 +880,9 @@ void World::OnPreTick(double inTimeStep)
     {
         DeformableShape& shape = *body->shape;
         body->stepStart = body->rigidBody->getWorldTransform().getOrigin();
+        body->previousTransform = body->rigidBody->getWorldTransform();
+        const std::span<const float> previousQ = shape.State().Q();
+        body->previousQ.assign(previousQ.begin(), previousQ.end());
         if (mRigid)
         {
             // The rigid reference: q stays 0 and, once it is, no new update stamp, so no sphere is updated.

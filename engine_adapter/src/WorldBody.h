@@ -36,6 +36,10 @@ struct World::Body
     /// over the next one.
     std::vector<double> userForce;
     btVector3 stepStart{0, 0, 0};   ///< Centre of mass at the step's start, for the fast-body sweep.
+    /// Bullet's transform and q at the start of the last internal step, after the state guard: what
+    /// `World::PreviousMeshTransform` and `PreviousQ` give for motion vectors (M entries of q).
+    btTransform previousTransform = btTransform::getIdentity();
+    std::vector<float> previousQ;
     /// What the attachments holding the body change of its generalised impulse in the current solve (zeroed
     /// before each).
     detail::AttachmentModes attachmentModes;

@@ -20,7 +20,7 @@ namespace
 {
 
 constexpr char cMagic[8] = {'B', 'D', 'T', 'S', 'T', 'A', 'T', 'E'};
-constexpr std::uint32_t cVersion = 1;
+constexpr std::uint32_t cVersion = 2; // 2: the previous step's transform and q (motion vectors)
 
 /// Appends values to a snapshot, native byte order.
 class Writer
@@ -102,14 +102,14 @@ private:
 /// One body's part of a snapshot, read and checked before anything is applied.
 struct BodyState
 {
-    btTransform transform, interpolationTransform, lastGoodTransform;
+    btTransform transform, interpolationTransform, lastGoodTransform, previousTransform;
     btVector3 linearVelocity, angularVelocity, interpolationLinearVelocity, interpolationAngularVelocity;
     btVector3 totalForce, totalTorque, gravity, inverseInertia, lastGoodInverseInertia;
     btVector3 previousLinearVelocity, previousAngularVelocity;
     btScalar inverseMass = 0, lastGoodInverseMass = 0, deactivationTime = 0;
     std::int32_t activationState = 0;
     bool hasPreviousVelocity = false;
-    std::vector<double> heldImpulse, heldInertial, userForce, q, qDot, equilibrium, pending;
+    std::vector<double> heldImpulse, heldInertial, userForce, q, qDot, equilibrium, pending, previousQ;
     ModalGuardStats guard;
 };
 
@@ -165,6 +165,9 @@ std::vector<std::uint8_t> World::SaveState() const
         out.Put(dynamics.GuardStats().clamped);
         out.Put(dynamics.GuardStats().rejectedImpulses);
         out.Put(dynamics.GuardStats().resets);
+        out.Put(body->previousTransform);
+        const std::vector<double> previousQ(body->previousQ.begin(), body->previousQ.end());
+        out.Put(std::span<const double>(previousQ));
     }
     std::vector<std::uint8_t>& bytes = out.Bytes();
     const std::uint64_t checksum = Fnv1a64::Of(bytes);
@@ -235,6 +238,8 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         state.guard.clamped = in.Get<std::uint64_t>();
         state.guard.rejectedImpulses = in.Get<std::uint64_t>();
         state.guard.resets = in.Get<std::uint64_t>();
+        state.previousTransform = in.GetTransform();
+        state.previousQ = in.GetValues(modes);
         const bool finite = IsFinite(state.transform) && IsFinite(state.interpolationTransform) &&
                             IsFinite(state.lastGoodTransform) && IsFinite(state.linearVelocity) &&
                             IsFinite(state.angularVelocity) && IsFinite(state.totalForce) &&
@@ -242,9 +247,10 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
                             std::isfinite(state.inverseMass) && IsFinite(state.inverseInertia) &&
                             AllFinite(state.q) && AllFinite(state.qDot) && AllFinite(state.equilibrium) &&
                             AllFinite(state.pending) && AllFinite(state.heldImpulse) &&
-                            AllFinite(state.heldInertial) && AllFinite(state.userForce);
+                            AllFinite(state.heldInertial) && AllFinite(state.userForce) &&
+                            IsFinite(state.previousTransform) && AllFinite(state.previousQ);
         if (!finite || state.q.size() != modes || state.qDot.size() != modes || state.equilibrium.size() != modes ||
-            state.pending.size() != modes || state.activationState < ACTIVE_TAG ||
+            state.pending.size() != modes || state.previousQ.size() != modes || state.activationState < ACTIVE_TAG ||
             state.activationState > DISABLE_SIMULATION)
             throw Error("state snapshot: body " + std::to_string(b) + " holds values out of range");
     }
@@ -285,6 +291,8 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         body.heldImpulse = state.heldImpulse;
         body.heldInertial = state.heldInertial;
         body.userForce = state.userForce;
+        body.previousTransform = state.previousTransform;
+        body.previousQ.assign(state.previousQ.begin(), state.previousQ.end());
         ModalDynamics& dynamics = body.shape->Dynamics();
         const bool restored = dynamics.SetState(state.q, state.qDot) && dynamics.SetEquilibrium(state.equilibrium) &&
                               body.shape->SetPendingImpulse(state.pending);

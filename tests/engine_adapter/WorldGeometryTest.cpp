@@ -1,6 +1,6 @@
-// bdt::World's geometry for renderers and game logic: the mesh frame's placement, the deformed vertices and their
-// normals, against brute force (p + U q summed here, placed by the body's transform and the rest shape's principal
-// frame, normals summed from the deformed triangles), and their bad input.
+// bdt::World's geometry for renderers and game logic: the mesh frame's placement, the deformed vertices, their
+// normals and their motion over the last step, against brute force (p + U q summed here, placed by the body's
+// transform and the rest shape's principal frame, normals summed from the deformed triangles), and bad input.
 #include "support/BulletScenes.h"
 #include "support/TestModels.h"
 
@@ -90,6 +90,73 @@ TEST(WorldGeometry, DeformedVerticesArePlusUqPlacedByTheMeshTransform)
     // Float output of positions a few metres from the origin, and the nearest-rotation fit of a float basis.
     EXPECT_LT(largest, 4e-6);
     EXPECT_GT(World::Shape(body)->State().Q().size(), 0u);
+}
+
+TEST(WorldGeometry, PreviousStateIsTheLastStepsStartAndVertexMotionItsDifference)
+{
+    SampleWorld world;
+    world.AddGroundPlane();
+    btRigidBody* body = AddDeformedBody(world, test::TurnedShapeAsset("chair", 1500, 6));
+    World& deformables = world.Deformables();
+    const std::size_t count = World::Shape(body)->Asset().GetModel().VertexCount();
+    // A blow at a corner sets the modes moving; the chair is also falling and turning.
+    const Vec3d first = BruteForceVertices(*body)[0];
+    const btVector3 corner(btScalar(first.x()), btScalar(first.y()), btScalar(first.z()));
+    ASSERT_TRUE(deformables.ApplyImpulse(body, corner, btVector3(3, -2, 1)));
+    for (int step = 0; step < 4; ++step)
+    {
+        const btTransform meshBefore = deformables.MeshTransform(body);
+        const std::span<const float> qNow = World::Shape(body)->State().Q();
+        const std::vector<float> qBefore(qNow.begin(), qNow.end());
+        std::vector<float> before(3 * count), after(3 * count), motion(3 * count, 7.0f);
+        deformables.DeformedVertices(body, before);
+        world.Step(1);
+        const std::span<const float> previous = deformables.PreviousQ(body);
+        EXPECT_TRUE(std::equal(previous.begin(), previous.end(), qBefore.begin(), qBefore.end())) << step;
+        const btTransform meshPrevious = deformables.PreviousMeshTransform(body);
+        EXPECT_LT((meshPrevious.getOrigin() - meshBefore.getOrigin()).length(), 1e-6) << step;
+        EXPECT_LT((meshPrevious.getBasis().getRow(0) - meshBefore.getBasis().getRow(0)).length() +
+                      (meshPrevious.getBasis().getRow(1) - meshBefore.getBasis().getRow(1)).length(),
+                  1e-6)
+            << step;
+        deformables.DeformedVertices(body, after);
+        deformables.VertexMotion(body, motion);
+        double deviation = 0.0, moved = 0.0, modal = 0.0;
+        Vec3d mean = Vec3d::Zero();
+        for (std::size_t i = 0; i < count; ++i)
+        {
+            const Vec3d d(motion[3 * i], motion[3 * i + 1], motion[3 * i + 2]);
+            const Vec3d expected(after[3 * i] - before[3 * i], after[3 * i + 1] - before[3 * i + 1],
+                                 after[3 * i + 2] - before[3 * i + 2]);
+            deviation = std::max(deviation, (d - expected).norm());
+            moved = std::max(moved, d.norm());
+            mean += d / double(count);
+        }
+        for (std::size_t j = 0; j < qBefore.size(); ++j)
+            modal = std::max(modal, std::abs(double(World::Shape(body)->State().Q()[j]) - double(qBefore[j])));
+        // Differences of float positions a few metres out against the double difference.
+        EXPECT_LT(deviation, 2e-6) << step;
+        EXPECT_GT(moved, 1e-3) << step; // the step moved the chair
+        EXPECT_GT(modal, 0.0) << step;  // and its modes
+    }
+}
+
+TEST(WorldGeometry, AFreshBodyHasNoMotion)
+{
+    SampleWorld world;
+    BodyDesc desc;
+    desc.transform.setOrigin(btVector3(1, 2, 3));
+    btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), desc);
+    const std::span<const float> q = World::Shape(body)->State().Q();
+    const std::span<const float> previous = world.Deformables().PreviousQ(body);
+    EXPECT_TRUE(std::equal(previous.begin(), previous.end(), q.begin(), q.end()));
+    EXPECT_EQ(previous.size(), 4u);
+    EXPECT_EQ(world.Deformables().PreviousMeshTransform(body).getOrigin(),
+              world.Deformables().MeshTransform(body).getOrigin());
+    std::vector<float> motion(3 * World::Shape(body)->Asset().GetModel().VertexCount(), 7.0f);
+    world.Deformables().VertexMotion(body, motion);
+    EXPECT_LT(*std::max_element(motion.begin(), motion.end(), [](float a, float b) { return std::abs(a) < std::abs(b); }),
+              1e-6f);
 }
 
 TEST(WorldGeometry, DeformedNormalsAreTheAreaWeightedNormalsOfTheDeformedTriangles)
@@ -190,6 +257,9 @@ TEST(WorldGeometry, NullForeignBodiesAndWrongSizesThrowAndWriteNothing)
         EXPECT_THROW(deformables.MeshTransform(bad), Error);
         EXPECT_THROW(deformables.DeformedVertices(bad, out), Error);
         EXPECT_THROW(deformables.DeformedNormals(bad, out), Error);
+        EXPECT_THROW(deformables.VertexMotion(bad, out), Error);
+        EXPECT_THROW(deformables.PreviousMeshTransform(bad), Error);
+        EXPECT_THROW(deformables.PreviousQ(bad), Error);
         EXPECT_EQ(out, std::vector<float>(3 * count, 7.0f));
     }
     for (btRigidBody* bad : {static_cast<btRigidBody*>(nullptr), foreign, crate})
@@ -209,6 +279,7 @@ TEST(WorldGeometry, NullForeignBodiesAndWrongSizesThrowAndWriteNothing)
         std::vector<float> out(size, 7.0f);
         EXPECT_THROW(deformables.DeformedVertices(body, out), Error) << size;
         EXPECT_THROW(deformables.DeformedNormals(body, out), Error) << size;
+        EXPECT_THROW(deformables.VertexMotion(body, out), Error) << size;
         EXPECT_EQ(out, std::vector<float>(size, 7.0f));
     }
 }

@@ -7,6 +7,7 @@
 #include <bdt/adapter/World.h>
 #include <bdt/core/Error.h>
 #include <btBulletDynamicsCommon.h>
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <memory>
 #include <vector>
@@ -61,6 +62,18 @@ TEST(WorldState, ASnapshotRestoresEveryBodyAndTwoLoadedWorldsStepAlike)
     EXPECT_EQ(test::RawBodyState(first->Deformables().Bodies()), test::RawBodyState(original->Deformables().Bodies()));
     // Saved again, the loaded state is the same snapshot, byte for byte.
     EXPECT_EQ(first->Deformables().SaveState(), snapshot);
+    // The last step's start comes along: a loaded world's motion vectors are the saved world's.
+    for (std::uint32_t b = 0; b < cChairs; ++b)
+    {
+        const btRigidBody* from = original->Deformables().Bodies()[b];
+        const btRigidBody* to = second->Deformables().Bodies()[b];
+        const std::span<const float> savedQ = original->Deformables().PreviousQ(from);
+        const std::span<const float> loadedQ = second->Deformables().PreviousQ(to);
+        EXPECT_TRUE(std::equal(savedQ.begin(), savedQ.end(), loadedQ.begin(), loadedQ.end())) << b;
+        EXPECT_EQ(original->Deformables().PreviousMeshTransform(from).getOrigin(),
+                  second->Deformables().PreviousMeshTransform(to).getOrigin())
+            << b;
+    }
 
     first->Step(100, cStep);
     second->Step(100, cStep);

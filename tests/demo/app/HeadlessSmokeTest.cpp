@@ -156,6 +156,41 @@ TEST(HeadlessScene, ImpactsVisiblyDeformTheSandboxsBodies)
     EXPECT_LT(stiff["sphere_tightness_max"].get<double>(), 1.01);
 }
 
+TEST(HeadlessScene, MotionViewColoursFallingBodiesByTheirSpeed)
+{
+    // --motion: every body takes the heat colour of each vertex's speed over the last step, from the previous
+    // transform and q the view gives the shader. At frame 30 the chairs fall at about 5 m/s: with the scale's
+    // top at 0.2 m/s they are dark red, with it at 1000 m/s dark blue; the sky and ground do not change.
+    BDT_REQUIRE_GL_CONTEXT();
+    AppOptions options = SmallChairs(30, 6, "motion");
+    options.width = 320;
+    options.height = 180;
+    options.view.motion = true;
+    options.screenshot = std::string(BDT_DEMO_TEST_TMP) + "/motion.png";
+    // Pixels where red clearly leads, and where blue does.
+    auto count = [&options](float inRange) {
+        options.view.motionRange = inRange;
+        const nlohmann::json stats = RunHeadless(options);
+        EXPECT_EQ(stats["gl_errors"].get<int>(), 0);
+        const Image image = LoadPng(options.screenshot);
+        std::pair<std::size_t, std::size_t> redBlue{0, 0};
+        for (std::size_t i = 0; i < image.rgba.size(); i += 4)
+        {
+            const int r = image.rgba[i], g = image.rgba[i + 1], b = image.rgba[i + 2];
+            redBlue.first += r > 2 * b + 20 && r > 2 * g + 20 ? 1 : 0;
+            redBlue.second += b > 2 * r + 20 && b > g + 20 ? 1 : 0;
+        }
+        return redBlue;
+    };
+    const auto [redFast, blueFast] = count(0.2f);
+    const auto [redSlow, blueSlow] = count(1000.0f);
+    const std::size_t pixels = 320 * 180;
+    EXPECT_GT(redFast, pixels / 100) << redFast << " red pixels";
+    EXPECT_LT(redSlow, redFast / 10) << redSlow << " red pixels";
+    EXPECT_GT(blueSlow, pixels / 100) << blueSlow << " blue pixels";
+    EXPECT_LT(blueFast, blueSlow / 10) << blueFast << " blue pixels";
+}
+
 TEST(HeadlessScene, EveryBoundViewDraws)
 {
     // The level view draws BD-Tree spheres, BD-AABB boxes (12 lines each) or Distance Hierarchy regions (from

@@ -224,5 +224,82 @@ TEST(DeformedMeshRenderer, DisplacementColourIsTheCpusHeatOfUq)
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
 }
 
+TEST(DeformedMeshRenderer, PreviousPositionAndMotionColourAreTheCpusFromThePreviousTransformAndQ)
+{
+    // Each instance also brings where it was a step earlier (transform and q): vPreviousWorldPosition is the
+    // vertex deformed and placed by those, and uMotionRange > 0 colours it by HeatColor(|now - then| / range),
+    // rigid primitives (M = 0) included; without a previous state the vertex has not moved.
+    BDT_REQUIRE_GL_CONTEXT();
+    std::mt19937 random(13);
+    const std::uint32_t modes = 8;
+    DeformedMeshRenderer renderer(SmoothModel(EShape::Chair, 3000, modes, true));
+    const Model& model = renderer.GetModel();
+    std::vector<std::vector<float>> qs, previousQs;
+    std::vector<MeshInstance> instances = RandomInstances(random, 4, modes, 0.3, qs);
+    const std::vector<MeshInstance> before = RandomInstances(random, 4, modes, 0.3, previousQs);
+    for (std::size_t k = 0; k < instances.size(); ++k)
+    {
+        // A step's motion: the transform a little way off (10 cm, a few degrees), q from another draw.
+        Eigen::Matrix<float, 3, 4> previous = instances[k].modelToWorld;
+        previous.leftCols<3>() = previous.leftCols<3>() * Eigen::AngleAxisf(0.05f, Eigen::Vector3f::UnitY()).matrix();
+        previous.col(3) += Eigen::Vector3f(0.1f, -0.05f, 0.02f);
+        instances[k].previousModelToWorld = previous;
+        instances[k].previousQ = before[k].q;
+    }
+    instances[3].previousModelToWorld.reset(); // as now
+    instances[3].previousQ = {};
+    const ShaderProgram capture = BuildCaptureProgram();
+    const float range = 0.3f;
+    capture.Use();
+    glUniform1f(capture.Uniform("uMotionRange"), range);
+    const std::vector<float> gpu = renderer.Capture(capture, instances);
+    ASSERT_EQ(gpu.size(), cCaptureFloats * model.VertexCount() * instances.size());
+    double positionDeviation = 0.0, colourDeviation = 0.0;
+    std::size_t slow = 0, fast = 0;
+    for (std::size_t k = 0; k < instances.size(); ++k)
+    {
+        const MeshInstance& instance = instances[k];
+        const Eigen::Matrix<float, 3, 4> then = instance.previousModelToWorld.value_or(instance.modelToWorld);
+        const std::span<const float> thenQ = instance.previousQ.empty() ? instance.q : instance.previousQ;
+        const double extent = double(then.col(3).norm()) + 10.0;
+        for (std::size_t i = 0; i < model.VertexCount(); ++i)
+        {
+            const Eigen::Vector3d now = instance.modelToWorld.leftCols<3>().cast<double>() *
+                                            model.DeformedPosition(i, instance.q) +
+                                        instance.modelToWorld.col(3).cast<double>();
+            const Eigen::Vector3d previous =
+                then.leftCols<3>().cast<double>() * model.DeformedPosition(i, thenQ) + then.col(3).cast<double>();
+            const float* out = gpu.data() + cCaptureFloats * (k * model.VertexCount() + i);
+            positionDeviation =
+                std::max(positionDeviation, (Eigen::Vector3d(out[10], out[11], out[12]) - previous).norm() / extent);
+            const float t = float((now - previous).norm() / double(range));
+            const Eigen::Vector4f expected = (Eigen::Vector4f() << ToLinear(HeatColor(t)), instance.color.w()).finished();
+            colourDeviation = std::max(colourDeviation, double((Eigen::Vector4f(out + 6) - expected).cwiseAbs().maxCoeff()));
+            slow += t < 0.2f ? 1 : 0;
+            fast += t > 0.6f ? 1 : 0;
+        }
+    }
+    EXPECT_LT(positionDeviation, 1e-4);
+    EXPECT_LT(colourDeviation, 2e-3);
+    EXPECT_GE(slow, model.VertexCount()); // the instance without a previous state, at least
+    EXPECT_GT(fast, 100u);
+
+    // A rigid primitive (M = 0) moved by its transform alone.
+    DeformedMeshRenderer box(SmoothModel(EShape::Box, 500, 0, true));
+    MeshInstance moved;
+    moved.previousModelToWorld = moved.modelToWorld;
+    moved.previousModelToWorld->col(3) = Eigen::Vector3f(0, -0.15f, 0);
+    const std::vector<float> boxGpu = box.Capture(capture, std::vector<MeshInstance>{moved});
+    const Eigen::Vector4f halfWay = (Eigen::Vector4f() << ToLinear(HeatColor(0.5f)), 1.0f).finished();
+    for (std::size_t i = 0; i < box.GetModel().VertexCount(); i += 17)
+    {
+        const float* out = boxGpu.data() + cCaptureFloats * i;
+        EXPECT_LT((Eigen::Vector4f(out + 6) - halfWay).cwiseAbs().maxCoeff(), 2e-3) << i;
+        EXPECT_NEAR(out[11], out[1] - 0.15f, 1e-6) << i;
+    }
+    glUniform1f(capture.Uniform("uMotionRange"), 0.0f);
+    EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+}
+
 } // namespace
 } // namespace bdt::demo

@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 class btDiscreteDynamicsWorld;
@@ -270,6 +271,20 @@ public:
     /// vertex buffer) into `outXyz`, which must hold exactly 3·N floats. For renderers that cannot deform on the
     /// GPU, and for game logic. Throws `bdt::Error` for a null or foreign body or a wrong size. O(N·M).
     void DeformedVertices(const btRigidBody* inBody, std::span<float> outXyz) const;
+    /// For motion vectors (motion blur, temporal anti-aliasing): `inBody`'s mesh transform and q at the start of
+    /// the last internal step, which `MeshTransform` and the body's current q (`DeformableShape::State().Q()`)
+    /// moved from. A vertex moved by `VertexMotion` over that step; a renderer that runs `shaders/deform.vert`
+    /// gives it both (`uPreviousQ`, attributes 6-8) and gets each vertex's previous world position. With several
+    /// internal steps per `stepSimulation`, this is the last one's start, not the last frame's. Before the first
+    /// step, the body's creation state; after `LoadState`, the saved world's. A teleport (`PlaceBody`) between
+    /// steps shows as motion until the next step. Throw `bdt::Error` for a null or foreign body. O(1).
+    btTransform PreviousMeshTransform(const btRigidBody* inBody) const;
+    std::span<const float> PreviousQ(const btRigidBody* inBody) const;
+    /// How far each deformed vertex of `inBody` moved over the last internal step (world, m): its
+    /// `DeformedVertices` position now minus where `PreviousMeshTransform` and `PreviousQ` put it, in the order and
+    /// size of `DeformedVertices`; divided by the step, the vertices' velocities. Throws as `DeformedVertices`.
+    /// O(N·M).
+    void VertexMotion(const btRigidBody* inBody, std::span<float> outXyz) const;
     /// The point of `inBody`'s deformed surface nearest the world point `inWorldPoint`: its triangle in the
     /// input mesh's order and barycentric coordinates (`SurfacePoint`). Throws `bdt::Error` for a null or foreign
     /// body or a non-finite point. A descent of the BD-Tree, O(log T) for a point near the surface.
@@ -350,7 +365,8 @@ public:
     /// A snapshot of every body this World made, in creation order: what Bullet holds of it (transform and
     /// interpolation transform, velocities, total force and torque, gravity, mass properties, activation state and
     /// time) and what the plugin does (q, q̇, the held load's deflection, pending and held impulses, held forces,
-    /// the frame's last velocities, the guard's last good state and counters): everything a later step reads.
+    /// the frame's last velocities, the guard's last good state and counters, the last step's start for
+    /// `PreviousQ`): everything a later step or a motion vector reads.
     /// Versioned and checksummed (FNV-1a 64), native byte order, values as doubles (so a float build's snapshot
     /// loads in a double build and back). Not saved: Bullet's own bodies, constraints and manifolds (see
     /// `LoadState`), the World's settings, and the attachments (`Attach`), whose last impulse a later step
@@ -390,8 +406,11 @@ private:
     /// along `inDirection` (unit, world): what `ApplyImpulse` and `ApplyForce` give the modes per N·s or N.
     void PointCoupling(const Body& inBody, const btVector3& inWorldPoint, const Vec3d& inDirection,
                        std::vector<double>& outCoupling) const;
-    /// Deformed vertex positions of a body, world frame, double (`DeformedVertices`), into `mVertexScratch`.
-    void WorldVertices(const Body& inBody) const;
+    /// Deformed vertex positions of a body, world frame, double (`DeformedVertices`), now or at the last step's
+    /// start (`inPrevious`), into `outVertices`.
+    void WorldVertices(const Body& inBody, bool inPrevious, std::vector<Vec3d>& outVertices) const;
+    /// Throws naming `inCaller` unless `outXyz` holds 3 floats per vertex of `inBody`.
+    static void CheckVertexOutput(const Body& inBody, std::span<float> outXyz, const char* inCaller);
     /// The state guard's pre-tick check of one body (see the class comment).
     void GuardState(Body& ioBody, double inTimeStep);
     /// Puts a body back at its last good transform, at rest, modes reset, manifolds emptied, reactivated.
@@ -444,6 +463,7 @@ private:
     bool mRigid = false;
     std::vector<std::unique_ptr<Body>> mBodies;
     std::vector<btRigidBody*> mBodyPointers;
+    std::unordered_map<const btRigidBody*, Body*> mBodyLookup; // OwnBody and FindBody in O(1)
     std::vector<std::pair<std::string, std::shared_ptr<const DeformableAsset>>> mAssetsByPath;
     std::vector<std::pair<AttachmentId, std::unique_ptr<detail::SurfaceAttachment>>> mAttachments;
     std::uint64_t mNextAttachment = 1;
@@ -454,7 +474,7 @@ private:
     void (*mHostPreTick)(btDynamicsWorld*, btScalar) = nullptr;
     void (*mHostPostTick)(btDynamicsWorld*, btScalar) = nullptr;
     std::unique_ptr<TickWatch> mTickWatch; // in the world's actions while attached
-    mutable std::vector<Vec3d> mVertexScratch, mNormalScratch; // DeformedVertices, DeformedNormals
+    mutable std::vector<Vec3d> mVertexScratch, mNormalScratch; // DeformedVertices, DeformedNormals, VertexMotion
     bool mPreTickRan = false;              // since the last TickWatch run
     std::vector<double> mForce, mInertial, mKick; // scratch: generalised forces and impulses of one body
     /// `WorldSettings::coupledSweeps`'s solve after Bullet's, before the read-back.
