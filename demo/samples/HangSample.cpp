@@ -43,7 +43,7 @@ public:
         HangAssets assets;
         assets.curtain = BakeAsset("curtain", 3000, inOptions.modes);
         assets.chair = ModalAsset(EShape::Chair, 3000, inOptions.modes, 2e6);
-        assets.plank = ModalAsset(EShape::Beam, 1200, inOptions.modes, 2e8);
+        assets.plank = ModalAsset(EShape::Beam, 1200, inOptions.modes, 2e7);
         AddHangScene(ioWorld, assets);
     }
 

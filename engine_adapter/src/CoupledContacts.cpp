@@ -2,6 +2,8 @@
 
 #include "CoupledContacts.h"
 
+#include "SurfaceAttachment.h"
+
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
@@ -134,8 +136,209 @@ void CoupledContactSolver::WriteBack(double inTimeStep)
     }
 }
 
+void CoupledContactSolver::SetUpFrame(Row& ioRow, int inSide, const btCollisionObject* inObject, const Vec3d& inLever)
+{
+    Side& side = ioRow.sides[inSide];
+    side.frame = FrameOf(inObject);
+    side.lever = inLever;
+    const Frame& frame = mFrames[std::size_t(side.frame)];
+    if (frame.dynamic)
+        side.angularPerImpulse = frame.inverseInertia * frame.angularFactor.cwiseProduct(inLever.cross(ioRow.normal));
+}
+
+const Vec3d* CoupledContactSolver::SideSpin(const Row& inRow, int inSide, Vec3d& outSpin) const
+{
+    const Side& side = inRow.sides[inSide];
+    if (!mFrames[std::size_t(side.frame)].dynamic)
+        return nullptr;
+    outSpin = inSide == 0 ? side.angularPerImpulse : Vec3d(-side.angularPerImpulse);
+    return &outSpin;
+}
+
+void CoupledContactSolver::SetUpModes(Row& ioRow, int inSide, int inModal, std::size_t inOffset)
+{
+    const Modal& body = mModal[std::size_t(inModal)];
+    // A change of the impulse reaches the modes through K⊙u (its kicked share and the rest held); the frame
+    // acceleration it causes loads them over the step (c⊙(w − u)).
+    const std::span<const double> held = body.shape->StepHeldCompliance();
+    const std::span<const double> change = body.shape->StepChangeCompliance();
+    double* end = mEnd.data() + body.offset;
+    for (std::uint32_t j = 0; j < body.modes; ++j)
+    {
+        const double u = mMotion[inOffset + j];
+        mResponse[inOffset + j] = change[j] * u + held[j] * (mScratch[j] - u);
+        // The impulse Bullet gave it is in the modes' load already (what the read-back adds).
+        end[j] += change[j] * u * ioRow.impulse;
+    }
+    ioRow.sides[inSide].modal = inModal;
+    ioRow.sides[inSide].rows = inOffset;
+}
+
+void CoupledContactSolver::AddRow(Row& ioRow)
+{
+    double diagonal = 0.0;
+    for (int side = 0; side < 2; ++side)
+    {
+        const Side& s = ioRow.sides[side];
+        const Frame& frame = mFrames[std::size_t(s.frame)];
+        if (frame.dynamic)
+            diagonal += mTimeStep * (ioRow.normal.dot(frame.linearFactor.cwiseProduct(ioRow.normal)) +
+                                     s.lever.cross(ioRow.normal).dot(s.angularPerImpulse));
+        if (s.modal >= 0)
+            diagonal += Dot(std::span<const double>(mMotion).subspan(s.rows, mModal[std::size_t(s.modal)].modes),
+                            mResponse.data() + s.rows);
+    }
+    ioRow.diagonal = diagonal;
+    if (!(diagonal > 0.0) || !std::isfinite(diagonal))
+        ioRow.fixed = true;
+    mRows.push_back(ioRow);
+}
+
+void CoupledContactSolver::AddContactRows(btDiscreteDynamicsWorld& ioWorld)
+{
+    const btContactSolverInfo& info = ioWorld.getSolverInfo();
+    btDispatcher& dispatcher = *ioWorld.getDispatcher();
+    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
+    {
+        btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
+        const btCollisionObject* objects[2] = {manifold->getBody0(), manifold->getBody1()};
+        DeformableShape* shapes[2];
+        int modal[2];
+        for (int side = 0; side < 2; ++side)
+        {
+            shapes[side] = AsDeformable(const_cast<btCollisionShape*>(objects[side]->getCollisionShape()));
+            const auto it = shapes[side] != nullptr ? mModalIndex.find(shapes[side]) : mModalIndex.end();
+            modal[side] = it != mModalIndex.end() ? it->second : -1;
+        }
+        if ((modal[0] < 0 && modal[1] < 0) || manifold->getNumContacts() == 0)
+            continue;
+        Mat3d rotations[2];
+        for (int side = 0; side < 2; ++side)
+            if (modal[side] >= 0)
+                rotations[side] = shapes[side]->RestToWorld(objects[side]->getWorldTransform());
+        for (int p = 0; p < manifold->getNumContacts(); ++p)
+        {
+            btManifoldPoint& point = manifold->getContactPoint(p);
+            if (!(point.getDistance() <= manifold->getContactProcessingThreshold()))
+                continue; // not given to the solver
+            Row row;
+            row.point = &point;
+            row.normal = ToVec3d(point.m_normalWorldOnB);
+            const Vec3d on[2] = {ToVec3d(point.getPositionWorldOnA()), ToVec3d(point.getPositionWorldOnB())};
+            row.distance = row.normal.dot(on[0] - on[1]);
+            row.impulse = double(point.m_appliedImpulse);
+            if (!std::isfinite(row.distance) || !std::isfinite(row.impulse) || !row.normal.allFinite())
+                continue;
+            row.target = GapTarget(point, row.distance, info);
+            row.fixed = (point.m_contactPointFlags & BT_CONTACT_FLAG_HAS_CONTACT_ERP) != 0;
+            for (int side = 0; side < 2; ++side)
+            {
+                SetUpFrame(row, side, objects[side],
+                           on[side] - ToVec3d(objects[side]->getWorldTransform().getOrigin()));
+                if (modal[side] < 0)
+                    continue;
+                const std::uint32_t modes = mModal[std::size_t(modal[side])].modes;
+                const std::size_t offset = mMotion.size();
+                mMotion.resize(offset + modes);
+                mResponse.resize(offset + modes);
+                mScratch.resize(modes);
+                Vec3d spin;
+                if (!shapes[side]->ResponseRows(FeatureOf(point, side, *shapes[side]),
+                                                side == 0 ? row.normal : Vec3d(-row.normal), rotations[side],
+                                                SideSpin(row, side, spin),
+                                                std::span<double>(mMotion).subspan(offset, modes), mScratch))
+                {
+                    mMotion.resize(offset);
+                    mResponse.resize(offset);
+                    continue;
+                }
+                SetUpModes(row, side, modal[side], offset);
+            }
+            // A point separating faster than the restitution threshold with restitution bounced: Bullet's.
+            const double separating =
+                row.normal.dot(mFrames[std::size_t(row.sides[0].frame)].linear -
+                               mFrames[std::size_t(row.sides[1].frame)].linear);
+            if (point.m_combinedRestitution > 0 && separating > double(info.m_restitutionVelocityThreshold))
+                row.fixed = true;
+            AddRow(row);
+        }
+    }
+}
+
+void CoupledContactSolver::AddAttachmentRows(std::span<SurfaceAttachment* const> inAttachments)
+{
+    for (SurfaceAttachment* attachment : inAttachments)
+    {
+        if (!attachment->Solved())
+            continue;
+        const SurfaceAttachment::SolveSide sides[2] = {attachment->Side(0), attachment->Side(1)};
+        int modal[2];
+        for (int side = 0; side < 2; ++side)
+        {
+            const auto it = sides[side].shape != nullptr ? mModalIndex.find(sides[side].shape) : mModalIndex.end();
+            modal[side] = it != mModalIndex.end() ? it->second : -1;
+        }
+        const Vec3d target = attachment->TargetGap();
+        const Vec3d distance = sides[0].point - sides[1].point;
+        if ((modal[0] < 0 && modal[1] < 0) || !target.allFinite() || !distance.allFinite())
+            continue; // Bullet's solve stands
+        for (int axis = 0; axis < 3; ++axis)
+        {
+            Row row;
+            row.attachment = attachment;
+            row.axis = axis;
+            row.normal = Vec3d::Unit(axis);
+            row.distance = distance[axis];
+            row.target = target[axis];
+            row.softness = attachment->Softness();
+            row.impulse = attachment->Impulse()[axis];
+            for (int side = 0; side < 2; ++side)
+            {
+                SetUpFrame(row, side, sides[side].body, sides[side].lever);
+                if (modal[side] < 0)
+                    continue;
+                // The side's rows along +axis, turned to its direction (−axis on B).
+                const double sign = side == 0 ? 1.0 : -1.0;
+                const std::uint32_t modes = mModal[std::size_t(modal[side])].modes;
+                const std::span<const double> u = sides[side].motion[axis], w = sides[side].impulse[axis];
+                if (u.size() != modes || w.size() != modes)
+                    continue;
+                const std::size_t offset = mMotion.size();
+                mMotion.resize(offset + modes);
+                mResponse.resize(offset + modes);
+                mScratch.resize(modes);
+                for (std::uint32_t j = 0; j < modes; ++j)
+                {
+                    mMotion[offset + j] = sign * u[j];
+                    mScratch[j] = sign * w[j];
+                }
+                SetUpModes(row, side, modal[side], offset);
+            }
+            AddRow(row);
+        }
+    }
+}
+
+void CoupledContactSolver::WriteImpulses()
+{
+    Vec3d attachmentImpulse = Vec3d::Zero();
+    for (const Row& row : mRows)
+    {
+        if (row.point != nullptr)
+        {
+            row.point->m_appliedImpulse = btScalar(row.impulse);
+            continue;
+        }
+        // An attachment's three rows are consecutive.
+        attachmentImpulse[row.axis] = row.impulse;
+        if (row.axis == 2)
+            row.attachment->SetImpulse(attachmentImpulse);
+    }
+}
+
 CoupledStats CoupledContactSolver::Solve(btDiscreteDynamicsWorld& ioWorld, std::span<const CoupledBody> inBodies,
-                                         double inTimeStep, int inMaxSweeps, double inTolerance)
+                                         std::span<SurfaceAttachment* const> inAttachments, double inTimeStep,
+                                         int inMaxSweeps, double inTolerance)
 {
     CoupledStats stats;
     mFrames.clear();
@@ -165,111 +368,8 @@ CoupledStats CoupledContactSolver::Solve(btDiscreteDynamicsWorld& ioWorld, std::
     }
     if (mModal.empty())
         return stats;
-
-    const btContactSolverInfo& info = ioWorld.getSolverInfo();
-    btDispatcher& dispatcher = *ioWorld.getDispatcher();
-    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
-    {
-        btPersistentManifold* manifold = dispatcher.getManifoldByIndexInternal(m);
-        const btCollisionObject* objects[2] = {manifold->getBody0(), manifold->getBody1()};
-        DeformableShape* shapes[2];
-        int modal[2];
-        for (int side = 0; side < 2; ++side)
-        {
-            shapes[side] = AsDeformable(const_cast<btCollisionShape*>(objects[side]->getCollisionShape()));
-            const auto it = shapes[side] != nullptr ? mModalIndex.find(shapes[side]) : mModalIndex.end();
-            modal[side] = it != mModalIndex.end() ? it->second : -1;
-        }
-        if ((modal[0] < 0 && modal[1] < 0) || manifold->getNumContacts() == 0)
-            continue;
-        Mat3d rotations[2];
-        for (int side = 0; side < 2; ++side)
-            if (modal[side] >= 0)
-                rotations[side] = shapes[side]->RestToWorld(objects[side]->getWorldTransform());
-        for (int p = 0; p < manifold->getNumContacts(); ++p)
-        {
-            btManifoldPoint& point = manifold->getContactPoint(p);
-            if (!(point.getDistance() <= manifold->getContactProcessingThreshold()))
-                continue; // not given to the solver
-            Row row;
-            row.point = &point;
-            row.normal = ToVec3d(point.m_normalWorldOnB);
-            const Vec3d onA = ToVec3d(point.getPositionWorldOnA());
-            const Vec3d onB = ToVec3d(point.getPositionWorldOnB());
-            row.distance = row.normal.dot(onA - onB);
-            row.impulse = double(point.m_appliedImpulse);
-            if (!std::isfinite(row.distance) || !std::isfinite(row.impulse) || !row.normal.allFinite())
-                continue;
-            row.target = GapTarget(point, row.distance, info);
-            row.fixed = (point.m_contactPointFlags & BT_CONTACT_FLAG_HAS_CONTACT_ERP) != 0;
-            for (int side = 0; side < 2; ++side)
-            {
-                Side& s = row.sides[side];
-                s.frame = FrameOf(objects[side]);
-                const Frame& frame = mFrames[std::size_t(s.frame)];
-                s.lever = (side == 0 ? onA : onB) - ToVec3d(objects[side]->getWorldTransform().getOrigin());
-                const Vec3d direction = side == 0 ? row.normal : Vec3d(-row.normal);
-                if (frame.dynamic)
-                    s.angularPerImpulse =
-                        frame.inverseInertia * frame.angularFactor.cwiseProduct(s.lever.cross(row.normal));
-                if (modal[side] < 0)
-                    continue;
-                const Modal& body = mModal[std::size_t(modal[side])];
-                const std::size_t offset = mMotion.size();
-                mMotion.resize(offset + body.modes);
-                mResponse.resize(offset + body.modes);
-                mScratch.resize(body.modes);
-                const Vec3d angularPerImpulse =
-                    frame.dynamic ? Vec3d(side == 0 ? s.angularPerImpulse : Vec3d(-s.angularPerImpulse))
-                                  : Vec3d::Zero();
-                if (!shapes[side]->ResponseRows(FeatureOf(point, side, *shapes[side]), direction,
-                                                rotations[side], frame.dynamic ? &angularPerImpulse : nullptr,
-                                                std::span<double>(mMotion).subspan(offset, body.modes),
-                                                mScratch))
-                {
-                    mMotion.resize(offset);
-                    mResponse.resize(offset);
-                    continue;
-                }
-                // A change of the impulse reaches the modes through K⊙u (its kicked share and the rest held); the frame acceleration it causes loads
-                // them over the step (c⊙(w − u)).
-                const std::span<const double> held = body.shape->StepHeldCompliance();
-                const std::span<const double> change = body.shape->StepChangeCompliance();
-                double* end = mEnd.data() + body.offset;
-                for (std::uint32_t j = 0; j < body.modes; ++j)
-                {
-                    const double u = mMotion[offset + j];
-                    mResponse[offset + j] = change[j] * u + held[j] * (mScratch[j] - u);
-                    // The impulse Bullet gave it is in the modes' load already (what the read-back adds).
-                    end[j] += change[j] * u * row.impulse;
-                }
-                s.modal = modal[side];
-                s.rows = offset;
-            }
-            // A point separating faster than the restitution threshold with restitution bounced: Bullet's.
-            const double separating =
-                row.normal.dot(mFrames[std::size_t(row.sides[0].frame)].linear -
-                               mFrames[std::size_t(row.sides[1].frame)].linear);
-            if (point.m_combinedRestitution > 0 && separating > double(info.m_restitutionVelocityThreshold))
-                row.fixed = true;
-            double diagonal = 0.0;
-            for (int side = 0; side < 2; ++side)
-            {
-                const Side& s = row.sides[side];
-                const Frame& frame = mFrames[std::size_t(s.frame)];
-                if (frame.dynamic)
-                    diagonal += mTimeStep * (row.normal.dot(frame.linearFactor.cwiseProduct(row.normal)) +
-                                             s.lever.cross(row.normal).dot(s.angularPerImpulse));
-                if (s.modal >= 0)
-                    diagonal += Dot(std::span<const double>(mMotion).subspan(s.rows, mModal[std::size_t(s.modal)].modes),
-                                    mResponse.data() + s.rows);
-            }
-            row.diagonal = diagonal;
-            if (!(diagonal > 0.0) || !std::isfinite(diagonal))
-                row.fixed = true;
-            mRows.push_back(row);
-        }
-    }
+    AddContactRows(ioWorld);
+    AddAttachmentRows(inAttachments);
     stats.rows = mRows.size();
     if (mRows.empty())
         return stats;
@@ -281,8 +381,10 @@ CoupledStats CoupledContactSolver::Solve(btDiscreteDynamicsWorld& ioWorld, std::
         {
             if (row.fixed)
                 continue;
-            const double wanted = row.impulse + (row.target - Gap(row)) / row.diagonal;
-            const double impulse = std::max(wanted, 0.0);
+            // g + h·γ·λ = target; contacts push only, attachments both ways.
+            const double wanted =
+                row.impulse + (row.target - Gap(row) - row.softness * row.impulse) / (row.diagonal + row.softness);
+            const double impulse = row.attachment != nullptr ? wanted : std::max(wanted, 0.0);
             const double delta = impulse - row.impulse;
             if (delta == 0.0 || !std::isfinite(delta))
                 continue;
@@ -295,8 +397,7 @@ CoupledStats CoupledContactSolver::Solve(btDiscreteDynamicsWorld& ioWorld, std::
         if (largest <= inTolerance)
             break;
     }
-    for (const Row& row : mRows)
-        row.point->m_appliedImpulse = btScalar(row.impulse);
+    WriteImpulses();
     WriteBack(inTimeStep);
     return stats;
 }

@@ -22,6 +22,7 @@ class DeformableShape;
 
 namespace bdt::detail
 {
+class SurfaceAttachment;
 
 /// A body whose modes the coupled solve moves: its shape (with a prediction, `DeformableShape::Predicting`) and
 /// the inertial impulse of the frame's motion as Bullet solved it (`InertialForce` times the step), which its modes
@@ -64,6 +65,13 @@ struct CoupledStats
 /// threshold, and soft contacts (a contact ERP: stiffness and damping), keep Bullet's impulse. Friction keeps
 /// Bullet's impulses. The contact is then implicit in the modes as in the frames: no lag, nothing fed.
 ///
+/// The attachments (`SurfaceAttachment`) holding a predicting body are solved in the same sweeps: three
+/// bilateral rows each, one per world axis, with the same gap (their points at the step's start, the frames'
+/// velocities, the modes' motion) and their own target and softness (`SurfaceAttachment::TargetGap`,
+/// `Softness`): g_a + h·γ·λ_a = (1 − β)·(x_A − x_B)_a. A body carrying a load on contacts while held by
+/// attachments is then solved as one system through its modes; solved apart, each side's impulses move the
+/// other's points a step later, and a soft body between them rings for seconds.
+///
 /// Not thread-safe (Bullet's bodies and manifolds are written); one instance keeps its scratch between steps.
 class CoupledContactSolver
 {
@@ -71,8 +79,9 @@ public:
     /// Solves the contacts of the world's manifolds that touch one of `inBodies` (others are left as Bullet
     /// solved them), `inMaxSweeps` sweeps at most, fewer once no gap changes by more than `inTolerance` (m) in a
     /// sweep. `inTimeStep` is the step Bullet just took.
-    CoupledStats Solve(btDiscreteDynamicsWorld& ioWorld, std::span<const CoupledBody> inBodies, double inTimeStep,
-                       int inMaxSweeps, double inTolerance);
+    CoupledStats Solve(btDiscreteDynamicsWorld& ioWorld, std::span<const CoupledBody> inBodies,
+                       std::span<SurfaceAttachment* const> inAttachments, double inTimeStep, int inMaxSweeps,
+                       double inTolerance);
 
 private:
     struct Frame
@@ -100,14 +109,32 @@ private:
     };
     struct Row
     {
-        btManifoldPoint* point = nullptr;
+        btManifoldPoint* point = nullptr;        // a contact's, or
+        SurfaceAttachment* attachment = nullptr; // an attachment's row along world axis `axis` (bilateral)
+        int axis = 0;
         Side sides[2];
         Vec3d normal = Vec3d::Zero(); // from B to A
         double distance = 0.0, target = 0.0, diagonal = 0.0, impulse = 0.0;
-        bool fixed = false; // keeps Bullet's impulse (restitution, soft contact)
+        double softness = 0.0; // h·γ of an attachment
+        bool fixed = false;    // keeps Bullet's impulse (restitution, soft contact)
     };
 
     int FrameOf(const btCollisionObject* inObject);
+    /// Side `inSide` of `ioRow` at `inLever` from `inObject`'s centre of mass: its frame and the frame's spin per
+    /// unit impulse along the row.
+    void SetUpFrame(Row& ioRow, int inSide, const btCollisionObject* inObject, const Vec3d& inLever);
+    /// The frame's spin per unit impulse along side `inSide`'s direction (+n on A, −n on B), or null for a frame
+    /// the solve does not move: what `DeformableShape::ResponseRows` takes.
+    const Vec3d* SideSpin(const Row& inRow, int inSide, Vec3d& outSpin) const;
+    /// Side `inSide`'s modes (body `inModal`) take part, with u at `inOffset` of `mMotion` and w in `mScratch`:
+    /// its response K⊙u + c⊙(w − u), and the impulse Bullet gave the row in the modes' motion.
+    void SetUpModes(Row& ioRow, int inSide, int inModal, std::size_t inOffset);
+    /// Finishes `ioRow` (its diagonal; fixed where that is not positive) and adds it.
+    void AddRow(Row& ioRow);
+    void AddContactRows(btDiscreteDynamicsWorld& ioWorld);
+    void AddAttachmentRows(std::span<SurfaceAttachment* const> inAttachments);
+    /// Gives the solved impulses back: the contacts' manifold points, the attachments' λ.
+    void WriteImpulses();
     double Gap(const Row& inRow) const;
     void Apply(const Row& inRow, double inDelta);
     void WriteBack(double inTimeStep);

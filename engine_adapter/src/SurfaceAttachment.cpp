@@ -172,6 +172,7 @@ void SurfaceAttachment::PrepareBlock(double inTimeStep)
         beta = hk / (hk + mSettings.damping);
     }
     mSoftness = softness;
+    mBeta = beta;
     mBias = -(beta * (mPrepared[0].point - mPrepared[1].point) + motion) / h;
     bool invertible = false;
     double determinant = 0.0;
@@ -183,6 +184,7 @@ void SurfaceAttachment::PrepareBlock(double inTimeStep)
         mInverseMass.setZero();
         mBias.setZero();
         mSoftness = 0.0;
+        mBeta = 1.0;
         mPrepared[0].predicting = mPrepared[1].predicting = false;
         return;
     }
@@ -231,20 +233,29 @@ void SurfaceAttachment::solveConstraintObsolete(btSolverBody& ioBodyA, btSolverB
     }
 }
 
-void SurfaceAttachment::AddSolvedImpulse(const btRigidBody* inBody, std::span<double> ioImpulse) const
+SurfaceAttachment::SolveSide SurfaceAttachment::Side(int inSide) const
 {
-    if (!mPending)
-        return;
-    for (int side = 0; side < 2; ++side)
+    const Prepared& prepared = mPrepared[inSide];
+    SolveSide side;
+    side.body = mSides[inSide].body;
+    side.point = prepared.point;
+    side.lever = prepared.lever;
+    if (prepared.predicting)
     {
-        const Prepared& prepared = mPrepared[side];
-        if (mSides[side].body != inBody || !prepared.predicting)
-            continue;
-        const Vec3d impulse = side == 0 ? mImpulse : Vec3d(-mImpulse);
-        for (std::size_t j = 0; j < std::min(ioImpulse.size(), prepared.rows[0].size()); ++j)
-            ioImpulse[j] += prepared.rows[0][j] * impulse.x() + prepared.rows[1][j] * impulse.y() +
-                            prepared.rows[2][j] * impulse.z();
+        side.shape = mSides[inSide].shape;
+        for (int a = 0; a < 3; ++a)
+        {
+            side.motion[a] = prepared.rows[a];
+            side.impulse[a] = prepared.rows[3 + a];
+        }
     }
+    return side;
+}
+
+void SurfaceAttachment::SetImpulse(const Vec3d& inImpulse)
+{
+    mImpulse = inImpulse;
+    mLastImpulse = ToBtVector(inImpulse);
 }
 
 void SurfaceAttachment::AddPendingImpulse()

@@ -102,10 +102,30 @@ public:
     /// Adds the last solve's impulse to the pending generalised impulse of each predicting deformable side (±λ),
     /// once per solve; `bdt::World`'s post-tick calls it. Remembers λ as λ° for the next solve.
     void AddPendingImpulse();
-    /// Adds the generalised impulse this solve's λ gives `inBody`'s modes (through the point's motion rows; what
-    /// `AddPendingImpulse` will add) to `ioImpulse` (M entries), if `inBody` is a predicting deformable side and a
-    /// solve ran: for the coupled contact solve, which then sees the load the attachments put on the modes.
-    void AddSolvedImpulse(const btRigidBody* inBody, std::span<double> ioImpulse) const;
+
+    /// A side as this solve saw it at the step's start, for the coupled contact solve (`CoupledContactSolver`),
+    /// which solves the attachment once more with the contacts: the held point and its lever from the centre of
+    /// mass (m, world) and, for a side whose modes take part, its shape and rows along the world axes (u_a, and
+    /// w_a with the frame's inertial share: `DeformableShape::ResponseRows` along +x, +y, +z; M entries each).
+    struct SolveSide
+    {
+        btRigidBody* body = nullptr;
+        DeformableShape* shape = nullptr; ///< Null where the modes take no part.
+        Vec3d point = Vec3d::Zero(), lever = Vec3d::Zero();
+        std::span<const double> motion[3], impulse[3];
+    };
+    /// Whether a solve ran whose impulse the modes have not taken yet (`AddPendingImpulse`): only then are
+    /// `Side`, `Impulse` and `SetImpulse` meaningful.
+    bool Solved() const { return mPending && !mInverseMass.isZero(0.0); }
+    SolveSide Side(int inSide) const;
+    /// This solve's λ on side A (N·s, world).
+    const Vec3d& Impulse() const { return mImpulse; }
+    /// Replaces this solve's λ (the coupled solve's); `AddPendingImpulse` then gives the modes this one.
+    void SetImpulse(const Vec3d& inImpulse);
+    /// The end-of-step gap this solve aims at, (1 − β)·(x_A − x_B), and its softness h·γ (m per N·s): the solve
+    /// makes the gap plus h·γ·λ reach the target.
+    Vec3d TargetGap() const { return (1.0 - mBeta) * (mPrepared[0].point - mPrepared[1].point); }
+    double Softness() const { return mTimeStep * mSoftness; }
 
 private:
     /// Per side and step: the point, its lever from the centre of mass, and for a predicting deformable side its
@@ -136,6 +156,7 @@ private:
     Prepared mPrepared[2];
     Mat3d mInverseMass = Mat3d::Zero(); // (K + C/h + γI)⁻¹ for this step
     double mSoftness = 0.0;             // γ
+    double mBeta = 0.0;                 // β
     Vec3d mBias = Vec3d::Zero();        // −(β·(x_A − x_B) + D_A − D_B)/h
     Vec3d mImpulse = Vec3d::Zero();     // λ accumulated in this solve
     Vec3d mHeld = Vec3d::Zero();        // λ°, the last solve's

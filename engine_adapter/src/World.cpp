@@ -1009,14 +1009,16 @@ void World::SolveCoupledContacts(double inTimeStep)
             for (double& value : impulse)
                 value *= inTimeStep;
         }
-        // The attachments' impulses, which the modes will hold with the contacts'.
-        for (auto& [id, attachment] : mAttachments)
-            attachment->AddSolvedImpulse(body.rigidBody.get(), impulse);
         mCoupledBodies.push_back({body.shape.get(), impulse});
     }
+    // The attachments are solved with the contacts (they share the modes).
+    mCoupledAttachments.clear();
+    for (auto& [id, attachment] : mAttachments)
+        mCoupledAttachments.push_back(attachment.get());
     if (mCoupled == nullptr)
         mCoupled = std::make_unique<detail::CoupledContactSolver>();
-    mCoupled->Solve(mWorld, mCoupledBodies, inTimeStep, mSettings.coupledSweeps, mSettings.coupledTolerance);
+    mCoupled->Solve(mWorld, mCoupledBodies, mCoupledAttachments, inTimeStep, mSettings.coupledSweeps,
+                    mSettings.coupledTolerance);
 }
 
 void World::OnPostTick(double inTimeStep)

@@ -104,7 +104,8 @@ struct WorldSettings
     /// After Bullet's solve, the normal impulses of the contacts of vibrating bodies are solved once more with
     /// the coupling of the contacts through the modes they share (`detail::CoupledContactSolver`): Bullet's
     /// solver can only see each contact's own modal give, and a body resting on many contacts that load the same
-    /// modes would otherwise pump them. At most this many Gauss-Seidel sweeps (0 turns it off), fewer once no gap
+    /// modes would otherwise pump them. The attachments (`World::Attach`) are solved in the same sweeps, three
+    /// rows each. At most this many Gauss-Seidel sweeps (0 turns it off), fewer once no gap
     /// changes by more than `coupledTolerance` (m) in a sweep. Costs about (M + 20) flops per point and sweep.
     int coupledSweeps = 16;
     double coupledTolerance = 1e-6;
@@ -189,8 +190,8 @@ struct DebugDrawOptions
 /// - Bullet: broadphase on the root spheres, our narrowphase to the proxies (and, in the surface model, their
 ///   triangles), the solver. Each contact of an awake body carries its surface's predicted motion over the step
 ///   and its own modal compliance (`PredictContacts`, as distance and CFM);
-/// - post-tick: the normal impulses of every contact of a predicting body are solved once more with the
-///   coupling through the modes they share, frames and modes together (`detail::CoupledContactSolver`,
+/// - post-tick: the normal impulses of every contact of a predicting body, and its attachments, are solved once
+///   more with the coupling through the modes they share, frames and modes together (`detail::CoupledContactSolver`,
 ///   `WorldSettings::coupledSweeps`): Bullet's rows hold each contact's own modal give only, and a body resting
 ///   on many contacts that load the same modes would otherwise be pumped by the difference a step later. Then
 ///   every contact impulse on a deformable body is projected on its contact point (Uᵀ Rᵀ J through the point's
@@ -312,7 +313,9 @@ public:
     /// point is held, frame and modes together: the attachment is a Bullet constraint solved in each of the
     /// solver's iterations on the point's velocity with the modes' part in it, and its impulses change the
     /// frame's velocities and the modes' q̇ at once (a ball joint; `SurfaceAttachment.h` has the equations).
-    /// Rigid, or a spring (`AttachmentSettings`). While attachments are in place, the solver runs all of its
+    /// After Bullet's solve it is solved once more together with the contacts of the bodies whose modes it loads
+    /// (`WorldSettings::coupledSweeps`), so that a soft body held by attachments and loaded by contacts comes to
+    /// rest. Rigid, or a spring (`AttachmentSettings`). While attachments are in place, the solver runs all of its
     /// `m_numIterations` (the plugin sets `btContactSolverInfo::m_leastSquaresResidualThreshold` to −1 where it is
     /// Bullet's default 0, and back once none is left; a threshold the host set stops Bullet's iterations without
     /// counting the attachments). `inTarget` must be in this World's Bullet world and stay there
@@ -484,6 +487,7 @@ private:
     std::unique_ptr<detail::CoupledContactSolver> mCoupled;
     std::vector<detail::CoupledBody> mCoupledBodies;
     std::vector<std::vector<double>> mCoupledImpulses;
+    std::vector<detail::SurfaceAttachment*> mCoupledAttachments;
 };
 
 } // namespace bdt
