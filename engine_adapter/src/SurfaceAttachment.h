@@ -90,6 +90,15 @@ public:
     btVector3 WorldPoint(int inSide) const;
     /// The impulse of the last solve on side A (N·s, world).
     const btVector3& LastImpulse() const { return mLastImpulse; }
+    /// λ°, the impulse the next solve starts from (the last solve's, N·s, world, on side A): with `LastImpulse`,
+    /// all of the attachment's state that a later step reads (`World::SaveState`).
+    const Vec3d& HeldImpulse() const { return mHeld; }
+    /// Restores what `HeldImpulse` and `LastImpulse` gave (`World::LoadState`); between steps only.
+    void RestoreImpulses(const Vec3d& inHeld, const btVector3& inLast)
+    {
+        mHeld = inHeld;
+        mLastImpulse = inLast;
+    }
 
     // --- btTypedConstraint ---
     void buildJacobian() override;

@@ -20,7 +20,7 @@ namespace
 {
 
 constexpr char cMagic[8] = {'B', 'D', 'T', 'S', 'T', 'A', 'T', 'E'};
-constexpr std::uint32_t cVersion = 2; // 2: the previous step's transform and q (motion vectors)
+constexpr std::uint32_t cVersion = 3; // 2: the previous step's transform and q; 3: the attachments
 
 /// Appends values to a snapshot, native byte order.
 class Writer
@@ -113,6 +113,15 @@ struct BodyState
     ModalGuardStats guard;
 };
 
+/// One attachment's part of a snapshot: which bodies and points it holds (to recognise it) and its impulses.
+struct AttachmentState
+{
+    std::int32_t bodies[2] = {-1, -1}; ///< Indices among the World's bodies, −1 for another body.
+    std::uint32_t triangles[2] = {0, 0};
+    Vec3d held = Vec3d::Zero();
+    btVector3 last{0, 0, 0};
+};
+
 bool AllFinite(std::span<const double> inValues)
 {
     return std::all_of(inValues.begin(), inValues.end(), [](double v) { return std::isfinite(v); });
@@ -168,6 +177,19 @@ std::vector<std::uint8_t> World::SaveState() const
         out.Put(body->previousTransform);
         const std::vector<double> previousQ(body->previousQ.begin(), body->previousQ.end());
         out.Put(std::span<const double>(previousQ));
+    }
+    out.Put(std::uint32_t(mAttachments.size()));
+    for (const auto& [id, attachment] : mAttachments)
+    {
+        for (int side = 0; side < 2; ++side)
+        {
+            const detail::AttachmentSide& held = side == 0 ? attachment->SideA() : attachment->SideB();
+            out.Put(BodyIndex(held.body));
+            out.Put(held.shape != nullptr ? held.triangle : std::uint32_t(0));
+        }
+        for (int k = 0; k < 3; ++k)
+            out.Put(attachment->HeldImpulse()[k]);
+        out.Put(attachment->LastImpulse());
     }
     std::vector<std::uint8_t>& bytes = out.Bytes();
     const std::uint64_t checksum = Fnv1a64::Of(bytes);
@@ -254,8 +276,34 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
             state.activationState > DISABLE_SIMULATION)
             throw Error("state snapshot: body " + std::to_string(b) + " holds values out of range");
     }
+    const std::uint32_t attachmentCount = in.Get<std::uint32_t>();
+    if (attachmentCount != mAttachments.size())
+        throw Error("state snapshot: of a world with " + std::to_string(attachmentCount) + " attachments, this one has " +
+                    std::to_string(mAttachments.size()));
+    std::vector<AttachmentState> attachments(attachmentCount);
+    for (std::uint32_t a = 0; a < attachmentCount; ++a)
+    {
+        AttachmentState& state = attachments[a];
+        const detail::SurfaceAttachment& attachment = *mAttachments[a].second;
+        bool same = true;
+        for (int side = 0; side < 2; ++side)
+        {
+            const detail::AttachmentSide& held = side == 0 ? attachment.SideA() : attachment.SideB();
+            state.bodies[side] = in.Get<std::int32_t>();
+            state.triangles[side] = in.Get<std::uint32_t>();
+            same = same && state.bodies[side] == BodyIndex(held.body) &&
+                   state.triangles[side] == (held.shape != nullptr ? held.triangle : 0u);
+        }
+        for (int k = 0; k < 3; ++k)
+            state.held[k] = in.Get<double>();
+        state.last = in.GetVector();
+        if (!same)
+            throw Error("state snapshot: attachment " + std::to_string(a) + " holds other bodies or points");
+        if (!state.held.allFinite() || !IsFinite(state.last))
+            throw Error("state snapshot: attachment " + std::to_string(a) + " holds values out of range");
+    }
     if (!in.AtEnd())
-        throw Error("state snapshot: bytes after the last body");
+        throw Error("state snapshot: bytes after the last attachment");
 
     for (std::uint32_t b = 0; b < count; ++b)
     {
@@ -305,6 +353,16 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
             mWorld.updateSingleAabb(&rigid);
         }
     }
+    for (std::uint32_t a = 0; a < attachmentCount; ++a)
+        mAttachments[a].second->RestoreImpulses(attachments[a].held, attachments[a].last);
+}
+
+std::int32_t World::BodyIndex(const btRigidBody* inBody) const
+{
+    for (std::size_t b = 0; b < mBodies.size(); ++b)
+        if (mBodies[b]->rigidBody.get() == inBody)
+            return std::int32_t(b);
+    return -1;
 }
 
 } // namespace bdt

@@ -111,6 +111,64 @@ TEST(WorldState, TheHundredChairPileSavedAtStep300ReplaysAlike)
     EXPECT_NE(ends[0], original->Deformables().StateHash());
 }
 
+/// Two modal chairs swinging in the air: the first held by a corner to a point of the world, the second by a
+/// corner to a point of the first's surface; nothing touches (no manifold), so a replay can match bit for bit.
+std::unique_ptr<SampleWorld> MakeHangingChairs(std::vector<AttachmentId>& outAttachments)
+{
+    auto world = std::make_unique<SampleWorld>();
+    World& deformables = world->Deformables();
+    const std::shared_ptr<const DeformableAsset> asset = test::ModalShapeAsset("chair", 1500, 8, 2e6);
+    btRigidBody* chairs[2];
+    for (int i = 0; i < 2; ++i)
+    {
+        BodyDesc desc;
+        desc.mass = 4.0;
+        desc.proxyLevel = 8;
+        desc.transform.setOrigin(btVector3(0.3f * float(i), 3.0f - 1.2f * float(i), 0.0f));
+        chairs[i] = deformables.CreateBody(asset, desc);
+    }
+    const btVector3 top(0.3f, 3.5f, -0.3f); // beyond the first chair's top back corner
+    const SurfacePoint corner = deformables.ClosestSurfacePoint(chairs[0], top);
+    outAttachments = {deformables.Attach(chairs[0], corner, nullptr, deformables.SurfacePosition(chairs[0], corner))};
+    const SurfacePoint lower = deformables.ClosestSurfacePoint(chairs[1], top - btVector3(0, 1.2f, 0));
+    const SurfacePoint upper = deformables.ClosestSurfacePoint(chairs[0], deformables.SurfacePosition(chairs[1], lower));
+    outAttachments.push_back(deformables.Attach(chairs[1], lower, chairs[0], upper));
+    return world;
+}
+
+TEST(WorldState, AttachmentsReplayBitForBit)
+{
+    // The attachments' impulses, which each solve starts from, are in the snapshot: a world loaded from it steps
+    // as the world it was saved from, bit for bit (nothing touches, so no manifold's warm start differs).
+    std::vector<AttachmentId> ids, loadedIds;
+    std::unique_ptr<SampleWorld> original = MakeHangingChairs(ids);
+    original->Step(100, cStep);
+    const std::vector<std::uint8_t> snapshot = original->Deformables().SaveState();
+    std::unique_ptr<SampleWorld> loaded = MakeHangingChairs(loadedIds);
+    loaded->Deformables().LoadState(snapshot);
+    EXPECT_EQ(loaded->Deformables().SaveState(), snapshot);
+    for (std::size_t a = 0; a < ids.size(); ++a)
+    {
+        EXPECT_EQ(loaded->Deformables().AttachmentImpulse(loadedIds[a]), original->Deformables().AttachmentImpulse(ids[a]));
+        EXPECT_GT(original->Deformables().AttachmentImpulse(ids[a]).length(), 0.0f); // they hold weight
+    }
+    original->Step(200, cStep);
+    loaded->Step(200, cStep);
+    EXPECT_EQ(loaded->Deformables().StateHash(), original->Deformables().StateHash());
+    EXPECT_EQ(test::RawBodyState(loaded->Deformables().Bodies()), test::RawBodyState(original->Deformables().Bodies()));
+    EXPECT_EQ(original->Dynamics().getDispatcher()->getNumManifolds(), 0);
+
+    // A world with other attachments, or none, refuses the snapshot.
+    SampleWorld bare;
+    for (int i = 0; i < 2; ++i)
+        bare.Deformables().CreateBody(test::ModalShapeAsset("chair", 1500, 8, 2e6), BodyDesc{});
+    EXPECT_NE(LoadError(bare.Deformables(), snapshot).find("attachments"), std::string::npos);
+    btRigidBody* chair = loaded->Deformables().Bodies()[0];
+    loaded->Deformables().Detach(loadedIds[1]);
+    loaded->Deformables().Attach(chair, SurfacePoint{0, btVector3(1, 0, 0)}, nullptr, btVector3(0, 3, 0));
+    EXPECT_NE(LoadError(loaded->Deformables(), snapshot).find("other bodies or points"), std::string::npos);
+}
+
 TEST(WorldState, BadSnapshotsAreRefusedAndChangeNothing)
 {
     std::unique_ptr<SampleWorld> world = MakePile();

@@ -369,16 +369,15 @@ public:
     /// interpolation transform, velocities, total force and torque, gravity, mass properties, activation state and
     /// time) and what the plugin does (q, q̇, the held load's deflection, pending and held impulses, held forces,
     /// the frame's last velocities, the guard's last good state and counters, the last step's start for
-    /// `PreviousQ`): everything a later step or a motion vector reads.
-    /// Versioned and checksummed (FNV-1a 64), native byte order, values as doubles (so a float build's snapshot
-    /// loads in a double build and back). Not saved: Bullet's own bodies, constraints and manifolds (see
-    /// `LoadState`), the World's settings, and the attachments (`Attach`), whose last impulse a later step
-    /// starts from: with attachments in place a loaded world steps like the saved one to rounding, not bit for
-    /// bit. O(bodies · M).
+    /// `PreviousQ`), and of every attachment (`Attach`) the impulse its next solve starts from: everything a later
+    /// step or a motion vector reads. Versioned and checksummed (FNV-1a 64), native byte order, values as doubles
+    /// (so a float build's snapshot loads in a double build and back). Not saved: Bullet's own bodies, constraints
+    /// and manifolds (see `LoadState`) and the World's settings. O(bodies · M + attachments · bodies).
     std::vector<std::uint8_t> SaveState() const;
     /// Restores a `SaveState` snapshot into this World's bodies, which must be as many, made from assets of the
-    /// same vertex, triangle and mode counts, in the same order (the same scene built again, or this one): the
-    /// bodies' state afterwards is the saved one bit for bit (`StateHash` equal). Their contact manifolds are
+    /// same vertex, triangle and mode counts, in the same order (the same scene built again, or this one), with
+    /// the same attachments in the same order (the same bodies and surface points): the bodies' state afterwards
+    /// is the saved one bit for bit (`StateHash` equal). Their contact manifolds are
     /// emptied, so the next step starts cold as in a freshly built world: two worlds built alike and loaded from
     /// one snapshot step alike, bit for bit. The world the snapshot came from keeps its manifolds' warm start,
     /// so it may step differently from them; for a replay that matches it, save where it has no contacts in
@@ -449,6 +448,8 @@ private:
     /// The tree-order triangle and weights of `inPoint` on `inBody`; throws naming `inCaller` if it is outside.
     std::pair<std::uint32_t, Vec3d> TreePoint(const Body& inBody, const SurfacePoint& inPoint,
                                               const char* inCaller) const;
+    /// The index of `inBody` among `mBodies`, −1 if it is not one of them. O(bodies).
+    std::int32_t BodyIndex(const btRigidBody* inBody) const;
     /// Adds an attachment between the two sides (`Attach`'s checks done).
     AttachmentId AddAttachment(Body& ioBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
                                const btVector3& inTargetPoint, Body* ioOther, const SurfacePoint& inOtherPoint,
