@@ -200,8 +200,9 @@ Swing SwingChair(bool inBulletPin, double inErp)
 
 // The frame's kinetic and potential energy plus the modes' energy never rise above the start by more than they
 // do for the same frame on Bullet's own ball joint with the same erp (its symplectic step with Baumgarte's
-// correction gains a little on the first swing), and never above the start in the second half: no energy is
-// pumped in over time, for a soft or a stiff correction. The pin holds as tightly as Bullet's.
+// correction gains a little on the first swing), and over the second half never above the start by more than
+// Bullet's joint is (which, at erp 1, ends a little above it): no energy is pumped in over time, for a soft or
+// a stiff correction. The pin holds as tightly as Bullet's.
 TEST(WorldSurfaceAttachmentEnergy, ASwingingPinnedChairGainsNoEnergyOver10000Steps)
 {
     for (const double erp : {0.05, 0.2, 1.0})
@@ -211,7 +212,8 @@ TEST(WorldSurfaceAttachmentEnergy, ASwingingPinnedChairGainsNoEnergyOver10000Ste
         EXPECT_LT(swing.highest - swing.start, reference.highest - reference.start + 0.01)
             << "erp " << erp << ": start " << swing.start << ", highest " << swing.highest << "; Bullet's joint: "
             << reference.highest;
-        EXPECT_LT(swing.highestLate, swing.start + 0.01) << "erp " << erp;
+        EXPECT_LT(swing.highestLate - swing.start, std::max(0.0, reference.highestLate - reference.start) + 0.01)
+            << "erp " << erp;
         EXPECT_LT(swing.lowest, swing.start - 0.1) << "erp " << erp << ": it did not swing";
         EXPECT_LT(swing.pinError, std::max(1e-3f, 1.2f * reference.pinError)) << "erp " << erp;
     }
