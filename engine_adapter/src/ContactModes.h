@@ -36,8 +36,8 @@ bool Slides(const btManifoldPoint& inPoint, const btCollisionObject& inObject0,
 /// (`ApplyProxyImpulse`); called for every manifold in turn, it is one Gauss-Seidel sweep over the points:
 /// each projection only removes kinetic energy of the modes. Tangentially the modes see the contact as they
 /// see its friction (`Slides`): only a sliding contact's friction is a load on them; a sticking one's is the
-/// rigid solve's business. (Holding their tangential slip as well was tried: it damps a 120 Hz pile more,
-/// but keeps a 12-chair pile awake a second longer at 60 Hz, and rests on no firmer ground.) The frames are
+/// rigid solve's business. (Holding their tangential slip as well damps a pile more, but keeps it awake
+/// longer, and rests on no firmer ground.) The frames are
 /// not touched: the modes carry no momentum (s_j ≈ 0), so neither does the impulse. `inShapes` are the
 /// manifold's bodies' shapes, null where not deformable or not predicting; `inRestToWorld` their
 /// `RestToWorld`. About 8M flops a side per point, along the normal only (`DeformableShape::ProxyCoupling`).

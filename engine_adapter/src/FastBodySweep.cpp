@@ -56,7 +56,7 @@ public:
         if (!mBody.checkCollideWith(object) || !object->checkCollideWith(&mBody))
             return false;
         // Deformable bodies are cast against here, at their contact proxies (`SweepSphere`): Bullet would cast
-        // at each of their triangles in the swept box (thousands: 10x the step in a pile hit at 40 m/s).
+        // at each of their triangles in the swept box (thousands in a pile hit by a fast body).
         if (dynamic_cast<const DeformableShape*>(object->getCollisionShape()) != nullptr)
         {
             mDeformables.push_back(object);

@@ -25,7 +25,7 @@ struct SweepHit
 /// `inTimeStep` (s) counting as its motion. Bullet casts the sphere at every object but deformable bodies;
 /// those the sweep meets in the broadphase are cast against at their contact proxies (§3.4: balls that hold
 /// their surface, found by a tree descent in the swept box; Bullet would cast at each of their triangles there,
-/// thousands: 10x the step in a pile hit at 40 m/s), a ball-against-ball time of impact each. Hits on `inBody`
+/// thousands in a pile), a ball-against-ball time of impact each. Hits on `inBody`
 /// itself, on objects without contact response or that the body's collision filter excludes, on surfaces the
 /// sphere is leaving, and on objects it already touches at the start unless it moves into them by more than
 /// `inStartApproach` (m) in the step are ignored. Bullet's own CCD (`btRigidBody::setCcdMotionThreshold`)

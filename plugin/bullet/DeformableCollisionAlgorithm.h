@@ -109,8 +109,8 @@ struct PreparedPair
 /// m_closestPointDistanceThreshold is reported through `resultOut->addContactPoint`, unreduced.
 ///
 /// Front tracking (two deformables, both with `DeformableShapeSettings::frontTracking`): the pair keeps its
-/// `TraversalFront` across steps, so each step's proxy descent starts where the last one stopped (half the
-/// sphere tests for two boxes resting on each other, 7% fewer in the benchmark's 100-chair pile). Allocated on
+/// `TraversalFront` across steps, so each step's proxy descent starts where the last one stopped (it pays most
+/// for bodies resting on each other, least in a pile still in motion). Allocated on
 /// the pair's first such query, dropped when the setting is off; closest-points algorithms (made per query)
 /// never keep one. The contacts, and so the manifolds, are the same with or without it (`GenerateContacts`).
 /// Likewise the pair caches (`DeformableShapeSettings::pairCacheSkin`): `ProxyPairCache` for two deformables

@@ -45,8 +45,8 @@ struct ParallelDispatcher::Batch final : PreparedPairSchedule
 
     /// Readies the schedule for a dispatch of at most `inPairs` prepared pairs: no slot published or taken.
     /// The pairs' storage is reserved, so that preparing more never moves a pair a thread is planning. It
-    /// grows geometrically: reserved exactly, a pile whose pair count creeps up step after step moved every
-    /// prepared pair (and its plan's buffers) on most steps, 2.5 ms a step at 3601 chairs.
+    /// grows geometrically: reserved exactly, a pile whose pair count creeps up step after step would move every
+    /// prepared pair (and its plan's buffers) on most steps.
     void Begin(std::size_t inPairs)
     {
         count = 0;

@@ -55,7 +55,7 @@ StepMotion PredictStepMotion(const btCollisionObject& inObject, double inTimeSte
 
 /// Each body's `PredictStepMotion` (with, for a deformable, its placed root sphere: `StepMotion::rootCentre`)
 /// and shape contact breaking threshold for one step, computed the first time
-/// a pair asks for them: in a pile a body is in several pairs (3601 chairs: about 8), and the motion (for a
+/// a pair asks for them: in a pile a body is in several pairs, and the motion (for a
 /// deformable, its surface reach, modal speed and rotation fit) was made again for each. Keyed by the
 /// object's world array index, stamped per step; an object outside a world (index −1) is computed every
 /// time. Serial, like `PredictStepMotion`. The memory (about 200 bytes a body) is kept between steps.
@@ -134,7 +134,7 @@ inline constexpr double cSearchFloor = 0.1;
 /// which the proxy geometry's distance changes at the step's start). `ContactSearchDistance` bounds the same
 /// test over the whole pair; in a pile most contacts within it are points of bodies that slide or turn past
 /// each other, apart by most of the reach and not approaching, which the solver never pushes yet iterates
-/// over every step (3601 chairs: 80k of 93k points). Dropping them lets a body that the step's other
+/// over every step (most of a crashing pile's points). Dropping them lets a body that the step's other
 /// contacts turn towards one go into it by what that turn closes beyond the factor 2; the next step finds
 /// it. (The narrowphase also keeps a pair's supports, and applies the filter only to pairs of this plugin's
 /// own contact code: `DeformableCollisionAlgorithm`.) Everything is kept when h is not positive and finite

@@ -197,8 +197,8 @@ Vec3d EnclosingBallsCentre(std::span<const Vec3d> inCenters, std::span<const dou
         return reach;
     };
     // Equal radii make the minimal sphere of the centres the answer; unequal ones pull it towards the larger
-    // balls, which the steps do. Step k moves a quarter of the way, divided by k + 1: 16 steps gave within 1% of
-    // 64's sphere tests when wrapping the proxies of a chair pile (`ProxyLevel`), at a quarter of the cost.
+    // balls, which the steps do. Step k moves a quarter of the way, divided by k + 1: 16 steps wrap the proxies
+    // (`ProxyLevel`) about as tightly as 64, at a quarter of the cost.
     constexpr int cSteps = 16;
     constexpr double cFirstStep = 0.25;
     Vec3d centre = MinimalEnclosingSphere(inCenters).center;

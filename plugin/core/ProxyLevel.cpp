@@ -87,12 +87,9 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
         mChildrenBelow[i] = IsProxy(i) ? 0 : tree.Node(i).firstChild;
 
     // Each node above the proxies is measured against every proxy below it, not composed from its children's
-    // wraps: composing adds the triangle inequality's slack at every level (the root of an 18k-triangle
-    // chair wrapped at L = 10 came out 1.66x its minimal sphere; measured directly, 1.01x), and a looser
-    // coarse sphere overlaps more of the other body's, which is most of a tree-vs-tree descent's cost (a
-    // settled 3601-chair pile: 2.9x fewer sphere tests, and a third of the broadphase pairs). The centres are
-    // chosen for the proxies too (`EnclosingBallsCentre`), separately for c and each Ū_j. O(P·L·M) for P
-    // proxies: milliseconds for that chair.
+    // wraps: composing adds the triangle inequality's slack at every level, and a looser coarse sphere overlaps
+    // more of the other body's, which is most of a tree-vs-tree descent's cost (see the class comment). The
+    // rest centre is chosen for the proxies (`EnclosingBallsCentre`). O(P·L·M) for P proxies, once per L.
     std::vector<std::uint32_t> below, stack;
     std::vector<Vec3d> centres, differences(m);
     std::vector<double> radii;
@@ -104,8 +101,7 @@ ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLev
         ProxiesBelow(*this, i, below, stack);
         float* wrapped = mRows.data() + std::size_t(i) * stride;
         // The rest centre is chosen for the proxies' balls; each Ū_j stays the node's own (the centre of its
-        // vertices' displacements): choosing those too changed the sphere tests of a settled 3601-chair pile
-        // by 0.01% and cost 3x the time.
+        // vertices' displacements): choosing those too would triple the cost for next to no tighter spheres.
         const Vec3f centre = WrapCentre(tree, i, below, 0, centres, radii);
         for (int k = 0; k < 3; ++k)
             wrapped[k] = centre[k];

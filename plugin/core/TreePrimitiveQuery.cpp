@@ -295,11 +295,9 @@ BDT_NOINLINE ProxyContact TerminalContact(const Adapter& inPrimitive, const Worl
 // body's rest frame (`RestFrameTests.h`: the primitive mapped there once), which accepts whatever the world
 // test would; terminal nodes are decided by `PlaceAndTestTerminal` only, after that same rest-frame test (so
 // it is skipped for those the world test would reject anyway). Whether a node is terminal, and where its
-// children are, come from one table (`ProxyLevel::ChildrenBelow`; a leaf-level descent reads the node). The
-// 16 balls resting on a 10k-triangle box of `bdt-bench scaling` collided 15.1 times faster than GImpact this
-// way, 12.9 times with every node placed in world and tested there (medians of six alternated runs each;
-// 2.3 against 2.7 times the cost of the same balls on a rigid box); the 100-chair pile's contacts and
-// sphere tests are the same either way.
+// children are, come from one table (`ProxyLevel::ChildrenBelow`; a leaf-level descent reads the node).
+// Testing inner nodes in the rest frame saves placing each node in world (`bdt-bench scaling` measures it);
+// the contacts and sphere tests are the same either way.
 template <class Adapter, class OnTerminal>
 void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool inToLeaves,
                       QueryStats& ioStats, OnTerminal&& inOnTerminal)

@@ -203,9 +203,8 @@ struct FrontCarry
 //
 // Breadth first rather than depth first with a stack: a pair's test (about half overlap in a pile) decides
 // only whether it is kept for the next level, so a level is one loop of independent tests whose outcomes
-// never steer the loop; depth first, each outcome decided which pair came next, and half were mispredicted.
-// 3601 chairs in their crash (`bdt-bench chairs`, pairs frozen at step 90): 82 → 52 ms for the same 3.57M
-// tests and 10% fewer sphere updates. The cost is memory: a level of k overlapping pairs makes 2k pairs of
+// never steer the loop; depth first, each outcome decided which pair came next, and half were mispredicted
+// (`bdt-bench chairs` compares the two). The cost is memory: a level of k overlapping pairs makes 2k pairs of
 // 48 bytes for the next (two arrays per thread, kept between calls: tens of kilobytes in a pile).
 //
 // Calls inOnTerminal(nodeA, nodeB, sphereA, sphereB) for each pair of terminal nodes whose world spheres

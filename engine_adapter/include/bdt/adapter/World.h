@@ -90,10 +90,9 @@ struct WorldSettings
     /// While the kinetic energy of a body's modes per kg is above this (J/kg), it is kept awake. The default,
     /// ½·(0.1 m/s)², is a surface vibrating at 10 cm/s rms, an eighth of Bullet's default linear sleeping
     /// threshold (0.8 m/s): Bullet counts frames moving that slowly as at rest, and the residual jitter it
-    /// leaves a pile with (0.1–0.2 m/s, 0.4–0.9 rad/s in the 100-chair pile with sleeping disabled) rings
-    /// the modes to about 1e-3 J/kg, so a lower threshold keeps awake for good a pile Bullet would put to
-    /// sleep. Sleep no longer freezes a vibration (a sleeping body's modes ring down, see `World`), so this
-    /// only decides when vibration is motion.
+    /// leaves a pile with rings the modes to about a fifth of this, so a much lower threshold keeps awake for
+    /// good a pile Bullet would put to sleep. Sleep does not freeze a vibration (a sleeping body's modes ring
+    /// down, see `World`), so this only decides when vibration is motion.
     double wakeEnergyPerKg = 5e-3;
     /// The contact's restitution also acts on the normal component of the modes' part of the surface velocity
     /// at each contact that pushed (World's post-tick, after the coupled solve): a model choice (the contact is
@@ -111,8 +110,8 @@ struct WorldSettings
     double coupledTolerance = 1e-6;
     /// With a `ParallelDispatcher` of two threads or more, the post-solve read-back walks the manifolds on two
     /// threads at once (the same results, bit for bit) when there are at least this many; below, starting the
-    /// thread costs more than it saves (100 chairs, about 300 manifolds: 1.31x the rigid step with 256 here,
-    /// 1.24x with 1024; 3601 chairs, about 20k: 3% off the step).
+    /// thread costs more than it saves. Sensible values are 512 to 4096 (a 100-body pile has a few hundred
+    /// manifolds, a 3600-body one tens of thousands).
     int parallelReadBackManifolds = 1024;
     /// Continuous collision detection for fast bodies: a body whose centre of mass moved farther in a step
     /// than `sweepTravelFraction` of its bounding radius has the sphere about its centre of mass that holds

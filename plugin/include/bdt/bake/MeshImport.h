@@ -39,8 +39,8 @@ struct ImportSettings
     /// its PLY reader (docs/ROBUSTNESS.md). The child also has limits scaled to the file's size, so that a file
     /// whose counts make Assimp allocate gigabytes fails at once ("the reader ran out of its memory limit"):
     /// 512 MiB of address space beyond its own plus 64 bytes per byte of file (not applied in sanitizer
-    /// builds), and 10 CPU seconds plus one per MiB. Costs a fork and a copy of the geometry through a pipe
-    /// (about 2 ms for a 100k-triangle mesh). Off: Assimp runs in the calling process, without limits.
+    /// builds), and 10 CPU seconds plus one per MiB. Costs a fork and a copy of the geometry through a pipe,
+    /// small beside the import itself. Off: Assimp runs in the calling process, without limits.
     bool isolateReader = true;
     /// With `isolateReader`, a reader still running after this many seconds is killed and reported.
     double readerTimeoutSeconds = 600.0;

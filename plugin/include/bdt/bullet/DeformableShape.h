@@ -60,12 +60,10 @@ struct DeformableShapeSettings
     /// than the pair's gap can have closed since (the modes' and the frames' motion, bounded) is carried over
     /// without computing its spheres. Used for a pair only when both bodies allow it. It changes the work, not
     /// the result: the pair's contacts are the same, bit for bit, in the same order (the narrowphase sorts
-    /// them), so a world steps identically either way. In a falling and settling pile it makes a quarter of the
-    /// sphere tests and 0.6x the sphere updates of descents from the roots, and 0.88x their step (100
-    /// 18k-triangle chairs at L = 10, `bdt-bench chairs --scenes front --skin 0 --seeds 4`, 1000 steps: median
-    /// over the awake steps, 0.85 to 0.90; 0.93x the whole run). Off by default: the pair cache is faster still
-    /// (the front is 1.11x its step). Takes precedence over
-    /// `pairCacheSkin` when both bodies ask for it. 12 bytes per front pair on the heap, plus 4 bytes per mode of each body.
+    /// them), so a world steps identically either way. It pays where bodies touch for many steps (a settling
+    /// pile), not where pairs come and go (`bdt-bench chairs --scenes front` measures it). Off by default: the
+    /// pair cache (`pairCacheSkin`) saves more in a pile. Takes precedence over `pairCacheSkin` when both bodies
+    /// ask for it. 12 bytes per front pair on the heap, plus 4 bytes per mode of each body.
     bool frontTracking = false;
     /// Temporal coherence of the narrowphase between two deformables by a skin (`ProxyPairCache`): each pair
     /// keeps the proxy pairs it found within the contact reach plus a skin, and answers the next steps from
@@ -73,16 +71,13 @@ struct DeformableShapeSettings
     /// than the skin. The skin is this fraction of the body's rest bounding radius (world units: times the
     /// scale; the smaller of the two bodies'); 0 turns it off for the body's pairs; ≥ 0 and finite. Like
     /// `frontTracking` it changes the work, not the result: the contacts are the same, bit for bit, so a world
-    /// steps identically with any skin. 100 18k-triangle chairs at L = 10, 300 steps, five piles
-    /// (`bdt-bench chairs --scenes skin --seeds 5`, median of the ratios of medians): 0.80x the step time at
-    /// 0.02 (0.88x at 0.01, 0.82x at 0.04); a 3601-chair pile still falling (steps 130-160): 0.51x the sphere
-    /// tests, 0.89x the step. The body's pairs with spheres, boxes, capsules and planes, static or moving,
-    /// keep such a list too (`PrimitivePairCache`, this body's skin, following the body in the primitive's
-    /// frame): a body resting on the ground, or carrying resting balls and crates, answers from its few kept
-    /// proxies instead of descending to each of them every step (a settled pile of 100 chairs on a plane:
-    /// 0.88x the step; a 10k-triangle box carrying 16 balls, `bdt-bench scaling`: 0.7x its collision cost
-    /// while its modes ring at 0.5 mm; at 5 mm, where a list would answer one step only and the pairs mostly
-    /// descend without one (`PrimitivePairCache::cReusesThatPay`), 1.0x to 1.07x). On the
+    /// steps identically with any skin. Sensible values are 0.01 to 0.04: a thinner skin is outgrown every few
+    /// steps, a thicker one keeps too many pairs (`bdt-bench chairs --scenes skin` compares them). The body's
+    /// pairs with spheres, boxes, capsules and planes, static or moving, keep such a list too
+    /// (`PrimitivePairCache`, this body's skin, following the body in the primitive's frame): a body resting on
+    /// the ground, or carrying resting balls and crates, answers from its few kept proxies instead of descending
+    /// to each of them every step; where its modes ring by more than the skin, a list answers one step only and
+    /// the pairs descend without one (`PrimitivePairCache::cReusesThatPay`). On the
     /// heap, per pair of deformables whose bounding boxes overlap, or of this body and a primitive: a few
     /// hundred bytes, plus 8 bytes a mode and 12 a kept pair (about 30 for two touching chairs of those) or 4
     /// a kept proxy.
@@ -100,10 +95,9 @@ struct DeformableShapeSettings
     /// with BD-AABB boxes (§3.5, `DeformableAsset::Boxes`, built on first use: 32(M + 1) bytes a node per
     /// asset) beside them. Used for a pair when both bodies ask for it (and no `traversalBudget`); it then takes
     /// precedence over `frontTracking` and `pairCacheSkin`. The contacts are the same, bit for bit: the boxes are
-    /// grown to hold the proxies' spheres (`CollideProxies` with box rows). It does not pay in a chair pile: the
-    /// grown boxes cull little that the spheres do not, and a box test costs ten sphere tests (100 18k-triangle
-    /// chairs at L = 10, 300 steps, against spheres alone with no pair cache: 1.47x the bounding-volume tests,
-    /// 2.5x the step). Off by default.
+    /// grown to hold the proxies' spheres (`CollideProxies` with box rows). It rarely pays: the grown boxes cull
+    /// little that the spheres do not, and a box test costs about ten sphere tests (`bdt-bench bounds`). Off by
+    /// default.
     bool boxCulling = false;
 };
 
@@ -430,8 +424,8 @@ private:
     };
 
     std::shared_ptr<const DeformableAsset> mAsset;
-    Pose mPrincipal;
-    mutable BoundingSphereMemo mBoundingSphere; // mAsset->Mass().ToPrincipal(), rest frame to principal frame
+    Pose mPrincipal; // mAsset->Mass().ToPrincipal(), rest frame to principal frame
+    mutable BoundingSphereMemo mBoundingSphere;
     mutable RotationMemo mRotations;
     DeformableShapeSettings mSettings;
     btVector3 mLocalScaling{1, 1, 1};

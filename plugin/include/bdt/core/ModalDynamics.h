@@ -21,8 +21,8 @@ struct ModalSettings
     /// `bdt::World` hands the contact solver each contact's predicted motion and modal compliance
     /// (`DeformableShape::PredictStep`), so a contact no longer pumps the modes through the one-step lag that
     /// made softer modes or smaller steps gain energy. What is left explicit is how a contact's impulse moves
-    /// the body's other contacts through the shared modes (seen a step later): in a deep pile stepped at
-    /// 120 Hz it keeps a small residual vibration (a few mJ per 4 kg chair in the 100-chair pile). A step
+    /// the body's other contacts through the shared modes (seen a step later): in a deep pile it keeps a small
+    /// residual vibration, which `World`'s coupled contact solve removes. A step
     /// much longer than the period (ωh ≫ 1) does not resolve the vibration: it is seen as a static
     /// deflection under the step's load.
     float fallbackFrequency = 250.0f;

@@ -58,10 +58,8 @@ public:
 
     /// Queries a list must answer to pay for the descent that made it (`SkinListHistory`). One does not: a
     /// list made, used once and dropped costs a widened descent and a list query where plain descents cost
-    /// two of theirs. A 10k-triangle box ringing at 5 mm under 16 resting balls (`bdt-bench scaling
-    /// --triangles 10000 --reduced 0`, whose lists answer one query each) collided in 0.034 ms a step when
-    /// such lists counted as paid, 0.030 ms with two (medians of six runs each, alternated); at 0.5 mm and
-    /// 10 mm, and in the 100-chair pile on its plane, it is the same either way within this machine's noise.
+    /// two of theirs: where a body rings by about the skin every step (its lists answer one query each), two
+    /// pay and one does not; elsewhere the choice makes no difference (`bdt-bench scaling` measures it).
     static constexpr std::uint32_t cReusesThatPay = 2;
 
     /// Forgets the list: the next query descends from the root.

@@ -23,10 +23,10 @@ namespace bdt
 /// each term raised by the float rounding of both updates, and δR of eq. 11 is the largest of the node's and
 /// its proxies'. The rest centre c_n is chosen for the proxies' balls (`EnclosingBallsCentre`, or the node's
 /// own centre if that reaches less); the Ū_nj stay the node's own. Composing child by child instead
-/// (R_n ≥ ‖c_ch − c_n‖ + R_ch, linear in the nodes) adds the triangle inequality's slack at every level: for an
-/// 18k-triangle chair at L = 10 the root came out 1.66x its minimal sphere, against 1.008x measured directly,
-/// and a settled 3601-chair pile needed 3.2x the sphere tests. The direct measure costs O(P·L·M) for P
-/// proxies (milliseconds for that chair), paid once per L and shared by every body.
+/// (R_n ≥ ‖c_ch − c_n‖ + R_ch, linear in the nodes) adds the triangle inequality's slack at every level, so the
+/// coarse spheres of a deep tree grow well beyond their minimal ones and a tree-vs-tree descent tests many
+/// more of them. The direct measure costs O(P·L·M) for P proxies (milliseconds for an 18k-triangle model),
+/// paid once per L and shared by every body.
 ///
 /// Immutable; share it between bodies that use the same L.
 class ProxyLevel

@@ -128,9 +128,9 @@ private:
     double mSkin = 0.0;
     Key mKey;
     bool mValid = false;
-    /// Reuses, descents and the hold-off after lists never reused. A list that answers one query pays here:
-    /// asking for two (as `PrimitivePairCache` does) made 3% more sphere tests in the 100-chair pile
-    /// (`bdt-bench chairs --count 100 --steps 1000`, the same contacts).
+    /// Reuses, descents and the hold-off after lists never reused. A list that answers one query pays here
+    /// (a pair's descent costs more than a primitive's): asking for two, as `PrimitivePairCache` does, only
+    /// makes more descents.
     SkinListHistory mHistory{1};
 };
 

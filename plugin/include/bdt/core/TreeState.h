@@ -40,7 +40,8 @@ struct alignas(16) UpdatedSphere
 ///
 /// With temporal coherence on (§3.5, eq. 11), spheres are computed at a reference q_ref and reused across
 /// steps while q stays near it, enlarged by δR·‖q − q_ref‖₂ (one multiply-add a sphere). The reference is
-/// refreshed when that enlargement would exceed `coherenceRefresh` times the root radius.
+/// refreshed when that enlargement would exceed the refresh fraction (`SetTemporalCoherence`) times the root
+/// radius.
 ///
 /// One thread at a time per state (states of different bodies are independent), except for `Sphere`, which
 /// threads that each hold a `ConcurrentScope` may call on one state at once (a parallel narrowphase: two
