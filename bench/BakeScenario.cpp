@@ -100,13 +100,12 @@ const bool sRegistered = RegisterScenario(
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<BakeOptions>();
-        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
+        AddJsonOption(ioCommand, options->json);
         ioCommand.add_option("--shapes", options->shapes, "Shapes to bake (chair, sphere, box, pawn, ...)")
             ->delimiter(',');
-        ioCommand.add_option("--triangles", options->triangles, "Target triangle count")
-            ->check(CLI::Range(100u, 5000000u));
-        ioCommand.add_option("--modes", options->modes, "Modes M")->check(CLI::Range(1u, 1000u));
-        ioCommand.add_option("--samples", options->samples, "Bakes per shape")->check(CLI::Range(1, 100));
+        AddRangeOption(ioCommand, "--triangles", options->triangles, "Target triangle count", 100u, 5000000u);
+        AddRangeOption(ioCommand, "--modes", options->modes, "Modes M", 1u, 1000u);
+        AddRangeOption(ioCommand, "--samples", options->samples, "Bakes per shape", 1, 100);
         return [options] { return RunBake(*options); };
     });
 

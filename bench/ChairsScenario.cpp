@@ -17,7 +17,7 @@
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
@@ -416,21 +416,18 @@ const bool sRegistered = RegisterScenario(
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<ChairsOptions>();
-        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
-        ioCommand.add_option("--count", options->count, "Number of chairs")->check(CLI::Range(1u, 100000u));
-        ioCommand.add_option("--steps", options->steps, "Steps to run")->check(CLI::Range(1, 1000000));
-        ioCommand.add_option("--triangles", options->triangles, "Chair triangle count")
-            ->check(CLI::Range(100u, 5000000u));
-        ioCommand.add_option("--modes", options->modes, "Modes per chair")->check(CLI::Range(0u, 200u));
-        ioCommand.add_option("--level", options->level, "Contact proxy level L")->check(CLI::Range(0u, 60u));
-        ioCommand.add_option("--layers", options->layers, "Layers of the dropped block")
-            ->check(CLI::Range(1u, 1000u));
+        AddJsonOption(ioCommand, options->json);
+        AddRangeOption(ioCommand, "--count", options->count, "Number of chairs", 1u, 100000u);
+        AddRangeOption(ioCommand, "--steps", options->steps, "Steps to run", 1, 1000000);
+        AddRangeOption(ioCommand, "--triangles", options->triangles, "Chair triangle count", 100u, 5000000u);
+        AddRangeOption(ioCommand, "--modes", options->modes, "Modes per chair", 0u, 200u);
+        AddRangeOption(ioCommand, "--level", options->level, "Contact proxy level L", 0u, 60u);
+        AddRangeOption(ioCommand, "--layers", options->layers, "Layers of the dropped block", 1u, 1000u);
         ioCommand.add_option("--seed", options->seed, "Seed of the pile's random orientations");
-        ioCommand
-            .add_option("--seeds", options->seeds,
-                        "Piles to run, seeds --seed onwards; prints each ratio's median, min and max")
-            ->check(CLI::Range(1u, 1000u));
-        ioCommand.add_option("--dt", options->timeStep, "Time step, s")->check(CLI::Range(1e-5, 1.0));
+        AddRangeOption(ioCommand, "--seeds", options->seeds,
+                       "Piles to run, seeds --seed onwards; prints each ratio's median, min and max", 1u,
+                       1000u);
+        AddRangeOption(ioCommand, "--dt", options->timeStep, "Time step, s", 1e-5, 1.0);
         ioCommand
             .add_option("--scenes", options->scenes,
                         "both (deformable and rigid), deformable, rigid, bullet (Bullet's own compound "
@@ -444,20 +441,18 @@ const bool sRegistered = RegisterScenario(
             .add_option("--contacts", options->contacts,
                         "Contact model of the deformable and rigid scenes: surface (the default) or proxies")
             ->check(CLI::IsMember({"surface", "proxies"}));
-        ioCommand
-            .add_option("--threads", options->threads,
-                        "Narrowphase threads (bdt::ParallelDispatcher) in every scene; 0: the machine's")
-            ->check(CLI::Range(0u, 256u));
+        AddRangeOption(ioCommand, "--threads", options->threads,
+                       "Narrowphase threads (bdt::ParallelDispatcher) in every scene; 0: the machine's", 0u,
+                       256u);
         ioCommand.add_flag("--boxes", options->boxes,
                            "BD-AABB box culling of deformable pairs on every body (--scenes boxes runs both)");
         ioCommand.add_flag("--front", options->front,
                            "Front tracking on: each deformable pair's proxy descent starts from last step's "
                            "front (off by default; --scenes front runs both)");
-        ioCommand
-            .add_option("--skin", options->skin,
-                        "Pair cache skin, a fraction of each chair's rest bounding radius (0: off; "
-                        "--scenes skin runs with it and without)")
-            ->check(CLI::Range(0.0, 1.0));
+        AddRangeOption(ioCommand, "--skin", options->skin,
+                       "Pair cache skin, a fraction of each chair's rest bounding radius (0: off; "
+                       "--scenes skin runs with it and without)",
+                       0.0, 1.0);
         return [options] { return RunChairs(*options); };
     });
 

@@ -12,15 +12,16 @@
 #include "reference/LayeredSphereTree.h"
 #include "reference/PaperCurtain.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <algorithm>
 #include <array>
 #include <bdt/bake/AnimationBasis.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <bdt/core/TreeQueries.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <chrono>
 #include <cstdio>
 #include <numeric>
@@ -175,6 +176,192 @@ std::uint64_t Disagreements(const Oracle& inOracle, std::vector<std::uint32_t> i
     return real;
 }
 
+// The four methods over one curtain: each answers the ball query of a frame with its own structures.
+class CurtainMethods
+{
+public:
+    explicit CurtainMethods(const Curtain& inCurtain)
+        : state(std::make_shared<const ContactProxies>(inCurtain.tree, inCurtain.tree->LevelCount() - 1)),
+          layered(inCurtain.tree), mCurtain(inCurtain), mModel(inCurtain.tree->GetModel()), mAabb(inCurtain.tree),
+          mGImpact(mModel), mVertices(mModel.VertexCount())
+    {
+    }
+
+    /// One frame of one method: everything it does to answer the query at that frame. The triangles found are
+    /// in `Found()` until the next frame.
+    void Frame(int inMethod, std::uint32_t inFrame, QueryStats& ioStats)
+    {
+        const std::span<const float> q = FrameQ(mCurtain, inFrame);
+        const Sphere& ball = mCurtain.balls[inFrame];
+        mFound.clear();
+        switch (inMethod)
+        {
+        case BDTreeMethod:
+            if (!state.SetQ(q))
+                throw Error("curtain: frame " + std::to_string(inFrame) + " has an invalid q");
+            mContacts.clear();
+            CollideTriangles(DeformedBody{&state, Pose::Identity(), 1.0, 0.0}, ball, mContacts, ioStats);
+            for (const TriangleContact& contact : mContacts)
+                mFound.push_back(contact.triangle);
+            break;
+        case LayeredMethod:
+            DeformVertices(mModel, q, mVertices);
+            layered.Refit(mVertices);
+            layered.Query(ball, mVertices, mFound, ioStats);
+            break;
+        case AabbMethod:
+            DeformVertices(mModel, q, mVertices);
+            mAabb.Refit(mVertices);
+            mAabb.Query(ball, mVertices, mFound, ioStats);
+            break;
+        default:
+            DeformVertices(mModel, q, mVertices);
+            mGImpact.Update(mVertices);
+            mGImpact.QueryBall(ball, mVertices, mCandidates, mFound, ioStats);
+            break;
+        }
+    }
+
+    const std::vector<std::uint32_t>& Found() const { return mFound; }
+    /// GImpact's box tests for the ball of a frame (its `Query` counts only the exact ones).
+    std::uint64_t GImpactBallTests(const Sphere& inBall) const { return mGImpact.CountBallTests(inBall); }
+
+    TreeState state;           ///< The BD-Tree method's body, at the last frame it answered.
+    LayeredSphereTree layered; ///< The layered method's tree, refitted to the last frame it answered.
+
+private:
+    const Curtain& mCurtain;
+    const Model& mModel;
+    AabbTree mAabb;
+    GImpactMesh mGImpact;
+    std::vector<Vec3f> mVertices;
+    std::vector<TriangleContact> mContacts;
+    std::vector<std::uint32_t> mFound;
+    btAlignedObjectArray<int> mCandidates;
+};
+
+// What the counting pass finds: each method's counts and wrong answers, the frames where the ball touches
+// nothing and those where it touches the cloth, and the BD-Tree's mean radius growth.
+struct CurtainCounts
+{
+    std::array<QueryStats, MethodCount> stats{};
+    std::array<std::uint64_t, MethodCount> wrong{};
+    std::vector<std::uint32_t> awayFrames, touchingFrames; // brute force finds no triangle / some
+    double meanOverRest = 0.0;    // ⟨R'/R⟩: the BD-Tree radius at q_f over its rest radius
+    double meanOverLayered = 0.0; // and over the refitted layered sphere of the same node and frame
+};
+
+// Counting pass: tests, answers against brute force, and the BD-Tree's radii.
+CurtainCounts CountPass(const Curtain& inCurtain, CurtainMethods& ioMethods, const CurtainOptions& inOptions)
+{
+    const BDTree& tree = *inCurtain.tree;
+    CurtainCounts counts;
+    double growthSum = 0.0, overLayeredSum = 0.0;
+    std::uint64_t radiusSamples = 0;
+    for (std::uint32_t f = 0; f < inOptions.frames; ++f)
+    {
+        const Oracle oracle = BruteForce(tree.GetModel(), FrameQ(inCurtain, f), inCurtain.balls[f]);
+        (oracle.inside.empty() ? counts.awayFrames : counts.touchingFrames).push_back(f);
+        for (int method = 0; method < MethodCount; ++method)
+        {
+            ioMethods.Frame(method, f, counts.stats[method]);
+            counts.wrong[method] += Disagreements(oracle, ioMethods.Found(), inOptions.ballRadius);
+            if (method == GImpactMethod)
+                counts.stats[method].overlapTests += ioMethods.GImpactBallTests(inCurtain.balls[f]);
+        }
+        // Every node: the state and the layered tree both hold frame f (their methods just ran).
+        for (std::uint32_t node = 0; node < tree.NodeCount(); ++node)
+        {
+            const double deformed = double(ioMethods.state.Sphere(node).radius);
+            const double rest = double(tree.Row(node)[3]);
+            const double layeredRadius = ioMethods.layered.NodeSphere(node).radius;
+            if (rest > 0.0 && layeredRadius > 0.0)
+            {
+                growthSum += deformed / rest;
+                overLayeredSum += deformed / layeredRadius;
+                ++radiusSamples;
+            }
+        }
+    }
+    counts.meanOverRest = growthSum / double(std::max<std::uint64_t>(1, radiusSamples));
+    counts.meanOverLayered = overLayeredSum / double(std::max<std::uint64_t>(1, radiusSamples));
+    return counts;
+}
+
+// Timed passes over `inFrames`: every method runs them once per repeat, the methods interleaved so that a slow
+// moment of the machine falls on all of them. The median ms of each method (0 without frames).
+std::array<double, MethodCount> TimePasses(CurtainMethods& ioMethods, const std::vector<std::uint32_t>& inFrames,
+                                           std::uint32_t inRepeats)
+{
+    std::array<std::vector<double>, MethodCount> passMs;
+    for (std::uint32_t r = 0; r < inRepeats; ++r)
+        for (int k = 0; k < MethodCount; ++k)
+        {
+            const int method = int((k + r) % MethodCount);
+            QueryStats ignored;
+            const auto start = Clock::now();
+            for (const std::uint32_t f : inFrames)
+                ioMethods.Frame(method, f, ignored);
+            passMs[method].push_back(MsSince(start));
+        }
+    std::array<double, MethodCount> medians{};
+    for (int method = 0; method < MethodCount; ++method)
+        medians[method] = inFrames.empty() ? 0.0 : Median(passMs[method]);
+    return medians;
+}
+
+// Each frame timed on its own (median over the repeats): the time along the animation. Separate passes, so the
+// timer's own cost (tens of ns a frame) stays out of the totals.
+std::array<std::vector<double>, MethodCount> FrameSeries(CurtainMethods& ioMethods, std::uint32_t inFrames,
+                                                         std::uint32_t inRepeats)
+{
+    std::array<std::vector<std::vector<double>>, MethodCount> samples;
+    for (auto& method : samples)
+        method.assign(inFrames, {});
+    for (std::uint32_t r = 0; r < inRepeats; ++r)
+        for (int k = 0; k < MethodCount; ++k)
+        {
+            const int method = int((k + r) % MethodCount);
+            QueryStats ignored;
+            for (std::uint32_t f = 0; f < inFrames; ++f)
+            {
+                const auto start = Clock::now();
+                ioMethods.Frame(method, f, ignored);
+                samples[method][f].push_back(MsSince(start));
+            }
+        }
+    std::array<std::vector<double>, MethodCount> seriesMs;
+    for (int method = 0; method < MethodCount; ++method)
+        for (std::uint32_t f = 0; f < inFrames; ++f)
+            seriesMs[method].push_back(Median(samples[method][f]));
+    return seriesMs;
+}
+
+// Writes the per-frame series as a table for gnuplot. False (with the error printed) if it cannot.
+bool WriteSeries(const std::string& inPath, const std::array<std::vector<double>, MethodCount>& inSeriesMs,
+                 const std::vector<std::uint32_t>& inTouchingFrames, std::uint32_t inRepeats)
+{
+    std::FILE* file = std::fopen(inPath.c_str(), "w");
+    if (file == nullptr)
+    {
+        std::fprintf(stderr, "error: %s: cannot write the series\n", inPath.c_str());
+        return false;
+    }
+    std::fprintf(file,
+                 "# frame, ms per frame (median of %u) for BD-Tree, layered spheres, AABB tree, Bullet "
+                 "GImpact; 1 where the ball touches the cloth\n",
+                 inRepeats);
+    const std::size_t frames = inSeriesMs[BDTreeMethod].size();
+    std::vector<std::uint32_t> touching(frames, 0);
+    for (const std::uint32_t f : inTouchingFrames)
+        touching[f] = 1;
+    for (std::size_t f = 0; f < frames; ++f)
+        std::fprintf(file, "%zu %.9f %.9f %.9f %.9f %u\n", f, inSeriesMs[BDTreeMethod][f], inSeriesMs[LayeredMethod][f],
+                     inSeriesMs[AabbMethod][f], inSeriesMs[GImpactMethod][f], touching[f]);
+    std::fclose(file);
+    return true;
+}
+
 int RunCurtain(const CurtainOptions& inOptions)
 {
     const Curtain curtain = MakeCurtain(inOptions);
@@ -189,137 +376,17 @@ int RunCurtain(const CurtainOptions& inOptions)
         frames, curtain.simulationMs, curtain.pcaMs, curtain.animation.energyKept,
         1e3 * curtain.animation.maxError, curtain.buildMs, inOptions.ballRadius, inOptions.ballSpeed);
 
-    TreeState state(std::make_shared<const ProxyLevel>(curtain.tree, tree.LevelCount() - 1));
-    LayeredSphereTree layered(curtain.tree);
-    AabbTree aabb(curtain.tree);
-    GImpactMesh gimpact(model);
-    std::vector<Vec3f> vertices(model.VertexCount());
-    std::vector<TriangleContact> contacts;
-    std::vector<std::uint32_t> found;
-    btAlignedObjectArray<int> candidates;
-    const DeformedBody body{&state, Pose::Identity(), 1.0, 0.0};
-
-    // One frame of one method: everything it does to answer the query at that frame.
-    const auto frameOf = [&](int inMethod, std::uint32_t inFrame, QueryStats& ioStats)
-    {
-        const std::span<const float> q = FrameQ(curtain, inFrame);
-        const Sphere& ball = curtain.balls[inFrame];
-        found.clear();
-        switch (inMethod)
-        {
-        case BDTreeMethod:
-            if (!state.SetQ(q))
-                throw Error("curtain: frame " + std::to_string(inFrame) + " has an invalid q");
-            contacts.clear();
-            CollideTriangles(body, ball, contacts, ioStats);
-            for (const TriangleContact& contact : contacts)
-                found.push_back(contact.triangle);
-            break;
-        case LayeredMethod:
-            DeformVertices(model, q, vertices);
-            layered.Refit(vertices);
-            layered.Query(ball, vertices, found, ioStats);
-            break;
-        case AabbMethod:
-            DeformVertices(model, q, vertices);
-            aabb.Refit(vertices);
-            aabb.Query(ball, vertices, found, ioStats);
-            break;
-        default:
-            DeformVertices(model, q, vertices);
-            gimpact.Update(vertices);
-            gimpact.QueryBall(ball, vertices, candidates, found, ioStats);
-            break;
-        }
-    };
-
-    // Counting pass: tests, answers against brute force, and the BD-Tree's radii.
-    std::array<QueryStats, MethodCount> stats{};
-    std::array<std::uint64_t, MethodCount> wrong{};
-    std::vector<std::uint32_t> awayFrames, touchingFrames; // brute force finds no triangle / some
-    double growthSum = 0.0, overLayeredSum = 0.0;
-    std::uint64_t radiusSamples = 0;
-    for (std::uint32_t f = 0; f < frames; ++f)
-    {
-        const Oracle oracle = BruteForce(model, FrameQ(curtain, f), curtain.balls[f]);
-        (oracle.inside.empty() ? awayFrames : touchingFrames).push_back(f);
-        for (int method = 0; method < MethodCount; ++method)
-        {
-            frameOf(method, f, stats[method]);
-            wrong[method] += Disagreements(oracle, found, inOptions.ballRadius);
-            if (method == GImpactMethod)
-            {
-                // `Query` counted the exact tests; the box tests come from walking GImpact's tree.
-                stats[method].overlapTests += gimpact.CountBallTests(curtain.balls[f]);
-            }
-        }
-        // ⟨R'/R⟩ over every node: the BD-Tree radius at q_f against its rest radius (the paper's 1.51) and
-        // against the refitted layered sphere of the same node in the same frame (the state and the layered
-        // tree both hold frame f: its methods just ran).
-        for (std::uint32_t node = 0; node < tree.NodeCount(); ++node)
-        {
-            const double deformed = double(state.Sphere(node).radius);
-            const double rest = double(tree.Row(node)[3]);
-            const double layeredRadius = layered.NodeSphere(node).radius;
-            if (rest > 0.0 && layeredRadius > 0.0)
-            {
-                growthSum += deformed / rest;
-                overLayeredSum += deformed / layeredRadius;
-                ++radiusSamples;
-            }
-        }
-    }
-
-    // Timed passes: every method runs the whole animation once per repeat, the methods interleaved so that
-    // a slow moment of the machine falls on all of them. Then the same over the frames where the ball touches
-    // nothing and over those where it touches the cloth: the BD-Tree's cost follows the answer's size (§4),
-    // a refit's does not.
+    CurtainMethods methods(curtain);
+    const CurtainCounts counts = CountPass(curtain, methods, inOptions);
+    // The whole animation, then the frames where the ball touches nothing and those where it touches the
+    // cloth: the BD-Tree's cost follows the answer's size (§4), a refit's does not.
     std::vector<std::uint32_t> allFrames(frames);
     std::iota(allFrames.begin(), allFrames.end(), 0u);
-    const auto timePasses = [&](const std::vector<std::uint32_t>& inFrames) {
-        std::array<std::vector<double>, MethodCount> passMs;
-        for (std::uint32_t r = 0; r < inOptions.repeats; ++r)
-            for (int k = 0; k < MethodCount; ++k)
-            {
-                const int method = int((k + r) % MethodCount);
-                QueryStats ignored;
-                const auto start = Clock::now();
-                for (const std::uint32_t f : inFrames)
-                    frameOf(method, f, ignored);
-                passMs[method].push_back(MsSince(start));
-            }
-        std::array<double, MethodCount> medians{};
-        for (int method = 0; method < MethodCount; ++method)
-            medians[method] = inFrames.empty() ? 0.0 : Median(passMs[method]);
-        return medians;
-    };
-    const std::array<double, MethodCount> totalMs = timePasses(allFrames);
-    const std::array<double, MethodCount> awayMs = timePasses(awayFrames);
-    const std::array<double, MethodCount> touchingMs = timePasses(touchingFrames);
+    const std::array<double, MethodCount> totalMs = TimePasses(methods, allFrames, inOptions.repeats);
+    const std::array<double, MethodCount> awayMs = TimePasses(methods, counts.awayFrames, inOptions.repeats);
+    const std::array<double, MethodCount> touchingMs = TimePasses(methods, counts.touchingFrames, inOptions.repeats);
     const auto perFrame = [](double inMs, std::size_t inFrames) { return inFrames == 0 ? 0.0 : inMs / double(inFrames); };
-    // Each frame timed on its own (median over the repeats): the time along the animation. Separate passes,
-    // so the timer's own cost (tens of ns a frame) stays out of the totals above.
-    std::array<std::vector<double>, MethodCount> frameSeriesMs;
-    {
-        std::array<std::vector<std::vector<double>>, MethodCount> samples;
-        for (auto& method : samples)
-            method.assign(frames, {});
-        for (std::uint32_t r = 0; r < inOptions.repeats; ++r)
-            for (int k = 0; k < MethodCount; ++k)
-            {
-                const int method = int((k + r) % MethodCount);
-                QueryStats ignored;
-                for (std::uint32_t f = 0; f < frames; ++f)
-                {
-                    const auto start = Clock::now();
-                    frameOf(method, f, ignored);
-                    samples[method][f].push_back(MsSince(start));
-                }
-            }
-        for (int method = 0; method < MethodCount; ++method)
-            for (std::uint32_t f = 0; f < frames; ++f)
-                frameSeriesMs[method].push_back(Median(samples[method][f]));
-    }
+    const std::array<std::vector<double>, MethodCount> frameSeriesMs = FrameSeries(methods, frames, inOptions.repeats);
 
     nlohmann::json report = {
         {"scenario", "curtain"},
@@ -329,22 +396,21 @@ int RunCurtain(const CurtainOptions& inOptions)
         {"nodes", tree.NodeCount()},
         {"levels", tree.LevelCount()},
         {"frames", frames},
-        {"frames_touching", touchingFrames.size()},
+        {"frames_touching", counts.touchingFrames.size()},
         {"repeats", inOptions.repeats},
         {"ball_radius_m", inOptions.ballRadius},
         {"ball_speed_m_per_s", inOptions.ballSpeed},
         {"pca_energy_kept", curtain.animation.energyKept},
         {"pca_max_error_m", curtain.animation.maxError},
-        {"bdtree_mean_radius_over_rest", growthSum / double(std::max<std::uint64_t>(1, radiusSamples))},
-        {"bdtree_mean_radius_over_layered",
-         overLayeredSum / double(std::max<std::uint64_t>(1, radiusSamples))}};
+        {"bdtree_mean_radius_over_rest", counts.meanOverRest},
+        {"bdtree_mean_radius_over_layered", counts.meanOverLayered}};
     const double bdFrameMs = totalMs[BDTreeMethod] / frames;
-    const double bdAwayMs = perFrame(awayMs[BDTreeMethod], awayFrames.size());
-    const double bdTouchingMs = perFrame(touchingMs[BDTreeMethod], touchingFrames.size());
+    const double bdAwayMs = perFrame(awayMs[BDTreeMethod], counts.awayFrames.size());
+    const double bdTouchingMs = perFrame(touchingMs[BDTreeMethod], counts.touchingFrames.size());
     std::printf(
         "ball touches the curtain in %zu of %u frames; <R'/R> = %.3f (BD-Tree radius over rest radius, "
         "every node and frame), %.3f over the layered sphere's\n",
-        touchingFrames.size(), frames, double(report["bdtree_mean_radius_over_rest"]),
+        counts.touchingFrames.size(), frames, double(report["bdtree_mean_radius_over_rest"]),
         double(report["bdtree_mean_radius_over_layered"]));
     std::printf("%-16s %8s %9s %6s %9s %11s %9s %11s %9s %11s %9s %8s %5s\n", "method", "tests", "tri tests",
                 "found", "total ms", "ms / frame", "x BD-Tree", "away ms/f", "x BD-Tree", "touch ms/f", "x BD-Tree",
@@ -353,20 +419,20 @@ int RunCurtain(const CurtainOptions& inOptions)
     for (int method = 0; method < MethodCount; ++method)
     {
         const double frameMs = totalMs[method] / frames;
-        const double awayFrameMs = perFrame(awayMs[method], awayFrames.size());
-        const double touchingFrameMs = perFrame(touchingMs[method], touchingFrames.size());
+        const double awayFrameMs = perFrame(awayMs[method], counts.awayFrames.size());
+        const double touchingFrameMs = perFrame(touchingMs[method], counts.touchingFrames.size());
         std::printf("%-16s %8llu %9llu %6llu %9.3f %11.6f %9.1f %11.6f %9.1f %11.6f %9.1f %8zu %5llu\n",
-                    cMethodNames[method], static_cast<unsigned long long>(stats[method].overlapTests),
-                    static_cast<unsigned long long>(stats[method].triangleTests),
-                    static_cast<unsigned long long>(stats[method].contacts), totalMs[method], frameMs,
+                    cMethodNames[method], static_cast<unsigned long long>(counts.stats[method].overlapTests),
+                    static_cast<unsigned long long>(counts.stats[method].triangleTests),
+                    static_cast<unsigned long long>(counts.stats[method].contacts), totalMs[method], frameMs,
                     frameMs / bdFrameMs, awayFrameMs, bdAwayMs > 0.0 ? awayFrameMs / bdAwayMs : 0.0, touchingFrameMs,
                     bdTouchingMs > 0.0 ? touchingFrameMs / bdTouchingMs : 0.0,
                     method == BDTreeMethod ? std::size_t(4 * tree.RowStride()) : cBytesPerVolume[method],
-                    static_cast<unsigned long long>(wrong[method]));
+                    static_cast<unsigned long long>(counts.wrong[method]));
         report[cMethodKeys[method]] = {
-            {"overlap_tests", stats[method].overlapTests},
-            {"triangle_tests", stats[method].triangleTests},
-            {"triangles_found", stats[method].contacts},
+            {"overlap_tests", counts.stats[method].overlapTests},
+            {"triangle_tests", counts.stats[method].triangleTests},
+            {"triangles_found", counts.stats[method].contacts},
             {"total_ms_median", totalMs[method]},
             {"frame_ms", frameMs},
             {"frame_ratio_to_bdtree", frameMs / bdFrameMs},
@@ -374,13 +440,13 @@ int RunCurtain(const CurtainOptions& inOptions)
             {"away_frame_ratio_to_bdtree", bdAwayMs > 0.0 ? awayFrameMs / bdAwayMs : 0.0},
             {"touching_frame_ms", touchingFrameMs},
             {"touching_frame_ratio_to_bdtree", bdTouchingMs > 0.0 ? touchingFrameMs / bdTouchingMs : 0.0},
-            {"wrong_answers", wrong[method]},
+            {"wrong_answers", counts.wrong[method]},
             {"frame_ms_series", frameSeriesMs[method]}};
         // A miss by GImpact is Bullet's: reported in `wrong`, not failed.
-        failed = failed || (method != GImpactMethod && wrong[method] != 0);
+        failed = failed || (method != GImpactMethod && counts.wrong[method] != 0);
     }
     const double testRatio =
-        double(stats[BDTreeMethod].overlapTests) / double(stats[LayeredMethod].overlapTests);
+        double(counts.stats[BDTreeMethod].overlapTests) / double(counts.stats[LayeredMethod].overlapTests);
     report["bdtree_over_layered_tests"] = testRatio;
     std::printf("layered refit / BD-Tree per frame: %.0fx; BD-Tree tests / layered tests: %.2f\n",
                 double(report["layered"]["frame_ratio_to_bdtree"]), testRatio);
@@ -388,27 +454,8 @@ int RunCurtain(const CurtainOptions& inOptions)
         std::fprintf(stderr, "error: curtain: a method's answer differs from brute force (column 'wrong')\n");
     else
         std::printf("every frame's answer of BD-Tree, layered and AABB matches brute force\n");
-    if (!inOptions.series.empty())
-    {
-        std::FILE* file = std::fopen(inOptions.series.c_str(), "w");
-        if (file == nullptr)
-        {
-            std::fprintf(stderr, "error: %s: cannot write the series\n", inOptions.series.c_str());
-            return 1;
-        }
-        std::fprintf(file,
-                     "# frame, ms per frame (median of %u) for BD-Tree, layered spheres, AABB tree, Bullet "
-                     "GImpact; 1 where the ball touches the cloth\n",
-                     inOptions.repeats);
-        std::vector<std::uint32_t> touching(frames, 0);
-        for (const std::uint32_t f : touchingFrames)
-            touching[f] = 1;
-        for (std::uint32_t f = 0; f < frames; ++f)
-            std::fprintf(file, "%u %.9f %.9f %.9f %.9f %u\n", f, frameSeriesMs[BDTreeMethod][f],
-                         frameSeriesMs[LayeredMethod][f], frameSeriesMs[AabbMethod][f],
-                         frameSeriesMs[GImpactMethod][f], touching[f]);
-        std::fclose(file);
-    }
+    if (!inOptions.series.empty() && !WriteSeries(inOptions.series, frameSeriesMs, counts.touchingFrames, inOptions.repeats))
+        return 1;
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
         return 1;
     return failed ? 1 : 0;
@@ -421,22 +468,18 @@ const bool sRegistered = RegisterScenario(
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<CurtainOptions>();
-        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
-        ioCommand.add_option("--triangles", options->triangles, "Curtain triangle count (the paper: 12020)")
-            ->check(CLI::Range(8u, 2000000u));
-        ioCommand.add_option("--frames", options->frames, "Animation frames at 30 FPS (the paper: 110)")
-            ->check(CLI::Range(2u, 100000u));
-        ioCommand.add_option("--modes", options->modes, "PCA components M (the paper: 12)")
-            ->check(CLI::Range(1u, 200u));
-        ioCommand
-            .add_option("--repeats", options->repeats, "Timed passes over the animation per method (median)")
-            ->check(CLI::Range(1u, 100000u));
-        ioCommand.add_option("--ball-radius", options->ballRadius, "Ball radius, m")
-            ->check(CLI::Range(1e-3, 10.0));
+        AddJsonOption(ioCommand, options->json);
+        AddRangeOption(ioCommand, "--triangles", options->triangles,
+                       "Curtain triangle count (the paper: 12020)", 8u, 2000000u);
+        AddRangeOption(ioCommand, "--frames", options->frames, "Animation frames at 30 FPS (the paper: 110)",
+                       2u, 100000u);
+        AddRangeOption(ioCommand, "--modes", options->modes, "PCA components M (the paper: 12)", 1u, 200u);
+        AddRangeOption(ioCommand, "--repeats", options->repeats,
+                       "Timed passes over the animation per method (median)", 1u, 100000u);
+        AddRangeOption(ioCommand, "--ball-radius", options->ballRadius, "Ball radius, m", 1e-3, 10.0);
         ioCommand.add_option("--series", options->series,
                              "Write each frame's time per method to this file (a table for gnuplot)");
-        ioCommand.add_option("--ball-speed", options->ballSpeed, "Ball speed, m/s")
-            ->check(CLI::Range(0.0, 1000.0));
+        AddRangeOption(ioCommand, "--ball-speed", options->ballSpeed, "Ball speed, m/s", 0.0, 1000.0);
         return [options] { return RunCurtain(*options); };
     });
 

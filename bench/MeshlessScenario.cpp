@@ -10,13 +10,14 @@
 //     the eq. 12 refit on demand with front tracking, and the two answers must be the same triangle pairs.
 #include "Scenario.h"
 
+#include "core/BlendBounds.h"
+#include "core/TriangleGeometry.h"
+
 #include <algorithm>
 #include <array>
 #include <bdt/bake/MeshlessNodes.h>
-#include <bdt/core/BlendBounds.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -285,16 +286,50 @@ DeformationMap Hanging(std::uint32_t inModel, std::uint32_t inModels, double inT
     };
 }
 
+// The hanging models' node transforms, per frame and model.
+std::vector<std::vector<std::vector<AffineTransform>>> RingTransforms(const Body& inBody,
+                                                                      const MeshlessOptions& inOptions,
+                                                                      std::uint32_t inModels)
+{
+    std::vector<std::vector<std::vector<AffineTransform>>> transforms(inOptions.frames);
+    for (std::uint32_t f = 0; f < inOptions.frames; ++f)
+        for (std::uint32_t m = 0; m < inModels; ++m)
+            transforms[f].push_back(
+                TransformsOfMap(Hanging(m, inModels, f / 30.0, inOptions.swing), inBody.nodes, 1e-4));
+    return transforms;
+}
+
+// Timed passes over the ring's frames, the two methods interleaved: the median ms per frame of the refit and
+// of the query, for the full bottom-up refit ([0]) and eq. 12 on demand ([1]). `inFrameOf(ours, frame,
+// nullptr, stats)` runs one frame of one method and returns its refit and query ms.
+template <class FrameOf>
+std::array<std::array<double, 2>, 2> TimeRing(const FrameOf& inFrameOf, const MeshlessOptions& inOptions)
+{
+    std::array<std::vector<double>, 2> refitMs, queryMs;
+    for (std::uint32_t r = 0; r < inOptions.repeats; ++r)
+        for (int k = 0; k < 2; ++k)
+        {
+            const bool ours = (k + r) % 2 == 1;
+            double refit = 0.0, query = 0.0;
+            QueryStats ignored;
+            for (std::uint32_t f = 0; f < inOptions.frames; ++f)
+            {
+                const auto ms = inFrameOf(ours, f, nullptr, ignored);
+                refit += ms[0];
+                query += ms[1];
+            }
+            refitMs[ours].push_back(refit / inOptions.frames);
+            queryMs[ours].push_back(query / inOptions.frames);
+        }
+    return {{{Median(refitMs[0]), Median(queryMs[0])}, {Median(refitMs[1]), Median(queryMs[1])}}};
+}
+
 // 3. Collisions of the hanging models: full bottom-up refit against eq. 12 on demand with front tracking.
 nlohmann::json MeasureRing(const MeshlessOptions& inOptions)
 {
     constexpr std::uint32_t models = 6;
     const Body body = MakeBody(EShape::Pawn, inOptions.ringVertices, inOptions.ringNodes);
-    std::vector<std::vector<std::vector<AffineTransform>>> transforms(inOptions.frames);
-    for (std::uint32_t f = 0; f < inOptions.frames; ++f)
-        for (std::uint32_t m = 0; m < models; ++m)
-            transforms[f].push_back(
-                TransformsOfMap(Hanging(m, models, f / 30.0, inOptions.swing), body.nodes, 1e-4));
+    const auto transforms = RingTransforms(body, inOptions, models);
 
     std::vector<BottomUpTree> bottomUp(models);
     std::vector<BlendBoundsState> states;
@@ -355,25 +390,9 @@ nlohmann::json MeasureRing(const MeshlessOptions& inOptions)
         }
         contactFrames += any ? 1 : 0;
     }
-    // Timed passes, the two methods interleaved.
-    std::array<std::vector<double>, 2> refitMs, queryMs;
-    for (std::uint32_t r = 0; r < inOptions.repeats; ++r)
-        for (int k = 0; k < 2; ++k)
-        {
-            const bool ours = (k + r) % 2 == 1;
-            double refit = 0.0, query = 0.0;
-            QueryStats ignored;
-            for (std::uint32_t f = 0; f < inOptions.frames; ++f)
-            {
-                const auto ms = frameOf(ours, f, nullptr, ignored);
-                refit += ms[0];
-                query += ms[1];
-            }
-            refitMs[ours].push_back(refit / inOptions.frames);
-            queryMs[ours].push_back(query / inOptions.frames);
-        }
-    const double refitFull = Median(refitMs[0]), queryFull = Median(queryMs[0]);
-    const double refitOurs = Median(refitMs[1]), queryOurs = Median(queryMs[1]);
+    const auto [full, ours] = TimeRing(frameOf, inOptions);
+    const double refitFull = full[0], queryFull = full[1];
+    const double refitOurs = ours[0], queryOurs = ours[1];
     std::uint64_t refits = 0, exact = 0, unions = 0;
     for (const BlendBoundsState& state : states)
     {
@@ -439,27 +458,20 @@ const bool sRegistered = RegisterScenario(
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<MeshlessOptions>();
-        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
-        ioCommand.add_option("--frames", options->frames, "Frames of each animation")
-            ->check(CLI::Range(1u, 100000u));
-        ioCommand
-            .add_option("--tightness-vertices", options->tightnessVertices, "Vertices of the tightness body")
-            ->check(CLI::Range(100u, 2000000u));
-        ioCommand.add_option("--nodes", options->nodes, "Simulation node counts")
-            ->check(CLI::Range(1u, 100000u));
-        ioCommand
-            .add_option("--scale-vertices", options->scaleVertices, "Vertex counts of the fit-cost table")
-            ->check(CLI::Range(100u, 5000000u));
-        ioCommand.add_option("--ring-vertices", options->ringVertices, "Vertices of each hanging model")
-            ->check(CLI::Range(100u, 2000000u));
-        ioCommand.add_option("--ring-nodes", options->ringNodes, "Simulation nodes of each hanging model")
-            ->check(CLI::Range(1u, 100000u));
-        ioCommand
-            .add_option("--swing", options->swing,
-                        "Swing amplitude of the hanging models (0.5: contact every frame)")
-            ->check(CLI::Range(0.0, 2.0));
-        ioCommand.add_option("--repeats", options->repeats, "Timed passes (median)")
-            ->check(CLI::Range(1u, 100000u));
+        AddJsonOption(ioCommand, options->json);
+        AddRangeOption(ioCommand, "--frames", options->frames, "Frames of each animation", 1u, 100000u);
+        AddRangeOption(ioCommand, "--tightness-vertices", options->tightnessVertices,
+                       "Vertices of the tightness body", 100u, 2000000u);
+        AddRangeOption(ioCommand, "--nodes", options->nodes, "Simulation node counts", 1u, 100000u);
+        AddRangeOption(ioCommand, "--scale-vertices", options->scaleVertices,
+                       "Vertex counts of the fit-cost table", 100u, 5000000u);
+        AddRangeOption(ioCommand, "--ring-vertices", options->ringVertices, "Vertices of each hanging model",
+                       100u, 2000000u);
+        AddRangeOption(ioCommand, "--ring-nodes", options->ringNodes,
+                       "Simulation nodes of each hanging model", 1u, 100000u);
+        AddRangeOption(ioCommand, "--swing", options->swing,
+                       "Swing amplitude of the hanging models (0.5: contact every frame)", 0.0, 2.0);
+        AddRangeOption(ioCommand, "--repeats", options->repeats, "Timed passes (median)", 1u, 100000u);
         return [options] { return RunMeshless(*options); };
     });
 

@@ -17,7 +17,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
 #include <array>
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
@@ -110,7 +110,7 @@ Reach RestReach(const DeformableAsset& inAsset, std::uint32_t inLevel, const Mat
     for (const Vec3f& p : inAsset.GetModel().Positions())
         reach.mesh.extend(inTurn * p.cast<double>());
     reach.withProxies = reach.mesh;
-    const ProxyLevel& proxies = *inAsset.Proxies(inLevel);
+    const ContactProxies& proxies = *inAsset.Proxies(inLevel);
     for (std::uint32_t node = 0; node < proxies.VisitCount(); ++node)
         if (proxies.IsProxy(node))
         {
@@ -496,14 +496,14 @@ const bool sRegistered = RegisterScenario(
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<RestingOptions>();
-        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
+        AddJsonOption(ioCommand, options->json);
         ioCommand.add_option("--contacts", options->contacts, "Contact models: surface, proxies or both")
             ->check(CLI::IsMember({"surface", "proxies", "both"}));
         ioCommand.add_option("--cases", options->cases, "Cases to run (default all)")
             ->check(CLI::IsMember(CaseNames()));
-        ioCommand.add_option("--seconds", options->seconds, "Simulated seconds per case")
-            ->check(CLI::Range(1.0 / 60.0, 3600.0));
-        ioCommand.add_option("--level", options->level, "Contact proxy level L")->check(CLI::Range(0u, 60u));
+        AddRangeOption(ioCommand, "--seconds", options->seconds, "Simulated seconds per case", 1.0 / 60.0,
+                       3600.0);
+        AddRangeOption(ioCommand, "--level", options->level, "Contact proxy level L", 0u, 60u);
         return [options] { return RunResting(*options); };
     });
 

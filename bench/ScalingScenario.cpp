@@ -18,7 +18,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <LinearMath/btPoolAllocator.h>
 #include <algorithm>
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/bake/BulletReducedFiles.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/SmoothBasis.h>
@@ -27,7 +27,7 @@
 #include <bdt/core/DeformableAsset.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -107,7 +107,7 @@ void AddBalls(SampleWorld& ioWorld, const std::vector<Vec3d>& inCentres)
 double ProxyTouchHeight(const DeformableAsset& inAsset, std::uint32_t inLevel,
                         const btTransform& inWorldFromLocal, const Vec3d& inCentre, double inFloor)
 {
-    const ProxyLevel& proxies = *inAsset.Proxies(inLevel);
+    const ContactProxies& proxies = *inAsset.Proxies(inLevel);
     const Pose principal = inAsset.Mass().ToPrincipal(); // rest frame -> the body's local frame
     double height = inFloor;
     for (std::uint32_t node = 0; node < proxies.VisitCount(); ++node)
@@ -219,6 +219,54 @@ struct Series
     }
 };
 
+// Each field's scale: `inAmplitude` over its largest vertex displacement (0 for a field that moves nothing).
+std::vector<double> FieldScales(const Model& inModel, double inAmplitude)
+{
+    std::vector<double> scale(inModel.ModeCount(), 0.0);
+    for (std::uint32_t j = 0; j < inModel.ModeCount(); ++j)
+    {
+        double largest = 0.0;
+        for (std::size_t i = 0; i < inModel.VertexCount(); ++i)
+            largest = std::max(largest, double(inModel.BasisVector(i, j).norm()));
+        scale[j] = largest > 0.0 ? inAmplitude / largest : 0.0;
+    }
+    return scale;
+}
+
+// The GImpact scene: the ground, the mesh of `ioMesh` (`inModel`'s rest shape, margin `inMargin`) static with its rest
+// frame's origin at cBoxCentre, and the balls.
+void AddGImpactScene(SampleWorld& ioWorld, GImpactMesh& ioMesh, const Model& inModel, btScalar inMargin,
+                     std::uint32_t inBalls)
+{
+    ioMesh.Shape().setMargin(inMargin);
+    ioMesh.Update(inModel.Positions());
+    ioWorld.AddGroundPlane();
+    auto* dispatcher = static_cast<btCollisionDispatcher*>(ioWorld.Dynamics().getDispatcher());
+    if (std::size_t(dispatcher->getCollisionConfiguration()->getCollisionAlgorithmPool()->getElementSize()) <
+        sizeof(btGImpactCollisionAlgorithm))
+        throw Error("scaling: the collision-algorithm pool is too small for GImpact's algorithm");
+    btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher);
+    ioWorld.AddStatic(ioMesh.ReleaseShape(), btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre)));
+    AddBalls(ioWorld, BallCentres(inBalls, 1.0));
+}
+
+// The rigid floor scene: the ground, a static btBoxShape of the mesh's rest extents where the mesh's rest bounds
+// are (the rest frame's origin at cBoxCentre, unrotated), and the balls. Returns the rest bounds' high corner.
+Vec3d AddRigidFloorScene(SampleWorld& ioWorld, const Model& inModel, std::uint32_t inBalls)
+{
+    Vec3d low = Vec3d::Constant(std::numeric_limits<double>::infinity()), high = -low;
+    for (const Vec3f& position : inModel.Positions())
+    {
+        low = low.cwiseMin(position.cast<double>());
+        high = high.cwiseMax(position.cast<double>());
+    }
+    ioWorld.AddGroundPlane();
+    ioWorld.AddStatic(std::make_unique<btBoxShape>(ToBtVector(0.5 * (high - low))),
+                      btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre + 0.5 * (low + high))));
+    AddBalls(ioWorld, BallCentres(inBalls, 1.0));
+    return high;
+}
+
 nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangles)
 {
     auto start = Clock::now();
@@ -230,15 +278,7 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     const double buildMs = MsSince(start);
     const Model& model = tree->GetModel();
 
-    // Each field's scale: `amplitude` over its largest vertex displacement.
-    std::vector<double> scale(model.ModeCount(), 0.0);
-    for (std::uint32_t j = 0; j < model.ModeCount(); ++j)
-    {
-        double largest = 0.0;
-        for (std::size_t i = 0; i < model.VertexCount(); ++i)
-            largest = std::max(largest, double(model.BasisVector(i, j).norm()));
-        scale[j] = largest > 0.0 ? inOptions.amplitude / largest : 0.0;
-    }
+    const std::vector<double> scale = FieldScales(model, inOptions.amplitude);
 
     // The BD-Tree scene: a static deformable body whose rest frame's origin is at cBoxCentre.
     SampleWorld bdWorld;
@@ -254,37 +294,14 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     AddBalls(bdWorld,
              AboveProxies(BallCentres(inOptions.balls, 1.0), *asset, inOptions.level, boxBody->getWorldTransform()));
 
-    // The GImpact scene: the same rest-frame mesh at the same place, the same balls.
-    // (The mesh outlives the world, which owns its shape.)
+    // The GImpact scene: the same rest-frame mesh at the same place, the same balls. (The mesh outlives the
+    // world, which owns its shape.)
     GImpactMesh gimpact(model);
-    gimpact.Shape().setMargin(shape.getMargin());
-    gimpact.Update(model.Positions());
     SampleWorld gWorld;
-    gWorld.AddGroundPlane();
-    auto* dispatcher = static_cast<btCollisionDispatcher*>(gWorld.Dynamics().getDispatcher());
-    if (std::size_t(dispatcher->getCollisionConfiguration()->getCollisionAlgorithmPool()->getElementSize()) <
-        sizeof(btGImpactCollisionAlgorithm))
-        throw Error("scaling: the collision-algorithm pool is too small for GImpact's algorithm");
-    btGImpactCollisionAlgorithm::registerAlgorithm(dispatcher);
-    gWorld.AddStatic(gimpact.ReleaseShape(),
-                     btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre)));
-    AddBalls(gWorld, BallCentres(inOptions.balls, 1.0));
-
-    // The rigid floor: a static btBoxShape of the mesh's rest extents where the mesh's rest bounds are (the
-    // rest frame's origin at cBoxCentre, unrotated), the same balls. Nothing deforms: its collision cost is
-    // what Bullet pays for the scene without the plugin.
-    Vec3d low = Vec3d::Constant(std::numeric_limits<double>::infinity()), high = -low;
-    for (const Vec3f& position : model.Positions())
-    {
-        low = low.cwiseMin(position.cast<double>());
-        high = high.cwiseMax(position.cast<double>());
-    }
+    AddGImpactScene(gWorld, gimpact, model, shape.getMargin(), inOptions.balls);
+    // The rigid floor: nothing deforms, its collision cost is what Bullet pays for the scene without the plugin.
     SampleWorld rigidWorld;
-    rigidWorld.AddGroundPlane();
-    rigidWorld.AddStatic(
-        std::make_unique<btBoxShape>(ToBtVector(0.5 * (high - low))),
-        btTransform(btQuaternion::getIdentity(), ToBtVector(cBoxCentre + 0.5 * (low + high))));
-    AddBalls(rigidWorld, BallCentres(inOptions.balls, 1.0));
+    const Vec3d high = AddRigidFloorScene(rigidWorld, model, inOptions.balls);
 
     Series bd, gi, rigid;
     std::vector<float> q;
@@ -547,23 +564,20 @@ const bool sRegistered = RegisterScenario(
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<ScalingOptions>();
-        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
-        ioCommand
-            .add_option("--triangles", options->triangles, "Triangle counts (default 1000 10000 100000)")
-            ->check(CLI::Range(12u, 20000000u));
-        ioCommand.add_option("--modes", options->modes, "Smooth fields M")->check(CLI::Range(1u, 200u));
-        ioCommand.add_option("--level", options->level, "Contact proxy level L")->check(CLI::Range(0u, 60u));
-        ioCommand.add_option("--balls", options->balls, "Balls per side of the grid on top")
-            ->check(CLI::Range(1u, 100u));
-        ioCommand.add_option("--steps", options->steps, "Steps per size")->check(CLI::Range(3, 1000000));
-        ioCommand.add_option("--amplitude", options->amplitude, "Largest vertex displacement per field, m")
-            ->check(CLI::Range(0.0, 1.0));
-        ioCommand
-            .add_option(
-                "--reduced", options->reduced,
-                "Triangle counts of the comparison with Bullet's btReducedDeformableBody (default 1000; "
-                "10000 takes about a minute to bake and 4 s a Bullet step; 0 skips it)")
-            ->check(CLI::Range(0u, 200000u));
+        AddJsonOption(ioCommand, options->json);
+        AddRangeOption(ioCommand, "--triangles", options->triangles,
+                       "Triangle counts (default 1000 10000 100000)", 12u, 20000000u);
+        AddRangeOption(ioCommand, "--modes", options->modes, "Smooth fields M", 1u, 200u);
+        AddRangeOption(ioCommand, "--level", options->level, "Contact proxy level L", 0u, 60u);
+        AddRangeOption(ioCommand, "--balls", options->balls, "Balls per side of the grid on top", 1u, 100u);
+        AddRangeOption(ioCommand, "--steps", options->steps, "Steps per size", 3, 1000000);
+        AddRangeOption(ioCommand, "--amplitude", options->amplitude,
+                       "Largest vertex displacement per field, m", 0.0, 1.0);
+        AddRangeOption(
+            ioCommand, "--reduced", options->reduced,
+            "Triangle counts of the comparison with Bullet's btReducedDeformableBody (default 1000; "
+            "10000 takes about a minute to bake and 4 s a Bullet step; 0 skips it)",
+            0u, 200000u);
         ioCommand.add_option("--series", options->series,
                              "Write collision ms against triangles to this file (a table for gnuplot)");
         return [options] { return RunScaling(*options); };

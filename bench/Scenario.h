@@ -22,6 +22,21 @@ struct Scenario
     ScenarioSetup setup;
 };
 
+/// Adds the option `inName` (help `inHelp`) bound to `ioValue`, whose value (each value, for a list) must lie in
+/// [inLow, inHigh]; CLI11 refuses others with a one-line error naming the option.
+template <class Value, class Bound>
+CLI::Option* AddRangeOption(CLI::App& ioCommand, const std::string& inName, Value& ioValue, const std::string& inHelp,
+                            Bound inLow, Bound inHigh)
+{
+    return ioCommand.add_option(inName, ioValue, inHelp)->check(CLI::Range(inLow, inHigh));
+}
+
+/// Adds `--json`: where the scenario writes its report (`WriteReport`).
+inline CLI::Option* AddJsonOption(CLI::App& ioCommand, std::string& ioPath)
+{
+    return ioCommand.add_option("--json", ioPath, "Write the report to this JSON file");
+}
+
 /// Registers a scenario at static-initialisation time: `static const bool s = RegisterScenario(...)`.
 bool RegisterScenario(std::string inName, std::string inDescription, ScenarioSetup inSetup);
 /// Every registered scenario, sorted by name.

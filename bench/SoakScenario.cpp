@@ -14,8 +14,8 @@
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
-#include <bdt/adapter/SampleWorld.h>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/SampleWorld.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
@@ -83,7 +83,7 @@ double LowestVertex(btRigidBody& inBody)
 {
     const DeformableShape& shape = *World::Shape(&inBody);
     const Model& model = shape.Asset().GetModel();
-    const DeformedBody view = shape.Body(inBody.getWorldTransform());
+    const DeformedBody view = shape.QueryView(inBody.getWorldTransform());
     double lowest = 1e300;
     for (std::size_t v = 0; v < model.VertexCount(); ++v)
         lowest = std::min(lowest, view.pose.Apply(view.scale * model.DeformedPosition(v, shape.State().Q())).y());
@@ -300,22 +300,22 @@ const bool sRegistered = RegisterScenario(
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<SoakOptions>();
-        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
-        ioCommand.add_option("--bodies", options->bodies, "Chairs in the pile")->check(CLI::Range(2u, 100000u));
-        ioCommand.add_option("--steps", options->steps, "Steps to run")->check(CLI::Range(1, 10000000));
-        ioCommand.add_option("--triangles", options->triangles, "Chair triangle count")->check(CLI::Range(100u, 5000000u));
-        ioCommand.add_option("--modes", options->modes, "Modes per chair")->check(CLI::Range(0u, 200u));
-        ioCommand.add_option("--level", options->level, "Contact proxy level L")->check(CLI::Range(0u, 60u));
-        ioCommand.add_option("--throw-every", options->throwEvery, "Steps between throws")->check(CLI::Range(1, 1000000));
-        ioCommand.add_option("--speed", options->speed, "Speed of each throw, m/s")->check(CLI::Range(0.0, 10000.0));
-        ioCommand.add_option("--hash-every", options->hashEvery, "Steps between state hashes")->check(CLI::Range(1, 1000000));
-        ioCommand.add_option("--threads", options->threads, "Narrowphase thread counts, one run each (hashes compared)")
-            ->check(CLI::Range(1u, 256u));
-        ioCommand.add_option("--repeats", options->repeats, "Runs per thread count")->check(CLI::Range(1, 100));
-        ioCommand.add_option("--energy-tolerance", options->energyTolerance,
-                             "Largest energy excess over the budget, a fraction of it")
-            ->check(CLI::Range(0.0, 100.0));
-        ioCommand.add_option("--dt", options->timeStep, "Time step, s")->check(CLI::Range(1e-5, 1.0));
+        AddJsonOption(ioCommand, options->json);
+        AddRangeOption(ioCommand, "--bodies", options->bodies, "Chairs in the pile", 2u, 100000u);
+        AddRangeOption(ioCommand, "--steps", options->steps, "Steps to run", 1, 10000000);
+        AddRangeOption(ioCommand, "--triangles", options->triangles, "Chair triangle count", 100u, 5000000u);
+        AddRangeOption(ioCommand, "--modes", options->modes, "Modes per chair", 0u, 200u);
+        AddRangeOption(ioCommand, "--level", options->level, "Contact proxy level L", 0u, 60u);
+        AddRangeOption(ioCommand, "--throw-every", options->throwEvery, "Steps between throws", 1, 1000000);
+        AddRangeOption(ioCommand, "--speed", options->speed, "Speed of each throw, m/s", 0.0, 10000.0);
+        AddRangeOption(ioCommand, "--hash-every", options->hashEvery, "Steps between state hashes", 1,
+                       1000000);
+        AddRangeOption(ioCommand, "--threads", options->threads,
+                       "Narrowphase thread counts, one run each (hashes compared)", 1u, 256u);
+        AddRangeOption(ioCommand, "--repeats", options->repeats, "Runs per thread count", 1, 100);
+        AddRangeOption(ioCommand, "--energy-tolerance", options->energyTolerance,
+                       "Largest energy excess over the budget, a fraction of it", 0.0, 100.0);
+        AddRangeOption(ioCommand, "--dt", options->timeStep, "Time step, s", 1e-5, 1.0);
         ioCommand.add_option("--contacts", options->contacts, "The chairs' contact model: surface (the default) or proxies")
             ->check(CLI::IsMember({"surface", "proxies"}));
         ioCommand.add_flag("--no-sweep", options->noSweep,

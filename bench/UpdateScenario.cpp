@@ -86,7 +86,7 @@ struct Tightness
     double tightOverPaper = 0.0;
 };
 
-Tightness MeasureTightness(const std::shared_ptr<const ProxyLevel>& inProxies, std::span<const float> inQ)
+Tightness MeasureTightness(const std::shared_ptr<const ContactProxies>& inProxies, std::span<const float> inQ)
 {
     TreeState paper(inProxies);
     TreeState tight(inProxies);
@@ -122,7 +122,7 @@ nlohmann::json RunOneModeCount(const UpdateOptions& inOptions, std::uint32_t inM
     ShapeMesh mesh = MakeShape(EShape::Chair, inOptions.triangles);
     const auto tree = std::make_shared<const BDTree>(
         BDTree::Build(MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inModes)));
-    const auto all = std::make_shared<const ProxyLevel>(tree, tree->LevelCount() - 1);
+    const auto all = std::make_shared<const ContactProxies>(tree, tree->LevelCount() - 1);
     const double size = 0.5 * double(tree->GetModel().RestBounds().diagonal().norm());
     std::uniform_real_distribution<float> uniform(-0.1f * float(size), 0.1f * float(size));
     std::vector<float> q(inModes);
@@ -150,7 +150,7 @@ nlohmann::json RunOneModeCount(const UpdateOptions& inOptions, std::uint32_t inM
         MedianNsPerItem(inOptions.samples, tree->NodeCount(), [&] { state.UpdateRange(0, tree->NodeCount()); });
 
     // Lazy: a new step, then every node of levels 0..L visited once in random order through Sphere().
-    const auto proxies = std::make_shared<const ProxyLevel>(tree, level);
+    const auto proxies = std::make_shared<const ContactProxies>(tree, level);
     TreeState lazy(proxies);
     std::vector<std::uint32_t> order(proxies->VisitCount());
     std::iota(order.begin(), order.end(), 0u);
@@ -215,10 +215,10 @@ const bool sRegistered = RegisterScenario(
     [](CLI::App& ioCommand) -> ScenarioRun
     {
         auto options = std::make_shared<UpdateOptions>();
-        ioCommand.add_option("--json", options->json, "Write the report to this JSON file");
-        ioCommand.add_option("--triangles", options->triangles, "Chair triangle count")->check(CLI::Range(100u, 5000000u));
-        ioCommand.add_option("--level", options->level, "Tree level of the batch")->check(CLI::Range(0u, 60u));
-        ioCommand.add_option("--samples", options->samples, "Timing samples per figure")->check(CLI::Range(1, 1000));
+        AddJsonOption(ioCommand, options->json);
+        AddRangeOption(ioCommand, "--triangles", options->triangles, "Chair triangle count", 100u, 5000000u);
+        AddRangeOption(ioCommand, "--level", options->level, "Tree level of the batch", 0u, 60u);
+        AddRangeOption(ioCommand, "--samples", options->samples, "Timing samples per figure", 1, 1000);
         ioCommand.add_option("--modes", options->modes, "Mode counts to measure")->delimiter(',')->check(CLI::Range(0u, 1000u));
         return [options] { return RunUpdate(*options); };
     });

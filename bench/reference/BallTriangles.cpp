@@ -1,6 +1,6 @@
 #include "BallTriangles.h"
 
-#include <bdt/core/TriangleGeometry.h>
+#include "core/TriangleGeometry.h"
 
 namespace bdt::bench
 {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/RegionBounds.h>
+#include "core/RegionBounds.h"
 #include <memory>
 #include <span>
 

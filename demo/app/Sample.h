@@ -3,7 +3,7 @@
 // The sandbox's scenes: each a `Sample` that builds itself into a `SampleWorld` and registers itself at file
 // scope (`RegisterSample`), so adding a scene touches no central table.
 
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/core/DeformableAsset.h>
 #include <functional>
 #include <memory>

@@ -176,26 +176,10 @@ SceneView::ModelEntry& SceneView::EntryFor(const Model* inModel, std::shared_ptr
     return entry;
 }
 
-void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int inWidth, int inHeight,
-                       const ViewOptions& inOptions, const btRigidBody* inPicked,
-                       const SceneDecoration* inDecoration)
+void SceneView::GatherInstances(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions,
+                                const btRigidBody* inPicked)
 {
-    mStats = ViewStats();
-    const float aspect = float(inWidth) / float(std::max(inHeight, 1));
-    const Eigen::Matrix4f viewProjection = inCamera.Projection(aspect) * inCamera.View();
-    const Eigen::Vector3f eye = inCamera.Eye();
-    const Eigen::Vector3f light = Eigen::Vector3f(0.4f, 1.0f, 0.3f).normalized();
-    const Frustum frustum(viewProjection);
-
-    glViewport(0, 0, inWidth, inHeight);
-    glClearColor(std::pow(cBackground[0], 1 / 2.2f), std::pow(cBackground[1], 1 / 2.2f),
-                 std::pow(cBackground[2], 1 / 2.2f), 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LESS);
-    mDebug->DrawGround(viewProjection, eye, 0.0f, 300.0f,
-                       Eigen::Vector3f(cBackground[0], cBackground[1], cBackground[2]));
-
+    const Frustum& frustum = inFrustum;
     for (auto& [model, entry] : mRenderers)
         entry.instances.clear();
     btCollisionObjectArray& objects = ioWorld.Dynamics().getCollisionObjectArray();
@@ -209,7 +193,7 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
         {
             ++mStats.bodies;
             const std::size_t index = deformableIndex++;
-            const DeformedBody body = deformable->Body(object->getWorldTransform());
+            const DeformedBody body = deformable->QueryView(object->getWorldTransform());
             const UpdatedSphere root = deformable->State().Sphere(0);
             const Vec3d center =
                 body.pose.Apply(body.scale * Vec3d(root.center[0], root.center[1], root.center[2]));
@@ -256,19 +240,14 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
         entry.instances.push_back({ToMatrix(transform, halfExtents), {}, BodyColor(0, false, picked),
                                    ToMatrix(StepStart(*object, inOptions.stepSeconds), halfExtents), {}});
     }
+}
 
-    if (inDecoration != nullptr)
-    {
-        for (const SampleMesh& mesh : inDecoration->meshes)
-        {
-            ++mStats.sampleMeshes;
-            ++mStats.bodies;
-            EntryFor(mesh.model.get(), mesh.model).instances.push_back({ToMatrix(mesh.pose, 1.0), mesh.q, mesh.color, std::nullopt, {}});
-        }
-        for (const SampleLine& line : inDecoration->lines)
-            mDebug->AddLine(line.from, line.to, line.color);
-    }
-
+void SceneView::DrawInstances(const Eigen::Matrix4f& inViewProjection, const Eigen::Vector3f& inEye,
+                              const Eigen::Vector3f& inLight, const ViewOptions& inOptions)
+{
+    const Eigen::Matrix4f& viewProjection = inViewProjection;
+    const Eigen::Vector3f& eye = inEye;
+    const Eigen::Vector3f& light = inLight;
     if (inOptions.meshes)
     {
         mMeshProgram->Use();
@@ -293,7 +272,42 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
         mStats.meshBytes += entry.renderer->Stats().meshBytes;
     }
     mStats.models = mRenderers.size();
+}
 
+void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int inWidth, int inHeight,
+                       const ViewOptions& inOptions, const btRigidBody* inPicked,
+                       const SceneDecoration* inDecoration)
+{
+    mStats = ViewStats();
+    const float aspect = float(inWidth) / float(std::max(inHeight, 1));
+    const Eigen::Matrix4f viewProjection = inCamera.Projection(aspect) * inCamera.View();
+    const Eigen::Vector3f eye = inCamera.Eye();
+    const Eigen::Vector3f light = Eigen::Vector3f(0.4f, 1.0f, 0.3f).normalized();
+    const Frustum frustum(viewProjection);
+
+    glViewport(0, 0, inWidth, inHeight);
+    glClearColor(std::pow(cBackground[0], 1 / 2.2f), std::pow(cBackground[1], 1 / 2.2f),
+                 std::pow(cBackground[2], 1 / 2.2f), 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    mDebug->DrawGround(viewProjection, eye, 0.0f, 300.0f,
+                       Eigen::Vector3f(cBackground[0], cBackground[1], cBackground[2]));
+
+    GatherInstances(ioWorld, frustum, inOptions, inPicked);
+    if (inDecoration != nullptr)
+    {
+        for (const SampleMesh& mesh : inDecoration->meshes)
+        {
+            ++mStats.sampleMeshes;
+            ++mStats.bodies;
+            EntryFor(mesh.model.get(), mesh.model).instances.push_back({ToMatrix(mesh.pose, 1.0), mesh.q, mesh.color, std::nullopt, {}});
+        }
+        for (const SampleLine& line : inDecoration->lines)
+            mDebug->AddLine(line.from, line.to, line.color);
+    }
+
+    DrawInstances(viewProjection, eye, light, inOptions);
     if (inOptions.spheres)
         AddSphereView(ioWorld, frustum, inOptions);
     if (inOptions.proxies || inOptions.contacts)
@@ -378,7 +392,7 @@ void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, co
         if (mStats.bounds >= inOptions.maxSpheres)
             break;
         const DeformableShape* shape = World::Shape(body);
-        const DeformedBody view = shape->Body(body->getWorldTransform());
+        const DeformedBody view = shape->QueryView(body->getWorldTransform());
         TreeState& state = shape->State();
         const std::shared_ptr<const BDTree>& tree = shape->Asset().TreePtr();
         const Model& model = tree->GetModel();

@@ -9,9 +9,10 @@
 #include "app/Sample.h"
 #include "render/DeformedMeshRenderer.h"
 
-#include <bdt/adapter/SampleWorld.h>
+#include "core/DistanceHierarchy.h"
+
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/core/BDAabbTree.h>
-#include <bdt/core/DistanceHierarchy.h>
 #include <map>
 #include <memory>
 
@@ -107,6 +108,12 @@ private:
         std::vector<MeshInstance> instances;
     };
     ModelEntry& EntryFor(const Model* inModel, std::shared_ptr<const void> inOwner);
+    /// Lists this frame's instances of every drawn body (deformables, spheres, boxes) not culled by the frustum.
+    void GatherInstances(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions,
+                         const btRigidBody* inPicked);
+    /// Draws the listed instances with the mesh program, and gathers the renderers' counts.
+    void DrawInstances(const Eigen::Matrix4f& inViewProjection, const Eigen::Vector3f& inEye,
+                       const Eigen::Vector3f& inLight, const ViewOptions& inOptions);
     void AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, const ViewOptions& inOptions);
     /// A bound of the level view: the growth colour, drawn as a sphere or (with `inAxes`) a box.
     void AddBound(const Vec3d& inCenter, const Vec3d& inHalfExtents, const Mat3d* inAxes, float inGrowth,

@@ -5,11 +5,12 @@
 // time live; the view's "bounds" choice draws the kind. `bdt-bench bounds` measures the same comparison.
 #include "app/Sample.h"
 
+#include "core/RegionTraversal.h"
+
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <array>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/RegionTraversal.h>
 #include <chrono>
 #include <cmath>
 #include <imgui.h>
@@ -185,7 +186,7 @@ private:
             outStats.updates -= before;
         };
         const auto placement = [&](std::uint32_t inPawn)
-        { return World::Shape(mBodies[inPawn])->Body(mBodies[inPawn]->getWorldTransform()); };
+        { return World::Shape(mBodies[inPawn])->QueryView(mBodies[inPawn]->getWorldTransform()); };
         run(mSpheres, mStats[0],
             [&](std::uint32_t inPawn, SphereRegions& ioRegions)
             {

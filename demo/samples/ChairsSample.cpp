@@ -4,7 +4,7 @@
 #include "app/Sample.h"
 
 #include <algorithm>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <cmath>
 #include <imgui.h>

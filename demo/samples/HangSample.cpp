@@ -4,7 +4,7 @@
 // the chair, a stiff plastic for the plank), the curtain a smooth basis.
 #include "app/Sample.h"
 
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/ProceduralShapes.h>

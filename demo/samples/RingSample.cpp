@@ -7,10 +7,11 @@
 // model with M = 12n (`BlendedMesh::ToReducedModel`).
 #include "app/Sample.h"
 
+#include "core/BlendBounds.h"
+
 #include <array>
 #include <bdt/bake/MeshlessNodes.h>
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/BlendBounds.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <chrono>
 #include <cmath>

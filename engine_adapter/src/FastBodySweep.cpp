@@ -151,7 +151,7 @@ SweepHit SweepSphere(btCollisionWorld& ioWorld, const btRigidBody& inBody, const
         const auto& shape = *static_cast<const DeformableShape*>(object->getCollisionShape());
         proxies.clear();
         QueryStats stats;
-        CollectProxies(shape.Body(object->getWorldTransform()), swept, proxies, stats);
+        CollectProxies(shape.QueryView(object->getWorldTransform()), swept, proxies, stats);
         const btVector3 relativeMotion = callback.RelativeMotion(*object);
         for (const ProxySphere& proxy : proxies)
         {

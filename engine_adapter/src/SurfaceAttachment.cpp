@@ -46,7 +46,7 @@ SurfaceAttachment::SurfaceAttachment(const AttachmentSide& inA, const Attachment
 Vec3d DeformedSurfacePoint(const DeformableShape& inShape, const btTransform& inWorldFromLocal,
                            std::uint32_t inTriangle, const Vec3d& inWeights)
 {
-    const DeformedBody view = inShape.Body(inWorldFromLocal);
+    const DeformedBody view = inShape.QueryView(inWorldFromLocal);
     Vec3d corners[3];
     DeformedTriangle(inShape.State(), inTriangle, corners);
     const Vec3d rest = inWeights[0] * corners[0] + inWeights[1] * corners[1] + inWeights[2] * corners[2];

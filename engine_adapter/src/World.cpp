@@ -7,6 +7,8 @@
 #include "SurfaceAttachment.h"
 #include "WorldBody.h"
 
+#include "core/Fnv1a.h"
+
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
@@ -23,7 +25,6 @@
 #include <bdt/bullet/ParallelDispatcher.h>
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/Fnv1a.h>
 #include <bdt/core/ModalProperties.h>
 #include <bdt/core/Prefetch.h>
 #include <chrono>
@@ -279,11 +280,8 @@ btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, c
     if (!inAsset)
         throw Error("body: the asset is null");
     ValidateDesc(inDesc);
-    DeformableShapeSettings settings;
-    settings.proxyLevel = inDesc.proxyLevel;
-    settings.contacts = inDesc.contacts;
+    DeformableShapeSettings settings = inDesc;
     settings.mass = inDesc.mass > 0.0 ? inDesc.mass : 1.0;
-    settings.modal = inDesc.material.modal;
 
     auto body = std::make_unique<Body>();
     body->shape = std::make_unique<DeformableShape>(std::move(inAsset), settings);
@@ -381,7 +379,7 @@ SurfacePoint World::ClosestSurfacePoint(const btRigidBody* inBody, const btVecto
     const Body& body = OwnBody(inBody, "ClosestSurfacePoint");
     QueryStats stats;
     const std::optional<SurfaceProjection> nearest = bdt::ClosestSurfacePoint(
-        body.shape->Body(body.rigidBody->getWorldTransform()), ToVec3d(inWorldPoint), stats);
+        body.shape->QueryView(body.rigidBody->getWorldTransform()), ToVec3d(inWorldPoint), stats);
     if (!nearest)
         throw Error("ClosestSurfacePoint: the point is not finite");
     SurfacePoint point;
@@ -549,7 +547,7 @@ void World::PointCoupling(const Body& inBody, const btVector3& inWorldPoint, con
     outCoupling.assign(shape.Dynamics().ModeCount(), 0.0);
     QueryStats stats;
     const std::optional<SurfaceProjection> nearest =
-        bdt::ClosestSurfacePoint(shape.Body(transform), ToVec3d(inWorldPoint), stats);
+        bdt::ClosestSurfacePoint(shape.QueryView(transform), ToVec3d(inWorldPoint), stats);
     if (!nearest || outCoupling.empty())
         return;
     ContactFeature feature;
@@ -601,14 +599,14 @@ bool World::ApplyAtPoint(btRigidBody* inBody, const btVector3& inWorldPoint, con
 btTransform World::MeshTransform(const btRigidBody* inBody) const
 {
     const Body& body = OwnBody(inBody, "MeshTransform");
-    const Pose pose = body.shape->Body(body.rigidBody->getWorldTransform()).pose;
+    const Pose pose = body.shape->QueryView(body.rigidBody->getWorldTransform()).pose;
     return btTransform(ToBtMatrix(pose.rotation), ToBtVector(pose.translation));
 }
 
 btTransform World::PreviousMeshTransform(const btRigidBody* inBody) const
 {
     const Body& body = OwnBody(inBody, "PreviousMeshTransform");
-    const Pose pose = body.shape->Body(body.previousTransform).pose;
+    const Pose pose = body.shape->QueryView(body.previousTransform).pose;
     return btTransform(ToBtMatrix(pose.rotation), ToBtVector(pose.translation));
 }
 
@@ -622,7 +620,7 @@ void World::WorldVertices(const Body& inBody, bool inPrevious, std::vector<Vec3d
     const DeformableShape& shape = *inBody.shape;
     const Model& model = shape.Asset().GetModel();
     const DeformedBody view =
-        shape.Body(inPrevious ? inBody.previousTransform : inBody.rigidBody->getWorldTransform());
+        shape.QueryView(inPrevious ? inBody.previousTransform : inBody.rigidBody->getWorldTransform());
     const std::span<const float> q = inPrevious ? std::span<const float>(inBody.previousQ) : shape.State().Q();
     outVertices.resize(model.VertexCount());
     for (std::size_t i = 0; i < model.VertexCount(); ++i)
@@ -1287,7 +1285,7 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
     for (const std::unique_ptr<Body>& body : mBodies)
     {
         const DeformableShape& shape = *body->shape;
-        const DeformedBody view = shape.Body(body->rigidBody->getWorldTransform());
+        const DeformedBody view = shape.QueryView(body->rigidBody->getWorldTransform());
         if (inOptions.spheres)
         {
             const BDTree& tree = shape.Asset().Tree();
@@ -1325,7 +1323,7 @@ void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions)
                 const ContactFeature feature = FeatureOf(point, side, *shapes[side]);
                 if (feature.node == cNoIndex)
                     continue;
-                const DeformedBody view = shapes[side]->Body(objects[side]->getWorldTransform());
+                const DeformedBody view = shapes[side]->QueryView(objects[side]->getWorldTransform());
                 DrawNodeSphere(ioDrawer, view, feature.node, proxyColor);
                 if (feature.OnSurface())
                     DrawTriangle(ioDrawer, view, feature.triangle, triangleColor);

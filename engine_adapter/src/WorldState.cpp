@@ -2,13 +2,14 @@
 
 #include "WorldBody.h"
 
+#include "core/Fnv1a.h"
+
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/Fnv1a.h>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -127,6 +128,85 @@ bool AllFinite(std::span<const double> inValues)
     return std::all_of(inValues.begin(), inValues.end(), [](double v) { return std::isfinite(v); });
 }
 
+// One body's state as `SaveState` wrote it after the body's asset sizes, for a body of `inModes` modes.
+BodyState ReadBodyState(Reader& ioIn, std::uint32_t inModes)
+{
+    BodyState state;
+    state.transform = ioIn.GetTransform();
+    state.interpolationTransform = ioIn.GetTransform();
+    state.linearVelocity = ioIn.GetVector();
+    state.angularVelocity = ioIn.GetVector();
+    state.interpolationLinearVelocity = ioIn.GetVector();
+    state.interpolationAngularVelocity = ioIn.GetVector();
+    state.totalForce = ioIn.GetVector();
+    state.totalTorque = ioIn.GetVector();
+    state.gravity = ioIn.GetVector();
+    state.inverseMass = btScalar(ioIn.Get<double>());
+    state.inverseInertia = ioIn.GetVector();
+    state.activationState = ioIn.Get<std::int32_t>();
+    state.deactivationTime = btScalar(ioIn.Get<double>());
+    state.lastGoodTransform = ioIn.GetTransform();
+    state.lastGoodInverseMass = btScalar(ioIn.Get<double>());
+    state.lastGoodInverseInertia = ioIn.GetVector();
+    state.previousLinearVelocity = ioIn.GetVector();
+    state.previousAngularVelocity = ioIn.GetVector();
+    state.hasPreviousVelocity = ioIn.Get<std::uint8_t>() != 0;
+    state.heldImpulse = ioIn.GetValues(inModes);
+    state.heldInertial = ioIn.GetValues(inModes);
+    state.userForce = ioIn.GetValues(inModes);
+    state.q = ioIn.GetValues(inModes);
+    state.qDot = ioIn.GetValues(inModes);
+    state.equilibrium = ioIn.GetValues(inModes);
+    state.pending = ioIn.GetValues(inModes);
+    state.guard.clamped = ioIn.Get<std::uint64_t>();
+    state.guard.rejectedImpulses = ioIn.Get<std::uint64_t>();
+    state.guard.resets = ioIn.Get<std::uint64_t>();
+    state.previousTransform = ioIn.GetTransform();
+    state.previousQ = ioIn.GetValues(inModes);
+    return state;
+}
+
+// Whether every value of a read body state is finite and every list and the activation state fit.
+bool InRange(const BodyState& inState, std::uint32_t inModes)
+{
+    const BodyState& s = inState;
+    const bool finite = IsFinite(s.transform) && IsFinite(s.interpolationTransform) && IsFinite(s.lastGoodTransform) &&
+                        IsFinite(s.linearVelocity) && IsFinite(s.angularVelocity) && IsFinite(s.totalForce) &&
+                        IsFinite(s.totalTorque) && IsFinite(s.gravity) && std::isfinite(s.inverseMass) &&
+                        IsFinite(s.inverseInertia) && AllFinite(s.q) && AllFinite(s.qDot) &&
+                        AllFinite(s.equilibrium) && AllFinite(s.pending) && AllFinite(s.heldImpulse) &&
+                        AllFinite(s.heldInertial) && AllFinite(s.userForce) && IsFinite(s.previousTransform) &&
+                        AllFinite(s.previousQ);
+    return finite && s.q.size() == inModes && s.qDot.size() == inModes && s.equilibrium.size() == inModes &&
+           s.pending.size() == inModes && s.previousQ.size() == inModes && s.activationState >= ACTIVE_TAG &&
+           s.activationState <= DISABLE_SIMULATION;
+}
+
+// Bullet's part of a body's state: mass properties, placement, velocities, forces, activation.
+void RestoreRigid(btRigidBody& ioRigid, const BodyState& inState)
+{
+    if (ioRigid.getInvMass() != inState.inverseMass || ioRigid.getInvInertiaDiagLocal() != inState.inverseInertia)
+    {
+        auto inverse = [](btScalar inValue) { return inValue > 0 ? 1 / inValue : btScalar(0); };
+        ioRigid.setMassProps(inverse(inState.inverseMass),
+                             btVector3(inverse(inState.inverseInertia.x()), inverse(inState.inverseInertia.y()),
+                                       inverse(inState.inverseInertia.z())));
+    }
+    World::PlaceBody(ioRigid, inState.transform);
+    ioRigid.setInterpolationWorldTransform(inState.interpolationTransform);
+    ioRigid.updateInertiaTensor();
+    ioRigid.setLinearVelocity(inState.linearVelocity);
+    ioRigid.setAngularVelocity(inState.angularVelocity);
+    ioRigid.setInterpolationLinearVelocity(inState.interpolationLinearVelocity);
+    ioRigid.setInterpolationAngularVelocity(inState.interpolationAngularVelocity);
+    ioRigid.setGravity(inState.gravity);
+    ioRigid.clearForces();
+    ioRigid.applyCentralForce(inState.totalForce);
+    ioRigid.applyTorque(inState.totalTorque);
+    ioRigid.forceActivationState(inState.activationState);
+    ioRigid.setDeactivationTime(inState.deactivationTime);
+}
+
 } // namespace
 
 std::vector<std::uint8_t> World::SaveState() const
@@ -230,50 +310,8 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
             throw Error("state snapshot: body " + std::to_string(b) + " is of another asset (" +
                         std::to_string(vertices) + " vertices, " + std::to_string(triangles) + " triangles, " +
                         std::to_string(savedModes) + " modes)");
-        BodyState& state = states[b];
-        state.transform = in.GetTransform();
-        state.interpolationTransform = in.GetTransform();
-        state.linearVelocity = in.GetVector();
-        state.angularVelocity = in.GetVector();
-        state.interpolationLinearVelocity = in.GetVector();
-        state.interpolationAngularVelocity = in.GetVector();
-        state.totalForce = in.GetVector();
-        state.totalTorque = in.GetVector();
-        state.gravity = in.GetVector();
-        state.inverseMass = btScalar(in.Get<double>());
-        state.inverseInertia = in.GetVector();
-        state.activationState = in.Get<std::int32_t>();
-        state.deactivationTime = btScalar(in.Get<double>());
-        state.lastGoodTransform = in.GetTransform();
-        state.lastGoodInverseMass = btScalar(in.Get<double>());
-        state.lastGoodInverseInertia = in.GetVector();
-        state.previousLinearVelocity = in.GetVector();
-        state.previousAngularVelocity = in.GetVector();
-        state.hasPreviousVelocity = in.Get<std::uint8_t>() != 0;
-        state.heldImpulse = in.GetValues(modes);
-        state.heldInertial = in.GetValues(modes);
-        state.userForce = in.GetValues(modes);
-        state.q = in.GetValues(modes);
-        state.qDot = in.GetValues(modes);
-        state.equilibrium = in.GetValues(modes);
-        state.pending = in.GetValues(modes);
-        state.guard.clamped = in.Get<std::uint64_t>();
-        state.guard.rejectedImpulses = in.Get<std::uint64_t>();
-        state.guard.resets = in.Get<std::uint64_t>();
-        state.previousTransform = in.GetTransform();
-        state.previousQ = in.GetValues(modes);
-        const bool finite = IsFinite(state.transform) && IsFinite(state.interpolationTransform) &&
-                            IsFinite(state.lastGoodTransform) && IsFinite(state.linearVelocity) &&
-                            IsFinite(state.angularVelocity) && IsFinite(state.totalForce) &&
-                            IsFinite(state.totalTorque) && IsFinite(state.gravity) &&
-                            std::isfinite(state.inverseMass) && IsFinite(state.inverseInertia) &&
-                            AllFinite(state.q) && AllFinite(state.qDot) && AllFinite(state.equilibrium) &&
-                            AllFinite(state.pending) && AllFinite(state.heldImpulse) &&
-                            AllFinite(state.heldInertial) && AllFinite(state.userForce) &&
-                            IsFinite(state.previousTransform) && AllFinite(state.previousQ);
-        if (!finite || state.q.size() != modes || state.qDot.size() != modes || state.equilibrium.size() != modes ||
-            state.pending.size() != modes || state.previousQ.size() != modes || state.activationState < ACTIVE_TAG ||
-            state.activationState > DISABLE_SIMULATION)
+        states[b] = ReadBodyState(in, modes);
+        if (!InRange(states[b], modes))
             throw Error("state snapshot: body " + std::to_string(b) + " holds values out of range");
     }
     const std::uint32_t attachmentCount = in.Get<std::uint32_t>();
@@ -310,26 +348,7 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         Body& body = *mBodies[b];
         const BodyState& state = states[b];
         btRigidBody& rigid = *body.rigidBody;
-        if (rigid.getInvMass() != state.inverseMass || rigid.getInvInertiaDiagLocal() != state.inverseInertia)
-        {
-            auto inverse = [](btScalar inValue) { return inValue > 0 ? 1 / inValue : btScalar(0); };
-            rigid.setMassProps(inverse(state.inverseMass),
-                               btVector3(inverse(state.inverseInertia.x()), inverse(state.inverseInertia.y()),
-                                         inverse(state.inverseInertia.z())));
-        }
-        PlaceBody(rigid, state.transform);
-        rigid.setInterpolationWorldTransform(state.interpolationTransform);
-        rigid.updateInertiaTensor();
-        rigid.setLinearVelocity(state.linearVelocity);
-        rigid.setAngularVelocity(state.angularVelocity);
-        rigid.setInterpolationLinearVelocity(state.interpolationLinearVelocity);
-        rigid.setInterpolationAngularVelocity(state.interpolationAngularVelocity);
-        rigid.setGravity(state.gravity);
-        rigid.clearForces();
-        rigid.applyCentralForce(state.totalForce);
-        rigid.applyTorque(state.totalTorque);
-        rigid.forceActivationState(state.activationState);
-        rigid.setDeactivationTime(state.deactivationTime);
+        RestoreRigid(rigid, state);
         body.lastGoodTransform = state.lastGoodTransform;
         body.lastGoodInverseMass = state.lastGoodInverseMass;
         body.lastGoodInverseInertia = state.lastGoodInverseInertia;

@@ -1,14 +1,15 @@
 #include "ConcaveProxyContacts.h"
 
+#include "core/SurfaceCache.h"
+#include "core/SurfaceContacts.h"
+#include "core/TriangleGeometry.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btConcaveShape.h>
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/SurfaceCache.h>
-#include <bdt/core/SurfaceContacts.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
 
@@ -141,12 +142,12 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
     thread_local std::vector<ProxySphere> proxies;
     proxies.clear();
     const Vec3d grow = Vec3d::Constant(marginB);
-    CollectProxies(inShapeA.Body(inA.getWorldTransform(), marginA + inMaxDistance),
+    CollectProxies(inShapeA.QueryView(inA.getWorldTransform(), marginA + inMaxDistance),
                    Aabb(ToVec3d(boxMin) - grow, ToVec3d(boxMax) + grow), proxies, ioStats);
     if (proxies.empty())
         return;
 
-    const DeformedBody bodyA = inShapeA.Body(inA.getWorldTransform());
+    const DeformedBody bodyA = inShapeA.QueryView(inA.getWorldTransform());
     const Pose poseB = ToPose(transformB);
     thread_local PlacedPatch scratch;
     thread_local std::vector<SoupTriangle> soup;

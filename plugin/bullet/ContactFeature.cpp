@@ -1,9 +1,10 @@
+#include "core/TriangleGeometry.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/NarrowPhaseCollision/btManifoldPoint.h>
 #include <bdt/bullet/ContactFeature.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/TriangleGeometry.h>
 
 namespace bdt
 {

@@ -6,6 +6,10 @@
 #include "ConcaveProxyContacts.h"
 #include "ConvexProxyContacts.h"
 
+#include "core/CoherentQueries.h"
+#include "core/SurfaceCache.h"
+#include "core/SurfaceContacts.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btCapsuleShape.h>
@@ -16,8 +20,6 @@
 #include <type_traits>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/SurfaceCache.h>
-#include <bdt/core/SurfaceContacts.h>
 #include <bdt/core/TreeQueries.h>
 
 namespace bdt
@@ -232,15 +234,15 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     thread_local std::vector<PairContact> found;
     found.assign(ioContacts.begin() + std::ptrdiff_t(inFirst), ioContacts.end());
     ioContacts.resize(inFirst);
-    const DeformedBody bodyA = shapeA.Body(inA.getWorldTransform());
-    const DeformedBody bodyB = shapeB != nullptr ? shapeB->Body(inB.getWorldTransform()) : DeformedBody{};
+    const DeformedBody bodyA = shapeA.QueryView(inA.getWorldTransform());
+    const DeformedBody bodyB = shapeB != nullptr ? shapeB->QueryView(inB.getWorldTransform()) : DeformedBody{};
     const btCollisionShape* other = inB.getCollisionShape();
     const EOtherShape kind = ClassifyOther(other);
     const btTransform& transformB = inB.getWorldTransform();
     thread_local PlacedPatch scratchA, scratchB;
     thread_local std::vector<SurfaceContact> surface;
     surface.clear();
-    const ProxyLevel& proxiesA = shapeA.State().Proxies();
+    const ContactProxies& proxiesA = shapeA.State().Proxies();
     std::uint32_t placedA = cNoIndex;
     PatchView viewA;
     thread_local std::vector<std::size_t> crossingFallbacks; // into ioContacts, ascending
@@ -337,7 +339,7 @@ bool InsideSurface(const DeformableShape& inShape, const btTransform& inWorldFro
     const ProxyPatches* patches = inShape.Patches();
     if (patches == nullptr || !patches->Closed() || !inPoint.allFinite())
         return false;
-    const DeformedBody body = inShape.Body(inWorldFromLocal);
+    const DeformedBody body = inShape.QueryView(inWorldFromLocal);
     Ray ray;
     ray.origin = inPoint;
     const Vec3d away = inPoint - ToVec3d(inWorldFromLocal.getOrigin());
@@ -477,7 +479,7 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
     if (shapeA == nullptr)
         return;
     const double marginA = shapeA->getMargin();
-    const DeformedBody bodyA = shapeA->Body(inA.getWorldTransform(), marginA + inMaxDistance);
+    const DeformedBody bodyA = shapeA->QueryView(inA.getWorldTransform(), marginA + inMaxDistance);
     const btCollisionShape* shapeB = inB.getCollisionShape();
     const btTransform& transformB = inB.getWorldTransform();
 
@@ -487,7 +489,7 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
     const auto collidePrimitive = [&](const auto& inPrimitive)
     {
         if (ioPrimitiveCache != nullptr)
-            CollideProxies(bodyA, inPrimitive, *ioPrimitiveCache, proxyContacts, ioStats);
+            CollideProxiesCached(bodyA, inPrimitive, *ioPrimitiveCache, proxyContacts, ioStats);
         else
             CollideProxies(bodyA, inPrimitive, proxyContacts, ioStats);
     };
@@ -498,21 +500,21 @@ void GenerateSphereContacts(const btCollisionObjectWrapper& inA, const btCollisi
     case EOtherShape::Deformable:
     {
         const DeformableShape* deformableB = AsDeformable(shapeB);
-        const DeformedBody bodyB = deformableB->Body(transformB, deformableB->getMargin());
+        const DeformedBody bodyB = deformableB->QueryView(transformB, deformableB->getMargin());
         const std::uint32_t budgetA = shapeA->Settings().traversalBudget;
         const std::uint32_t budgetB = deformableB->Settings().traversalBudget;
         const std::uint32_t budget = budgetA == 0   ? budgetB
                                      : budgetB == 0 ? budgetA
                                                     : std::min(budgetA, budgetB);
         if (budget != 0)
-            CollideProxies(bodyA, bodyB, std::uint64_t(budget), proxyContacts, ioStats);
+            CollideProxiesBudgeted(bodyA, bodyB, std::uint64_t(budget), proxyContacts, ioStats);
         else if (shapeA->Settings().boxCulling && deformableB->Settings().boxCulling)
-            CollideProxies(bodyA, bodyB, *shapeA->Asset().Boxes(), *deformableB->Asset().Boxes(),
-                           proxyContacts, ioStats);
+            CollideProxiesWithBoxes(bodyA, bodyB, *shapeA->Asset().Boxes(), *deformableB->Asset().Boxes(),
+                                    proxyContacts, ioStats);
         else if (ioFront != nullptr)
-            CollideProxies(bodyA, bodyB, *ioFront, proxyContacts, ioStats);
+            CollideProxiesFromFront(bodyA, bodyB, *ioFront, proxyContacts, ioStats);
         else if (ioCache != nullptr)
-            CollideProxies(bodyA, bodyB, *ioCache, proxyContacts, ioStats);
+            CollideProxiesCached(bodyA, bodyB, *ioCache, proxyContacts, ioStats);
         else
             CollideProxies(bodyA, bodyB, proxyContacts, ioStats);
         SortByProxies(proxyContacts);

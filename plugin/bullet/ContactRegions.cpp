@@ -54,6 +54,121 @@ struct RegionInfo
     std::uint32_t target = 0; // index into the kept keys
 };
 
+
+// Each region's persistence (it had a manifold last step), deepest contact and centroid, in the order of the
+// distinct keys `inSortedKeys`; `inRegionOf` gives a contact's region index.
+template <class RegionOf>
+void SummariseRegions(std::span<const std::uint32_t> inSortedKeys, std::span<const PairContact> inContacts,
+                      std::span<const std::uint32_t> inKeys, std::span<const std::uint32_t> inPreviousKeys,
+                      const RegionOf& inRegionOf, std::vector<RegionInfo>& outRegions)
+{
+    outRegions.clear();
+    for (std::uint32_t key : inSortedKeys)
+    {
+        RegionInfo info;
+        info.key = key;
+        info.previous = std::find(inPreviousKeys.begin(), inPreviousKeys.end(), key) != inPreviousKeys.end();
+        outRegions.push_back(info);
+    }
+    for (std::size_t i = 0; i < inContacts.size(); ++i)
+    {
+        RegionInfo& info = outRegions[inRegionOf(inKeys[i])];
+        info.deepest = std::min(info.deepest, inContacts[i].distance);
+        info.centroid += inContacts[i].pointOnB;
+        ++info.count;
+    }
+    for (RegionInfo& info : outRegions)
+        info.centroid /= double(info.count);
+}
+
+// Keep a set that covers the contact area: farthest-point sampling over the regions' centroids (Gonzalez's
+// k-centre greedy: every region ends within twice the best possible covering radius of a kept one), from
+// the deepest region on. The merged regions' contacts go to the nearest kept region, whose reduction then
+// spreads its points over its share of the area: a face resting on the ground keeps points under all of
+// it, not a cluster in one corner. Persistence: at each choice a region that had a manifold last step wins
+// over a better new one unless that one is clearly better: deeper by more than the depth tolerance (the
+// first choice), farther from the kept ones by more than `cCoverageSlack` of its distance (the others).
+// Writes the `inCap` kept region indices (ascending) and marks them taken.
+void ChooseCoveringRegions(std::span<const RegionInfo> inRegions, std::uint32_t inCap, double inDepthTolerance,
+                           std::vector<std::uint32_t>& outKept, std::vector<bool>& outTaken)
+{
+    thread_local std::vector<double> nearest; // per region, squared distance to the nearest kept centroid
+    outKept.clear();
+    nearest.assign(inRegions.size(), std::numeric_limits<double>::infinity());
+    outTaken.assign(inRegions.size(), false);
+    const auto deeper = [&](std::uint32_t inA, std::uint32_t inB)
+    {
+        const RegionInfo& a = inRegions[inA];
+        const RegionInfo& b = inRegions[inB];
+        return a.deepest != b.deepest ? a.deepest < b.deepest : a.key < b.key;
+    };
+    while (outKept.size() < inCap)
+    {
+        // The best new choice, and the best of last step's regions.
+        int best = -1;
+        int bestPrevious = -1;
+        const bool first = outKept.empty();
+        const auto better = [&](std::uint32_t inCandidate, int inCurrent)
+        {
+            if (inCurrent < 0)
+                return true;
+            const std::uint32_t current = std::uint32_t(inCurrent);
+            if (first || nearest[inCandidate] == nearest[current])
+                return deeper(inCandidate, current);
+            return nearest[inCandidate] > nearest[current];
+        };
+        for (std::uint32_t r = 0; r < inRegions.size(); ++r)
+        {
+            if (outTaken[r])
+                continue;
+            if (better(r, best))
+                best = int(r);
+            if (inRegions[r].previous && better(r, bestPrevious))
+                bestPrevious = int(r);
+        }
+        std::uint32_t choice = std::uint32_t(best);
+        if (bestPrevious >= 0 && bestPrevious != best)
+        {
+            const std::uint32_t previous = std::uint32_t(bestPrevious);
+            const bool close =
+                first ? inRegions[previous].deepest <= inRegions[choice].deepest + inDepthTolerance
+                      : std::sqrt(nearest[previous]) >= (1.0 - cCoverageSlack) * std::sqrt(nearest[choice]);
+            if (close)
+                choice = previous;
+        }
+        outTaken[choice] = true;
+        outKept.push_back(choice);
+        for (std::uint32_t r = 0; r < inRegions.size(); ++r)
+            nearest[r] = std::min(nearest[r], (inRegions[r].centroid - inRegions[choice].centroid).squaredNorm());
+    }
+    std::sort(outKept.begin(), outKept.end()); // region indices ascending = keys ascending
+}
+
+// Each kept region's target is its place among the kept; each dropped region's, the kept one with the nearest
+// centroid (the first of equals).
+void TargetKeptRegions(std::span<RegionInfo> ioRegions, std::span<const std::uint32_t> inKept,
+                       const std::vector<bool>& inTaken)
+{
+    for (std::uint32_t k = 0; k < inKept.size(); ++k)
+        ioRegions[inKept[k]].target = k;
+    for (std::uint32_t r = 0; r < ioRegions.size(); ++r)
+    {
+        if (inTaken[r])
+            continue;
+        RegionInfo& dropped = ioRegions[r];
+        double best = std::numeric_limits<double>::infinity();
+        for (std::uint32_t k = 0; k < inKept.size(); ++k)
+        {
+            const double squared = (ioRegions[inKept[k]].centroid - dropped.centroid).squaredNorm();
+            if (squared < best)
+            {
+                best = squared;
+                dropped.target = k;
+            }
+        }
+    }
+}
+
 } // namespace
 
 void AssignRegions(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inKeys,
@@ -91,106 +206,15 @@ void AssignRegions(std::span<const PairContact> inContacts, std::span<const std:
         return;
     }
 
-    // More regions than the cap: each region's persistence, deepest contact and centroid.
+    // More regions than the cap: keep those that cover the contact area, merge the others into them.
     thread_local std::vector<RegionInfo> regions;
-    regions.clear();
-    for (std::uint32_t key : sortedKeys)
-    {
-        RegionInfo info;
-        info.key = key;
-        info.previous = std::find(inPreviousKeys.begin(), inPreviousKeys.end(), key) != inPreviousKeys.end();
-        regions.push_back(info);
-    }
-    for (std::size_t i = 0; i < inContacts.size(); ++i)
-    {
-        RegionInfo& info = regions[regionIndex(inKeys[i])];
-        info.deepest = std::min(info.deepest, inContacts[i].distance);
-        info.centroid += inContacts[i].pointOnB;
-        ++info.count;
-    }
-    for (RegionInfo& info : regions)
-        info.centroid /= double(info.count);
-
-    // Keep a set that covers the contact area: farthest-point sampling over the regions' centroids (Gonzalez's
-    // k-centre greedy: every region ends within twice the best possible covering radius of a kept one), from
-    // the deepest region on. The merged regions' contacts go to the nearest kept region, whose reduction then
-    // spreads its points over its share of the area: a face resting on the ground keeps points under all of
-    // it, not a cluster in one corner. Persistence: at each choice a region that had a manifold last step wins
-    // over a better new one unless that one is clearly better: deeper by more than the depth tolerance (the
-    // first choice), farther from the kept ones by more than `cCoverageSlack` of its distance (the others).
     thread_local std::vector<std::uint32_t> kept;
-    thread_local std::vector<double> nearest; // per region, squared distance to the nearest kept centroid
     thread_local std::vector<bool> taken;
-    kept.clear();
-    nearest.assign(regions.size(), std::numeric_limits<double>::infinity());
-    taken.assign(regions.size(), false);
-    const auto deeper = [&](std::uint32_t inA, std::uint32_t inB)
-    {
-        const RegionInfo& a = regions[inA];
-        const RegionInfo& b = regions[inB];
-        return a.deepest != b.deepest ? a.deepest < b.deepest : a.key < b.key;
-    };
-    while (kept.size() < cap)
-    {
-        // The best new choice, and the best of last step's regions.
-        int best = -1;
-        int bestPrevious = -1;
-        const bool first = kept.empty();
-        const auto better = [&](std::uint32_t inCandidate, int inCurrent)
-        {
-            if (inCurrent < 0)
-                return true;
-            const std::uint32_t current = std::uint32_t(inCurrent);
-            if (first || nearest[inCandidate] == nearest[current])
-                return deeper(inCandidate, current);
-            return nearest[inCandidate] > nearest[current];
-        };
-        for (std::uint32_t r = 0; r < regions.size(); ++r)
-        {
-            if (taken[r])
-                continue;
-            if (better(r, best))
-                best = int(r);
-            if (regions[r].previous && better(r, bestPrevious))
-                bestPrevious = int(r);
-        }
-        std::uint32_t choice = std::uint32_t(best);
-        if (bestPrevious >= 0 && bestPrevious != best)
-        {
-            const std::uint32_t previous = std::uint32_t(bestPrevious);
-            const bool close =
-                first ? regions[previous].deepest <= regions[choice].deepest + inDepthTolerance
-                      : std::sqrt(nearest[previous]) >= (1.0 - cCoverageSlack) * std::sqrt(nearest[choice]);
-            if (close)
-                choice = previous;
-        }
-        taken[choice] = true;
-        kept.push_back(choice);
-        for (std::uint32_t r = 0; r < regions.size(); ++r)
-            nearest[r] = std::min(nearest[r], (regions[r].centroid - regions[choice].centroid).squaredNorm());
-    }
-    std::sort(kept.begin(), kept.end()); // region indices ascending = keys ascending
-    for (std::uint32_t k = 0; k < kept.size(); ++k)
-    {
-        outAssignment.keys.push_back(regions[kept[k]].key);
-        regions[kept[k]].target = k;
-    }
-    for (std::uint32_t r = 0; r < regions.size(); ++r)
-    {
-        if (taken[r])
-            continue;
-        RegionInfo& dropped = regions[r];
-        double best = std::numeric_limits<double>::infinity();
-        for (std::uint32_t k = 0; k < kept.size(); ++k)
-        {
-            const double squared = (regions[kept[k]].centroid - dropped.centroid).squaredNorm();
-            if (squared < best)
-            {
-                best = squared;
-                dropped.target = k;
-            }
-        }
-    }
+    SummariseRegions(sortedKeys, inContacts, inKeys, inPreviousKeys, regionIndex, regions);
+    ChooseCoveringRegions(regions, cap, inDepthTolerance, kept, taken);
+    for (const std::uint32_t k : kept)
+        outAssignment.keys.push_back(regions[k].key);
+    TargetKeptRegions(regions, kept, taken);
     for (std::size_t i = 0; i < inContacts.size(); ++i)
         outAssignment.ofContact[i] = regions[regionIndex(inKeys[i])].target;
 }

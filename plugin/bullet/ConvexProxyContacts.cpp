@@ -2,6 +2,9 @@
 
 #include "ContactGeneration.h"
 
+#include "core/SurfaceCache.h"
+#include "core/SurfaceContacts.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btConvexShape.h>
 #include <BulletCollision/CollisionShapes/btPolyhedralConvexShape.h>
@@ -14,8 +17,6 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/SurfaceCache.h>
-#include <bdt/core/SurfaceContacts.h>
 
 namespace bdt
 {
@@ -113,7 +114,7 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
     convex->getAabb(transformB, boxMin, boxMax);
     thread_local std::vector<ProxySphere> proxies;
     proxies.clear();
-    CollectProxies(inShapeA.Body(inA.getWorldTransform(), marginA + inMaxDistance), ToAabb(boxMin, boxMax),
+    CollectProxies(inShapeA.QueryView(inA.getWorldTransform(), marginA + inMaxDistance), ToAabb(boxMin, boxMax),
                    proxies, ioStats);
     if (proxies.empty())
         return;
@@ -129,7 +130,7 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
             corners.push_back(ToVec3d(transformB * vertex));
         }
 
-    const DeformedBody bodyA = inShapeA.Body(inA.getWorldTransform());
+    const DeformedBody bodyA = inShapeA.QueryView(inA.getWorldTransform());
     thread_local PlacedPatch scratch;
     thread_local std::vector<SurfaceContact> surface;
     surface.clear();
@@ -198,7 +199,7 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
             centre /= double(corners.size());
         }
         if (InsideSurface(inShapeA, inA.getWorldTransform(), centre, ioStats))
-            ConvexProxyContacts(inShapeA.Body(inA.getWorldTransform(), marginA + inMaxDistance), marginA,
+            ConvexProxyContacts(inShapeA.QueryView(inA.getWorldTransform(), marginA + inMaxDistance), marginA,
                                 inMaxDistance, inB, outContacts, ioStats);
         return;
     }

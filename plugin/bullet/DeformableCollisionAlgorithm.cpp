@@ -5,6 +5,10 @@
 #include "ManifoldUpdate.h"
 #include "SearchDistance.h"
 
+#include "core/PrimitivePairCache.h"
+#include "core/ProxyPairCache.h"
+#include "core/TraversalFront.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
@@ -16,9 +20,6 @@
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Prefetch.h>
-#include <bdt/core/PrimitivePairCache.h>
-#include <bdt/core/ProxyPairCache.h>
-#include <bdt/core/TraversalFront.h>
 #include <utility>
 
 namespace bdt
@@ -302,7 +303,7 @@ bool DeformableCollisionAlgorithm::Prepare(const btCollisionObject& inBody0, con
     ioPair.apart = RootsApart(motionA, double(ioPair.shapeA->getMargin()), objectB, motionB, widest);
     ioPair.plan.Clear();
     ioPair.ready = false;
-    // The fits `DeformableShape::Body` and the prediction read: made here (a compare of 9 scalars once made),
+    // The fits `DeformableShape::QueryView` and the prediction read: made here (a compare of 9 scalars once made),
     // only read by the threads.
     for (const btCollisionObject* object : {&objectA, &objectB})
         if (const DeformableShape* shape = AsDeformable(object->getCollisionShape()))

@@ -1,6 +1,8 @@
 // DeformableShape: the btConcaveShape face of a reduced deformable body (bounds, triangles, inertia, scaling)
 // and the body's deformation state (q through the modal dynamics, contact impulses into generalised ones).
 
+#include "core/SurfaceCache.h"
+
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
@@ -87,7 +89,8 @@ DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
                                  const DeformableShapeSettings& inSettings)
     : mAsset(CheckedAsset(std::move(inAsset))), mPrincipal(mAsset->Mass().ToPrincipal()),
       mSettings(CheckedSettings(inSettings)), mState(mAsset->Proxies(inSettings.proxyLevel)),
-      mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)), mPendingImpulse(mAsset->Tree().ModeCount(), 0.0),
+      mSurface(std::make_unique<SurfaceCache>()), mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)),
+      mPendingImpulse(mAsset->Tree().ModeCount(), 0.0),
       mStepDisplacement(mAsset->Tree().ModeCount(), 0.0), mStepHeld(mAsset->Tree().ModeCount(), 0.0),
       mStepChange(mAsset->Tree().ModeCount(), 0.0), mStepBase(mAsset->Tree().ModeCount(), 0.0)
 {
@@ -236,7 +239,7 @@ void DeformableShape::SetSettings(const DeformableShapeSettings& inSettings)
     else if (!dynamics.SetState(mDynamics.QDouble(), mDynamics.QDot()))
         dynamics.Reset();
     dynamics.ContinueGuardStats(mDynamics.GuardStats());
-    std::shared_ptr<const ProxyLevel> proxies = mAsset->Proxies(inSettings.proxyLevel);
+    std::shared_ptr<const ContactProxies> proxies = mAsset->Proxies(inSettings.proxyLevel);
     if (proxies != mState.ProxiesPtr())
         mState.SetProxies(std::move(proxies));
     ApplySettings(inSettings);
@@ -585,7 +588,7 @@ Mat3d DeformableShape::RestToWorld(const btTransform& inWorldFromLocal) const
     return Rotations(inWorldFromLocal.getBasis()).restToWorld;
 }
 
-DeformedBody DeformableShape::Body(const btTransform& inWorldFromLocal, double inInflate) const
+DeformedBody DeformableShape::QueryView(const btTransform& inWorldFromLocal, double inInflate) const
 {
     const RotationMemo& rotations = Rotations(inWorldFromLocal.getBasis());
     const double scale = Scale();

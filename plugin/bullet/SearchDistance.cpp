@@ -73,8 +73,8 @@ const StepMotionCache::Entry& StepMotionCache::Current(const btCollisionObject& 
     entry->motion = PredictStepMotion(inObject, mTimeStep);
     if (const DeformableShape* deformable = AsDeformable(inObject.getCollisionShape()))
     {
-        // The root sphere as the narrowphase places it (`DeformableShape::Body`, `detail::PlaceSphere`).
-        const DeformedBody body = deformable->Body(inObject.getWorldTransform());
+        // The root sphere as the narrowphase places it (`DeformableShape::QueryView`, `detail::PlaceSphere`).
+        const DeformedBody body = deformable->QueryView(inObject.getWorldTransform());
         const UpdatedSphere root = body.state->Sphere(0);
         entry->motion.rootCentre =
             body.pose.Apply(body.scale * Vec3d(root.center[0], root.center[1], root.center[2]));

@@ -1,6 +1,7 @@
+#include "Fnv1a.h"
+
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/Fnv1a.h>
 
 #include <array>
 #include <bit>

@@ -1,6 +1,7 @@
+#include "MinimalSphere.h"
+
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/MinimalSphere.h>
 
 #include <Eigen/Eigenvalues>
 

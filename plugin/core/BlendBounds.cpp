@@ -1,7 +1,8 @@
+#include "BlendBounds.h"
+#include "TriangleGeometry.h"
+
 #include <algorithm>
-#include <bdt/core/BlendBounds.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <functional>
 #include <limits>

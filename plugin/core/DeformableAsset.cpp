@@ -33,21 +33,21 @@ std::shared_ptr<const DeformableAsset> DeformableAsset::Create(std::shared_ptr<c
     return asset;
 }
 
-std::shared_ptr<const ProxyLevel> DeformableAsset::Proxies(std::uint32_t inLevel) const
+std::shared_ptr<const ContactProxies> DeformableAsset::Proxies(std::uint32_t inLevel) const
 {
     const std::uint32_t level = std::min(inLevel, mTree->LevelCount() - 1);
     const std::lock_guard<std::mutex> lock(mMutex);
-    std::shared_ptr<const ProxyLevel>& proxies = mProxies[level];
+    std::shared_ptr<const ContactProxies>& proxies = mProxies[level];
     // Built under the lock: O(nodes above the level), once per level for the asset's lifetime.
     if (!proxies)
-        proxies = std::make_shared<const ProxyLevel>(mTree, level);
+        proxies = std::make_shared<const ContactProxies>(mTree, level);
     return proxies;
 }
 
 std::shared_ptr<const ProxyPatches> DeformableAsset::Patches(std::uint32_t inLevel) const
 {
     const std::uint32_t level = std::min(inLevel, mTree->LevelCount() - 1);
-    std::shared_ptr<const ProxyLevel> proxies = Proxies(level);
+    std::shared_ptr<const ContactProxies> proxies = Proxies(level);
     const std::lock_guard<std::mutex> lock(mMutex);
     std::shared_ptr<const ProxyPatches>& patches = mPatches[level];
     if (!patches)
@@ -69,7 +69,7 @@ std::size_t DeformableAsset::MemoryBytes() const
     const std::lock_guard<std::mutex> lock(mMutex);
     if (mBoxes)
         bytes += mBoxes->MemoryBytes();
-    for (const std::shared_ptr<const ProxyLevel>& proxies : mProxies)
+    for (const std::shared_ptr<const ContactProxies>& proxies : mProxies)
         if (proxies)
             bytes += proxies->MemoryBytes();
     for (const std::shared_ptr<const ProxyPatches>& patches : mPatches)

@@ -1,5 +1,6 @@
+#include "DistanceHierarchy.h"
+
 #include <algorithm>
-#include <bdt/core/DistanceHierarchy.h>
 #include <bdt/core/Error.h>
 #include <cmath>
 #include <limits>

@@ -1,5 +1,6 @@
+#include "ExactPredicates.h"
+
 #include <array>
-#include <bdt/core/ExactPredicates.h>
 #include <cmath>
 #include <cstddef>
 

@@ -1,4 +1,4 @@
-#include <bdt/core/MinimalSphere.h>
+#include "MinimalSphere.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -198,7 +198,7 @@ Vec3d EnclosingBallsCentre(std::span<const Vec3d> inCenters, std::span<const dou
     };
     // Equal radii make the minimal sphere of the centres the answer; unequal ones pull it towards the larger
     // balls, which the steps do. Step k moves a quarter of the way, divided by k + 1: 16 steps wrap the proxies
-    // (`ProxyLevel`) about as tightly as 64, at a quarter of the cost.
+    // (`ContactProxies`) about as tightly as 64, at a quarter of the cost.
     constexpr int cSteps = 16;
     constexpr double cFirstStep = 0.25;
     Vec3d centre = MinimalEnclosingSphere(inCenters).center;

@@ -2,6 +2,8 @@
 #include <bdt/core/Error.h>
 #include <bdt/core/ProxyPatches.h>
 #include <limits>
+#include <span>
+#include <vector>
 
 namespace bdt
 {
@@ -46,72 +48,101 @@ std::vector<EdgeSide> EdgeSides(std::span<const Triangle> inTriangles)
     return sides;
 }
 
-} // namespace
-
-ProxyPatches::ProxyPatches(std::shared_ptr<const ProxyLevel> inProxies) : mProxies(std::move(inProxies))
+// The proxy of every triangle (the proxies partition them).
+std::vector<std::uint32_t> ProxyOfTriangles(const ContactProxies& inProxies, std::size_t inTriangleCount)
 {
-    if (!mProxies)
-        throw Error("proxy patches need a proxy level");
-    const BDTree& tree = mProxies->Tree();
-    const Model& model = tree.GetModel();
-    const std::span<const Triangle> triangles = model.Triangles();
-    const std::uint32_t visit = mProxies->VisitCount();
-
-    // The proxy of every triangle (the proxies partition them), and each vertex's naming triangle (its
-    // lowest).
-    std::vector<std::uint32_t> proxyOf(triangles.size(), cNone);
-    for (std::uint32_t node = 0; node < visit; ++node)
-        if (mProxies->IsProxy(node))
+    const BDTree& tree = inProxies.Tree();
+    std::vector<std::uint32_t> proxyOf(inTriangleCount, cNone);
+    for (std::uint32_t node = 0; node < inProxies.VisitCount(); ++node)
+        if (inProxies.IsProxy(node))
         {
             const BDTreeNode& n = tree.Node(node);
             for (std::uint32_t t = n.firstTriangle; t < n.firstTriangle + n.triangleCount; ++t)
                 proxyOf[t] = node;
         }
-    std::vector<std::uint32_t> vertexTriangle(model.VertexCount(), cNone);
-    for (std::uint32_t t = 0; t < triangles.size(); ++t)
-        for (const std::uint32_t v : triangles[t])
+    return proxyOf;
+}
+
+// Each vertex's naming triangle: its lowest (tree order).
+std::vector<std::uint32_t> NamingTriangles(std::span<const Triangle> inTriangles, std::size_t inVertexCount)
+{
+    std::vector<std::uint32_t> vertexTriangle(inVertexCount, cNone);
+    for (std::uint32_t t = 0; t < inTriangles.size(); ++t)
+        for (const std::uint32_t v : inTriangles[t])
             vertexTriangle[v] = std::min(vertexTriangle[v], t);
+    return vertexTriangle;
+}
 
-    // Each vertex's incident triangles (tree order, ascending; a triangle that repeats a vertex lists it
-    // once).
-    const auto distinctCorners = [](const Triangle& inTriangle, std::uint32_t(&outCorners)[3])
+// The distinct corners of a triangle (a triangle that repeats a vertex lists it once); returns their count.
+int DistinctCorners(const Triangle& inTriangle, std::uint32_t (&outCorners)[3])
+{
+    int count = 0;
+    for (int k = 0; k < 3; ++k)
+        if (std::find(outCorners, outCorners + count, inTriangle[k]) == outCorners + count)
+            outCorners[count++] = inTriangle[k];
+    return count;
+}
+
+// Each vertex's incident triangles, tree order, ascending: those of vertex v are
+// triangles[begin[v], begin[v + 1]).
+struct Incidence
+{
+    std::vector<std::uint32_t> begin;
+    std::vector<std::uint32_t> triangles;
+
+    std::span<const std::uint32_t> Of(std::uint32_t inVertex) const
     {
-        int count = 0;
-        for (int k = 0; k < 3; ++k)
-            if (std::find(outCorners, outCorners + count, inTriangle[k]) == outCorners + count)
-                outCorners[count++] = inTriangle[k];
-        return count;
-    };
-    std::vector<std::uint32_t> incidentBegin(model.VertexCount() + 1, 0), incident;
-    std::uint32_t corners[3];
-    for (const Triangle& triangle : triangles)
-        for (int k = 0, count = distinctCorners(triangle, corners); k < count; ++k)
-            ++incidentBegin[corners[k] + 1];
-    for (std::size_t v = 0; v < model.VertexCount(); ++v)
-        incidentBegin[v + 1] += incidentBegin[v];
-    incident.resize(incidentBegin.back());
-    {
-        std::vector<std::uint32_t> fill(incidentBegin.begin(), incidentBegin.end() - 1);
-        for (std::uint32_t t = 0; t < triangles.size(); ++t)
-            for (int k = 0, count = distinctCorners(triangles[t], corners); k < count; ++k)
-                incident[fill[corners[k]]++] = t;
+        return std::span<const std::uint32_t>(triangles.data() + begin[inVertex],
+                                              begin[inVertex + 1] - begin[inVertex]);
     }
+};
 
-    // Edges: grouped sides, owned by the proxy of their lowest face; a vertex on an open edge is open.
-    const std::vector<EdgeSide> sides = EdgeSides(triangles);
-    struct GlobalEdge
-    {
-        std::uint32_t from, to; // in the winding of the owner face
-        std::uint32_t faces[2];
-        bool open;
-    };
-    std::vector<std::vector<GlobalEdge>> edgesOf(visit);
-    std::vector<std::uint8_t> openVertex(model.VertexCount(), 0);
+Incidence IncidentTriangles(std::span<const Triangle> inTriangles, std::size_t inVertexCount)
+{
+    Incidence incidence;
+    incidence.begin.assign(inVertexCount + 1, 0);
+    std::uint32_t corners[3];
+    for (const Triangle& triangle : inTriangles)
+        for (int k = 0, count = DistinctCorners(triangle, corners); k < count; ++k)
+            ++incidence.begin[corners[k] + 1];
+    for (std::size_t v = 0; v < inVertexCount; ++v)
+        incidence.begin[v + 1] += incidence.begin[v];
+    incidence.triangles.resize(incidence.begin.back());
+    std::vector<std::uint32_t> fill(incidence.begin.begin(), incidence.begin.end() - 1);
+    for (std::uint32_t t = 0; t < inTriangles.size(); ++t)
+        for (int k = 0, count = DistinctCorners(inTriangles[t], corners); k < count; ++k)
+            incidence.triangles[fill[corners[k]]++] = t;
+    return incidence;
+}
+
+// An edge of the mesh, in the winding of its owner face (its lowest), with its faces.
+struct GlobalEdge
+{
+    std::uint32_t from, to;
+    std::uint32_t faces[2];
+    bool open;
+};
+
+// The mesh's edges grouped by the proxy that owns them (that of their lowest face), and its open vertices (on an
+// open edge).
+struct MeshEdges
+{
+    std::vector<std::vector<GlobalEdge>> ofProxy;
+    std::vector<std::uint8_t> openVertex;
+    bool closed = true;
+};
+
+MeshEdges EdgesByProxy(std::span<const Triangle> inTriangles, std::size_t inVertexCount,
+                       std::span<const std::uint32_t> inProxyOf, std::uint32_t inVisitCount)
+{
+    const std::vector<EdgeSide> sides = EdgeSides(inTriangles);
+    MeshEdges edges;
+    edges.ofProxy.resize(inVisitCount);
+    edges.openVertex.assign(inVertexCount, 0);
     for (std::size_t begin = 0; begin < sides.size();)
     {
         std::size_t end = begin + 1;
-        while (end < sides.size() && sides[end].low == sides[begin].low &&
-               sides[end].high == sides[begin].high)
+        while (end < sides.size() && sides[end].low == sides[begin].low && sides[end].high == sides[begin].high)
             ++end;
         const EdgeSide& first = sides[begin];
         GlobalEdge edge;
@@ -122,17 +153,76 @@ ProxyPatches::ProxyPatches(std::shared_ptr<const ProxyLevel> inProxies) : mProxi
         edge.open = end - begin != 2 || sides[begin + 1].forward == first.forward;
         if (edge.open)
         {
-            mClosed = false;
-            openVertex[first.low] = openVertex[first.high] = 1;
+            edges.closed = false;
+            edges.openVertex[first.low] = edges.openVertex[first.high] = 1;
         }
-        edgesOf[proxyOf[first.face]].push_back(edge);
+        edges.ofProxy[inProxyOf[first.face]].push_back(edge);
         begin = end;
     }
+    return edges;
+}
+
+// A proxy's halo: the outside faces of its owned edges and around its owned vertices, each once, ascending.
+void HaloFaces(std::span<const GlobalEdge> inEdges, std::span<const std::uint32_t> inOwned,
+               const Incidence& inIncidence, std::span<const std::uint32_t> inProxyOf, std::uint32_t inNode,
+               std::vector<std::uint32_t>& outHalo)
+{
+    outHalo.clear();
+    for (const GlobalEdge& edge : inEdges)
+        if (edge.faces[1] != cNone && inProxyOf[edge.faces[1]] != inNode)
+            outHalo.push_back(edge.faces[1]);
+    for (const std::uint32_t v : inOwned)
+        for (const std::uint32_t t : inIncidence.Of(v))
+            if (inProxyOf[t] != inNode)
+                outHalo.push_back(t);
+    std::sort(outHalo.begin(), outHalo.end());
+    outHalo.erase(std::unique(outHalo.begin(), outHalo.end()), outHalo.end());
+}
+
+// The owned vertices' rings: each one's neighbours (local indices, ascending, each once) appended to
+// `ioNeighbours`, and where the next ring begins to `ioBegins`.
+void AppendRings(std::span<const std::uint32_t> inOwned, const Incidence& inIncidence,
+                 std::span<const Triangle> inTriangles, std::span<const std::uint32_t> inLocalOf,
+                 std::vector<std::uint32_t>& ioNeighbours, std::vector<std::uint32_t>& ioBegins)
+{
+    thread_local std::vector<std::uint32_t> ring;
+    for (const std::uint32_t v : inOwned)
+    {
+        ring.clear();
+        for (const std::uint32_t t : inIncidence.Of(v))
+            for (const std::uint32_t w : inTriangles[t])
+                if (w != v)
+                    ring.push_back(inLocalOf[w]);
+        std::sort(ring.begin(), ring.end());
+        ring.erase(std::unique(ring.begin(), ring.end()), ring.end());
+        ioNeighbours.insert(ioNeighbours.end(), ring.begin(), ring.end());
+        ioBegins.push_back(std::uint32_t(ioNeighbours.size()));
+    }
+}
+
+} // namespace
+
+ProxyPatches::ProxyPatches(std::shared_ptr<const ContactProxies> inProxies) : mProxies(std::move(inProxies))
+{
+    if (!mProxies)
+        throw Error("proxy patches need a proxy level");
+    const BDTree& tree = mProxies->Tree();
+    const Model& model = tree.GetModel();
+    const std::span<const Triangle> triangles = model.Triangles();
+    const std::uint32_t visit = mProxies->VisitCount();
+
+    const std::vector<std::uint32_t> proxyOf = ProxyOfTriangles(*mProxies, triangles.size());
+    const std::vector<std::uint32_t> vertexTriangle = NamingTriangles(triangles, model.VertexCount());
+    const Incidence incidence = IncidentTriangles(triangles, model.VertexCount());
+    const MeshEdges edges = EdgesByProxy(triangles, model.VertexCount(), proxyOf, visit);
+    mClosed = edges.closed;
+    const std::vector<std::vector<GlobalEdge>>& edgesOf = edges.ofProxy;
+    const std::vector<std::uint8_t>& openVertex = edges.openVertex;
 
     // The patches, proxy by proxy: local vertex indices through a stamped map.
     std::vector<std::uint32_t> localOf(model.VertexCount(), cNone);
     std::vector<std::uint32_t> localStamp(model.VertexCount(), cNone);
-    std::vector<std::uint32_t> shared, halo, owned, ring;
+    std::vector<std::uint32_t> shared, halo, owned;
     mVertexBegin.assign(visit + 1, 0);
     mOwnedBegin.assign(visit + 1, 0);
     mTriangleBegin.assign(visit + 1, 0);
@@ -189,18 +279,7 @@ ProxyPatches::ProxyPatches(std::shared_ptr<const ProxyLevel> inProxies) : mProxi
                 {localOf[triangles[t][0]], localOf[triangles[t][1]], localOf[triangles[t][2]]});
             mTreeTriangles.push_back(t);
         }
-        // The halo: the outside faces of owned edges and around owned vertices, each once, in ascending
-        // order.
-        halo.clear();
-        for (const GlobalEdge& edge : edgesOf[node])
-            if (edge.faces[1] != cNone && !inside(edge.faces[1]))
-                halo.push_back(edge.faces[1]);
-        for (const std::uint32_t v : owned)
-            for (std::uint32_t i = incidentBegin[v]; i < incidentBegin[v + 1]; ++i)
-                if (!inside(incident[i]))
-                    halo.push_back(incident[i]);
-        std::sort(halo.begin(), halo.end());
-        halo.erase(std::unique(halo.begin(), halo.end()), halo.end());
+        HaloFaces(edgesOf[node], owned, incidence, proxyOf, node, halo);
         for (const std::uint32_t t : halo)
         {
             for (const std::uint32_t v : triangles[t])
@@ -210,19 +289,7 @@ ProxyPatches::ProxyPatches(std::shared_ptr<const ProxyLevel> inProxies) : mProxi
                 {localOf[triangles[t][0]], localOf[triangles[t][1]], localOf[triangles[t][2]]});
             mTreeTriangles.push_back(t);
         }
-        // The owned vertices' rings.
-        for (const std::uint32_t v : owned)
-        {
-            ring.clear();
-            for (std::uint32_t i = incidentBegin[v]; i < incidentBegin[v + 1]; ++i)
-                for (const std::uint32_t w : triangles[incident[i]])
-                    if (w != v)
-                        ring.push_back(localOf[w]);
-            std::sort(ring.begin(), ring.end());
-            ring.erase(std::unique(ring.begin(), ring.end()), ring.end());
-            mNeighbours.insert(mNeighbours.end(), ring.begin(), ring.end());
-            mNeighbourBegin.push_back(std::uint32_t(mNeighbours.size()));
-        }
+        AppendRings(owned, incidence, triangles, localOf, mNeighbours, mNeighbourBegin);
         const auto localFace = [&](std::uint32_t inFace)
         {
             if (inFace == cNone)

@@ -1,6 +1,7 @@
+#include "RegionBounds.h"
+
 #include <algorithm>
 #include <bdt/core/Error.h>
-#include <bdt/core/RegionBounds.h>
 #include <bdt/core/SphereUpdate.h>
 #include <bdt/core/TreeState.h>
 #include <cmath>

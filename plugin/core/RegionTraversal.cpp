@@ -1,6 +1,6 @@
 #include "TreeQueriesInternal.h"
 
-#include <bdt/core/RegionTraversal.h>
+#include "RegionTraversal.h"
 #include <cmath>
 
 namespace bdt

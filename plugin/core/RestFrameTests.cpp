@@ -1,4 +1,4 @@
-#include <bdt/core/RestFrameTests.h>
+#include "RestFrameTests.h"
 #include <bdt/core/TreeQueries.h>
 #include <cmath>
 #include <limits>

@@ -1,5 +1,6 @@
+#include "SurfaceCache.h"
+
 #include <algorithm>
-#include <bdt/core/SurfaceCache.h>
 #include <limits>
 
 namespace bdt

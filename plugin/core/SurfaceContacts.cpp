@@ -3,10 +3,11 @@
 // segment-segment) with their validity tests, and the sides they run on: a proxy's patch, a soup of static
 // triangles made into a small mesh, and the analytic primitives.
 
+#include "SurfaceContacts.h"
+#include "TriangleGeometry.h"
+
 #include <algorithm>
 #include <array>
-#include <bdt/core/SurfaceContacts.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
 

@@ -2,10 +2,13 @@
 
 #include "TreeQueriesInternal.h"
 
+#include "CoherentQueries.h"
+
+#include "RestFrameTests.h"
+#include "TriangleGeometry.h"
+
 #include <algorithm>
 #include <array>
-#include <bdt/core/RestFrameTests.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -295,7 +298,7 @@ BDT_NOINLINE ProxyContact TerminalContact(const Adapter& inPrimitive, const Worl
 // body's rest frame (`RestFrameTests.h`: the primitive mapped there once), which accepts whatever the world
 // test would; terminal nodes are decided by `PlaceAndTestTerminal` only, after that same rest-frame test (so
 // it is skipped for those the world test would reject anyway). Whether a node is terminal, and where its
-// children are, come from one table (`ProxyLevel::ChildrenBelow`; a leaf-level descent reads the node).
+// children are, come from one table (`ContactProxies::ChildrenBelow`; a leaf-level descent reads the node).
 // Testing inner nodes in the rest frame saves placing each node in world (`bdt-bench scaling` measures it);
 // the contacts and sphere tests are the same either way.
 template <class Adapter, class OnTerminal>
@@ -312,7 +315,7 @@ void DescendPrimitive(const DeformedBody& inA, const Adapter& inPrimitive, bool 
     thread_local std::vector<Entry> level, made;
     std::uint64_t tests = 0, updates = 0;
     // Where the descent goes below a node: its first child, or 0 where it stops (a leaf, or a proxy: one load
-    // from `ProxyLevel::ChildrenBelow`'s 4 bytes a node rather than the node's 16).
+    // from `ContactProxies::ChildrenBelow`'s 4 bytes a node rather than the node's 16).
     const std::uint32_t* const proxyChildren = inToLeaves ? nullptr : &state.Proxies().ChildrenBelow(0);
     const BDTree& tree = state.Tree();
     const auto rest = inPrimitive.InRest(inA);
@@ -442,93 +445,77 @@ struct PrimitivePairCacheAccess
     {
         PrimitivePairCache& cache = ioCache;
         TreeState& state = *inA.state;
-        if (!(cache.mSkin > 0.0) || state.TemporalCoherence())
-        {
-            cache.Clear();
-            cache.mHistory.DescendedWithoutList();
-            CollideProxiesWith(inA, inPrimitive, outContacts, ioStats);
-            return;
-        }
         const PrimitivePairCache::Key key{inA.state, &state.Proxies(), int(state.Bound()),
                                           inA.scale, Adapter::cKind,   inPrimitive.Shape()};
-        if (cache.mValid)
+        // A list of another key answers nothing (and counts as dropped).
+        const auto bandNow = [&]
         {
-            const std::uint32_t band =
-                cache.mKey == key
-                    ? SkinBandForBound(cache.mSkin, Bound(cache, inA, inPrimitive.Frame(),
-                                                          inPrimitive.PlacementChange(cache.mPlacement),
-                                                          inPrimitive.Lipschitz()))
-                    : 0;
-            if (band != 0)
+            return cache.mKey == key ? SkinBandForBound(cache.mSkin, Bound(cache, inA, inPrimitive.Frame(),
+                                                                           inPrimitive.PlacementChange(cache.mPlacement),
+                                                                           inPrimitive.Lipschitz()))
+                                     : 0u;
+        };
+        const auto answer = [&](std::uint32_t inBand)
+        {
+            // Each kept proxy of bands 1..band tested as the descent tests a terminal node, in the descent's
+            // order; the others cannot be within reach.
+            std::uint64_t contacts = 0, tested = 0;
+            for (std::size_t i = 0; i < cache.mNodes.size(); ++i)
             {
-                // Each kept proxy of bands 1..band tested as the descent tests a terminal node, in the
-                // descent's order; the others cannot be within reach.
-                std::uint64_t contacts = 0, tested = 0;
-                for (std::size_t i = 0; i < cache.mNodes.size(); ++i)
-                {
-                    if (cache.mBands[i] > band)
-                        continue;
-                    ++tested;
-                    const std::uint32_t node = cache.mNodes[i];
-                    WorldSphere sphere;
-                    if (!PlaceAndTestTerminal(inA, inPrimitive, state.ComputeSphereNow(node), sphere))
-                        continue;
-                    AppendContact(inPrimitive, node, sphere, outContacts);
-                    ++contacts;
-                }
-                ioStats.overlapTests += tested;
-                ioStats.contacts += contacts;
-                state.CountUpdates(state.RestShape() ? 0 : tested);
-                cache.mHistory.Reused();
-                return;
+                if (cache.mBands[i] > inBand)
+                    continue;
+                ++tested;
+                const std::uint32_t node = cache.mNodes[i];
+                WorldSphere sphere;
+                if (!PlaceAndTestTerminal(inA, inPrimitive, state.ComputeSphereNow(node), sphere))
+                    continue;
+                AppendContact(inPrimitive, node, sphere, outContacts);
+                ++contacts;
             }
-            // The list no longer answers; if it never did, the body (or the primitive) moves too fast for the
-            // skin: descend without it for a while (`SkinListHistory`).
-            cache.mHistory.ListDropped();
-            cache.Clear();
-        }
-        if (cache.mHistory.DescendHoldingOff())
+            ioStats.overlapTests += tested;
+            ioStats.contacts += contacts;
+            state.CountUpdates(state.RestShape() ? 0 : tested);
+        };
+        const auto descend = [&] { CollideProxiesWith(inA, inPrimitive, outContacts, ioStats); };
+        const auto makeList = [&]
         {
-            CollideProxiesWith(inA, inPrimitive, outContacts, ioStats);
-            return;
-        }
-        // The descent with the reach widened by the skin: every proxy within reach + skin is kept, and those
-        // within the reach give contacts, tested as the descent without the skin would (the same sphere). A
-        // kept proxy's band: 1 if it is within the reach, else the first widening that covers its gap, low by a
-        // margin far above the gap's rounding (`SkinBandOfGap`).
-        DeformedBody wide = inA;
-        wide.inflate += cache.mSkin;
-        cache.mNodes.clear();
-        cache.mBands.clear();
-        std::uint64_t contacts = 0;
-        DescendPrimitive(wide, inPrimitive, false, ioStats,
-                         [&](std::uint32_t inNode, const WorldSphere&, const UpdatedSphere& inSphere)
-                         {
-                             cache.mNodes.push_back(inNode);
-                             WorldSphere sphere;
-                             if (!PlaceAndTestTerminal(inA, inPrimitive, inSphere, sphere))
+            // The descent with the reach widened by the skin: every proxy within reach + skin is kept, and those
+            // within the reach give contacts, tested as the descent without the skin would (the same sphere). A
+            // kept proxy's band: 1 if it is within the reach, else the first widening that covers its gap, low by a
+            // margin far above the gap's rounding (`SkinBandOfGap`).
+            DeformedBody wide = inA;
+            wide.inflate += cache.mSkin;
+            cache.mNodes.clear();
+            cache.mBands.clear();
+            std::uint64_t contacts = 0;
+            DescendPrimitive(wide, inPrimitive, false, ioStats,
+                             [&](std::uint32_t inNode, const WorldSphere&, const UpdatedSphere& inSphere)
                              {
-                                 const double margin = 1e-6 * (sphere.radius + cache.mSkin) +
-                                                       1e-12 * sphere.center.cwiseAbs().maxCoeff();
-                                 cache.mBands.push_back(
-                                     std::uint8_t(SkinBandOfGap(cache.mSkin, inPrimitive.Gap(sphere), margin)));
-                                 return;
-                             }
-                             cache.mBands.push_back(1);
-                             AppendContact(inPrimitive, inNode, sphere, outContacts);
-                             ++contacts;
-                         });
-        ioStats.contacts += contacts;
-        cache.mQ.assign(state.Q().begin(), state.Q().end());
-        RelativeFrame(inA, inPrimitive.Frame(), cache.mRotation, cache.mTranslation);
-        const Vec3d columns[3] = {cache.mRotation.col(0), cache.mRotation.col(1), cache.mRotation.col(2)};
-        cache.mMapNorm = std::max(1.0, SpectralNormBound(columns));
-        cache.mPlacement = inPrimitive.Placement();
-        cache.mReach = inA.inflate;
-        cache.mRounding = inA.scale * detail::ProxyRounding(state);
-        cache.mKey = key;
-        cache.mValid = true;
-        cache.mHistory.ListMade();
+                                 cache.mNodes.push_back(inNode);
+                                 WorldSphere sphere;
+                                 if (!PlaceAndTestTerminal(inA, inPrimitive, inSphere, sphere))
+                                 {
+                                     const double margin = 1e-6 * (sphere.radius + cache.mSkin) +
+                                                           1e-12 * sphere.center.cwiseAbs().maxCoeff();
+                                     cache.mBands.push_back(
+                                         std::uint8_t(SkinBandOfGap(cache.mSkin, inPrimitive.Gap(sphere), margin)));
+                                     return;
+                                 }
+                                 cache.mBands.push_back(1);
+                                 AppendContact(inPrimitive, inNode, sphere, outContacts);
+                                 ++contacts;
+                             });
+            ioStats.contacts += contacts;
+            cache.mQ.assign(state.Q().begin(), state.Q().end());
+            RelativeFrame(inA, inPrimitive.Frame(), cache.mRotation, cache.mTranslation);
+            const Vec3d columns[3] = {cache.mRotation.col(0), cache.mRotation.col(1), cache.mRotation.col(2)};
+            cache.mMapNorm = std::max(1.0, SpectralNormBound(columns));
+            cache.mPlacement = inPrimitive.Placement();
+            cache.mReach = inA.inflate;
+            cache.mRounding = inA.scale * detail::ProxyRounding(state);
+            cache.mKey = key;
+        };
+        cache.Answer(cache.mSkin > 0.0 && !state.TemporalCoherence(), true, bandNow, answer, descend, makeList);
     }
 };
 
@@ -559,6 +546,12 @@ void CollideTrianglesWith(const DeformedBody& inA, const Adapter& inPrimitive,
                      });
 }
 
+// The adapter of each primitive shape.
+SphereAdapter AdapterOf(const Sphere& inSphere) { return SphereAdapter{inSphere}; }
+PlaneAdapter AdapterOf(const Plane& inPlane) { return PlaneAdapter{inPlane}; }
+BoxAdapter AdapterOf(const OrientedBox& inBox) { return BoxAdapter{inBox}; }
+CapsuleAdapter AdapterOf(const Capsule& inCapsule) { return CapsuleAdapter{inCapsule}; }
+
 } // namespace
 
 void CollectProxies(DeformedBody inA, const Aabb& inBox, std::vector<ProxySphere>& outProxies, QueryStats& ioStats)
@@ -573,76 +566,39 @@ void CollectProxies(DeformedBody inA, const Aabb& inBox, std::vector<ProxySphere
                      });
 }
 
-void CollideProxies(DeformedBody inA, const Sphere& inSphere, std::vector<ProxyContact>& outContacts,
+template <PrimitiveShape Primitive>
+void CollideProxies(DeformedBody inA, const Primitive& inPrimitive, std::vector<ProxyContact>& outContacts,
                     QueryStats& ioStats)
 {
-    CollideProxiesWith(inA, SphereAdapter{inSphere}, outContacts, ioStats);
+    CollideProxiesWith(inA, AdapterOf(inPrimitive), outContacts, ioStats);
 }
 
-void CollideProxies(DeformedBody inA, const Plane& inPlane, std::vector<ProxyContact>& outContacts,
-                    QueryStats& ioStats)
+template <PrimitiveShape Primitive>
+void CollideProxiesCached(DeformedBody inA, const Primitive& inPrimitive, PrimitivePairCache& ioCache,
+                          std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
 {
-    CollideProxiesWith(inA, PlaneAdapter{inPlane}, outContacts, ioStats);
+    PrimitivePairCacheAccess::Query(inA, AdapterOf(inPrimitive), ioCache, outContacts, ioStats);
 }
 
-void CollideProxies(DeformedBody inA, const OrientedBox& inBox, std::vector<ProxyContact>& outContacts,
-                    QueryStats& ioStats)
-{
-    CollideProxiesWith(inA, BoxAdapter{inBox}, outContacts, ioStats);
-}
-
-void CollideProxies(DeformedBody inA, const Capsule& inCapsule, std::vector<ProxyContact>& outContacts,
-                    QueryStats& ioStats)
-{
-    CollideProxiesWith(inA, CapsuleAdapter{inCapsule}, outContacts, ioStats);
-}
-
-void CollideProxies(DeformedBody inA, const Sphere& inSphere, PrimitivePairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
-{
-    PrimitivePairCacheAccess::Query(inA, SphereAdapter{inSphere}, ioCache, outContacts, ioStats);
-}
-
-void CollideProxies(DeformedBody inA, const Plane& inPlane, PrimitivePairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
-{
-    PrimitivePairCacheAccess::Query(inA, PlaneAdapter{inPlane}, ioCache, outContacts, ioStats);
-}
-
-void CollideProxies(DeformedBody inA, const OrientedBox& inBox, PrimitivePairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
-{
-    PrimitivePairCacheAccess::Query(inA, BoxAdapter{inBox}, ioCache, outContacts, ioStats);
-}
-
-void CollideProxies(DeformedBody inA, const Capsule& inCapsule, PrimitivePairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
-{
-    PrimitivePairCacheAccess::Query(inA, CapsuleAdapter{inCapsule}, ioCache, outContacts, ioStats);
-}
-
-void CollideTriangles(DeformedBody inA, const Sphere& inSphere, std::vector<TriangleContact>& outContacts,
+template <PrimitiveShape Primitive>
+void CollideTriangles(DeformedBody inA, const Primitive& inPrimitive, std::vector<TriangleContact>& outContacts,
                       QueryStats& ioStats)
 {
-    CollideTrianglesWith(inA, SphereAdapter{inSphere}, outContacts, ioStats);
+    CollideTrianglesWith(inA, AdapterOf(inPrimitive), outContacts, ioStats);
 }
 
-void CollideTriangles(DeformedBody inA, const Plane& inPlane, std::vector<TriangleContact>& outContacts,
-                      QueryStats& ioStats)
-{
-    CollideTrianglesWith(inA, PlaneAdapter{inPlane}, outContacts, ioStats);
-}
-
-void CollideTriangles(DeformedBody inA, const OrientedBox& inBox, std::vector<TriangleContact>& outContacts,
-                      QueryStats& ioStats)
-{
-    CollideTrianglesWith(inA, BoxAdapter{inBox}, outContacts, ioStats);
-}
-
-void CollideTriangles(DeformedBody inA, const Capsule& inCapsule, std::vector<TriangleContact>& outContacts,
-                      QueryStats& ioStats)
-{
-    CollideTrianglesWith(inA, CapsuleAdapter{inCapsule}, outContacts, ioStats);
-}
+// The primitive queries' definitions for each `PrimitiveShape`.
+#define BDT_PRIMITIVE_QUERIES(Primitive)                                                                      \
+    template void CollideProxies<Primitive>(DeformedBody, const Primitive&, std::vector<ProxyContact>&,        \
+                                            QueryStats&);                                                     \
+    template void CollideProxiesCached<Primitive>(DeformedBody, const Primitive&, PrimitivePairCache&,         \
+                                                  std::vector<ProxyContact>&, QueryStats&);                   \
+    template void CollideTriangles<Primitive>(DeformedBody, const Primitive&, std::vector<TriangleContact>&,   \
+                                              QueryStats&);
+BDT_PRIMITIVE_QUERIES(Sphere)
+BDT_PRIMITIVE_QUERIES(Plane)
+BDT_PRIMITIVE_QUERIES(OrientedBox)
+BDT_PRIMITIVE_QUERIES(Capsule)
+#undef BDT_PRIMITIVE_QUERIES
 
 } // namespace bdt

@@ -4,8 +4,9 @@
 
 #include "TreeQueriesInternal.h"
 
+#include "TriangleGeometry.h"
+
 #include <algorithm>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <vector>
 

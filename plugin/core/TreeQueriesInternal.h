@@ -75,9 +75,9 @@ inline void WorldTriangle(const DeformedBody& inBody, std::uint32_t inTriangle, 
 }
 
 /// How far a body's spheres can have changed in its rest frame (model units) since q was `inQ0` (M entries):
-/// `moved` bounds any centre's motion, Σ_j b_j|Δq_j| (b_j ≥ ‖Ū_j‖, `ProxyLevel::CentreBounds`), and `grown`
+/// `moved` bounds any centre's motion, Σ_j b_j|Δq_j| (b_j ≥ ‖Ū_j‖, `ContactProxies::CentreBounds`), and `grown`
 /// any radius's change, max(Σ_j e_j|Δq_j|, δ‖Δq‖₂) under either bound, for the nodes whose radius terms
-/// `inRadiusBounds` bounds (`ProxyLevel::ProxyRadiusBounds` or `NodeRadiusBounds`). Exact arithmetic. O(M).
+/// `inRadiusBounds` bounds (`ContactProxies::ProxyRadiusBounds` or `NodeRadiusBounds`). Exact arithmetic. O(M).
 struct SphereMotion
 {
     double moved = 0.0;
@@ -86,14 +86,14 @@ struct SphereMotion
 SphereMotion MotionSince(const TreeState& inState, std::span<const float> inQ0, std::span<const float> inRadiusBounds);
 
 /// How far any proxy of a body can have moved in its rest frame (model units) since q was `inQ0`: its centre
-/// plus its radius, `MotionSince` with `ProxyLevel::ProxyRadiusBounds`. O(M).
+/// plus its radius, `MotionSince` with `ContactProxies::ProxyRadiusBounds`. O(M).
 double ProxyDrift(const TreeState& inState, std::span<const float> inQ0);
 
 /// A bound on the updated radius at the current q (model units) of every node whose radius terms
 /// `inRadiusBounds` bounds: R + ΣΔR_j|q_j| at their largest (the tight bound's radius is never larger). O(M).
 double LargestRadius(const TreeState& inState, std::span<const float> inRadiusBounds);
 
-/// `LargestRadius` of the proxies (`ProxyLevel::ProxyRadiusBounds`).
+/// `LargestRadius` of the proxies (`ContactProxies::ProxyRadiusBounds`).
 double LargestProxyRadius(const TreeState& inState);
 
 /// A bound on the float rounding of any proxy's updated centre and radius at the current q (model units): γ

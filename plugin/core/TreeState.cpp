@@ -10,7 +10,7 @@
 namespace bdt
 {
 
-TreeState::TreeState(std::shared_ptr<const ProxyLevel> inProxies)
+TreeState::TreeState(std::shared_ptr<const ContactProxies> inProxies)
 {
     if (!inProxies)
         throw Error("tree state needs proxies");
@@ -22,7 +22,7 @@ TreeState::TreeState(std::shared_ptr<const ProxyLevel> inProxies)
     SetProxies(std::move(inProxies));
 }
 
-void TreeState::SetProxies(std::shared_ptr<const ProxyLevel> inProxies)
+void TreeState::SetProxies(std::shared_ptr<const ContactProxies> inProxies)
 {
     if (!inProxies)
         throw Error("tree state needs proxies");

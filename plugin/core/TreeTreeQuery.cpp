@@ -2,8 +2,13 @@
 
 #include "TreeQueriesInternal.h"
 
+#include "CoherentQueries.h"
+
+#include "ProxyPairCache.h"
+#include "RegionTraversal.h"
+#include "TriangleGeometry.h"
+
 #include <bdt/core/Error.h>
-#include <bdt/core/RegionTraversal.h>
 
 #include <algorithm>
 #include <array>
@@ -12,8 +17,6 @@
 #include <numeric>
 #include <utility>
 #include <bdt/core/BDTree.h>
-#include <bdt/core/ProxyPairCache.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <span>
 #include <type_traits>
@@ -193,6 +196,310 @@ struct FrontCarry
     std::size_t skipped = 0; // start pairs carried over untested
 };
 
+// The simultaneous descent of `DescendPairs` below, in its steps: the start pairs, the levels, the counts.
+template <bool ToLeaves, class OnTerminal, class OnCut>
+class PairDescent
+{
+public:
+    static constexpr bool cBudgeted = !std::is_same_v<std::decay_t<OnCut>, std::nullptr_t>;
+    using NodePair = TraversalFront::NodePair;
+
+    PairDescent(const DeformedBody& inA, const DeformedBody& inB, FrontCarry* ioCarry, OnTerminal& inOnTerminal,
+                std::uint64_t inMaxTests, OnCut& inOnCut)
+        : mBodyA(inA), mBodyB(inB), mA(*inA.state), mB(*inB.state),
+          mFrame(ioCarry != nullptr && ioCarry->frame != nullptr ? *ioCarry->frame : RelativeFrame(inA, inB)),
+          mCarry(ioCarry), mOnTerminal(inOnTerminal), mOnCut(inOnCut), mMaxTests(inMaxTests),
+          mProxyChildrenA(ToLeaves ? nullptr : &mA.Proxies().ChildrenBelow(0)),
+          mProxyChildrenB(ToLeaves ? nullptr : &mB.Proxies().ChildrenBelow(0)), mRecordStops(ioCarry != nullptr)
+    {
+    }
+
+    /// Tests the start pairs: the roots, or a front's pairs less those it carries over untested.
+    void Start(std::span<const NodePair> inStart)
+    {
+        if (mLevel.size() < inStart.size() + 1)
+            mLevel.resize(inStart.size() + 1);
+        ReserveStops(inStart.size());
+        if (inStart.size() == 1 && (mCarry == nullptr || mCarry->clearances.empty()))
+        {
+            const UpdatedSphere sphereA = mA.Sphere(inStart[0].nodeA);
+            const UpdatedSphere sphereB = mFrame.MapB(mB.Sphere(inStart[0].nodeB));
+            Consider(inStart[0].nodeA, inStart[0].nodeB, sphereA, sphereB, mLevel.data(), mLevelCount);
+            mTests += 1;
+        }
+        else
+            StartFromFront(inStart);
+    }
+
+    /// Splits the overlapping pairs a level at a time down to the terminal pairs (or the budget).
+    void Descend()
+    {
+        while (mLevelCount != 0)
+        {
+            if (mMade.size() < 2 * mLevelCount + 1)
+                mMade.resize(2 * mLevelCount + 1);
+            PairEntry* const out = mMade.data();
+            std::size_t madeCount = 0;
+            ReserveStops(2 * mLevelCount);
+            for (std::size_t i = 0; i < mLevelCount; ++i)
+            {
+                if constexpr (cBudgeted)
+                {
+                    if (mTests + 2 > mMaxTests)
+                    {
+                        CutAt(i, out, madeCount);
+                        madeCount = 0;
+                        break;
+                    }
+                    mTests += 2;
+                }
+                Split(mLevel[i], out, madeCount);
+            }
+            if constexpr (!cBudgeted)
+                mTests += 2 * mLevelCount;
+            mLevel.swap(mMade);
+            mLevelCount = madeCount;
+        }
+    }
+
+    /// Hands the stops to the carry and the counts to the stats and the bodies.
+    void Finish(QueryStats& ioStats)
+    {
+        if (mRecordStops)
+        {
+            mCarry->outStops->assign(mStopBuffer.begin(), mStopBuffer.begin() + std::ptrdiff_t(mStopCount));
+            mCarry->outClearances->assign(mClearanceBuffer.begin(),
+                                          mClearanceBuffer.begin() + std::ptrdiff_t(mStopCount));
+        }
+        ioStats.overlapTests += mTests;
+        mA.CountUpdates(mUpdatesA);
+        mB.CountUpdates(mUpdatesB);
+    }
+
+private:
+    // Where the traversal goes below a node: its first child, 0 at a terminal node.
+    std::uint32_t ChildrenA(std::uint32_t inNode) const
+    {
+        return ToLeaves ? mA.Tree().Node(inNode).firstChild : mProxyChildrenA[inNode];
+    }
+    std::uint32_t ChildrenB(std::uint32_t inNode) const
+    {
+        return ToLeaves ? mB.Tree().Node(inNode).firstChild : mProxyChildrenB[inNode];
+    }
+
+    // Stops are written like kept pairs: always into the next slot, the count advanced by the outcome (a miss,
+    // or a terminal pair), so recording them adds no branch to the loop. Room for `inMore` more. They go to
+    // per-thread buffers that only grow (no clearing per call), copied out at the end.
+    void ReserveStops(std::size_t inMore)
+    {
+        if (!mRecordStops)
+            return;
+        if (mStopBuffer.size() < mStopCount + inMore)
+        {
+            mStopBuffer.resize(2 * (mStopCount + inMore));
+            mClearanceBuffer.resize(mStopBuffer.size());
+        }
+        mStops = mStopBuffer.data();
+        mClearances = mClearanceBuffer.data();
+    }
+
+    // The rare outcome, out of the loop: a terminal pair to test exactly. (B's terminal spheres are computed
+    // again for the exact test; those are not counted twice.)
+    BDT_COLD void TestTerminal(const PairEntry& inPair)
+    {
+        const WorldSphere worldA = PlaceTerminal(mBodyA, inPair.sphereA);
+        const WorldSphere worldB = PlaceTerminal(mBodyB, mB.ComputeSphereNow(inPair.nodeB));
+        if (TerminalsOverlap(worldA, worldB))
+            mOnTerminal(inPair.nodeA, inPair.nodeB, worldA, worldB);
+    }
+
+    // Tests a pair and keeps it at ioKept[ioCount] to be split if it overlaps and is not terminal; a terminal
+    // overlapping one is tested exactly and reported. (Inlined: it is most of the loop.) A child is written at
+    // the end of the kept ones and kept by advancing the count by its test's outcome, so the common path has no
+    // branch to mispredict, and no test waits on the one before. (The pair is written straight into its slot:
+    // a copy made on the stack first was read back before its stores had landed.)
+    BDT_ALWAYS_INLINE void Consider(std::uint32_t inNodeA, std::uint32_t inNodeB, const UpdatedSphere& inSphereA,
+                                    const UpdatedSphere& inSphereB, PairEntry* ioKept, std::size_t& ioCount)
+    {
+        const bool hit = mFrame.Overlap(inSphereA, inSphereB);
+        const bool inner = ChildrenA(inNodeA) != 0 || ChildrenB(inNodeB) != 0;
+        PairEntry& slot = ioKept[ioCount];
+        slot.nodeA = inNodeA;
+        slot.nodeB = inNodeB;
+        slot.sphereA = inSphereA;
+        slot.sphereB = inSphereB;
+        ioCount += std::size_t(hit & inner);
+        if (mRecordStops)
+        {
+            mStops[mStopCount] = {inNodeA, inNodeB};
+            mClearances[mStopCount] = hit ? 0.0f : mFrame.Clearance(inSphereA, inSphereB);
+            mStopCount += std::size_t(!(hit & inner));
+        }
+        if (hit & !inner) [[unlikely]]
+            TestTerminal(slot);
+    }
+
+    // The spheres of the siblings `inFirst` and `inFirst + 1`, through the caches (B's mapped into A's frame).
+    const UpdatedSphere* SiblingsA(std::uint32_t inFirst)
+    {
+        const UpdatedSphere* spheres = mCacheA.Find(inFirst);
+        if (spheres == nullptr)
+        {
+            mUpdatesA += mA.ComputeSiblingSpheres(inFirst, mChildren);
+            spheres = mCacheA.Store(inFirst, mChildren);
+        }
+        return spheres;
+    }
+    const UpdatedSphere* SiblingsB(std::uint32_t inFirst)
+    {
+        const UpdatedSphere* spheres = mCacheB.Find(inFirst);
+        if (spheres == nullptr)
+        {
+            mUpdatesB += mB.ComputeSiblingSpheres(inFirst, mChildren);
+            mChildren[0] = mFrame.MapB(mChildren[0]);
+            mChildren[1] = mFrame.MapB(mChildren[1]);
+            spheres = mCacheB.Store(inFirst, mChildren);
+        }
+        return spheres;
+    }
+
+    // Splits an overlapping pair's larger node (or the one not yet terminal) and considers the two new pairs.
+    void Split(const PairEntry& inEntry, PairEntry* ioOut, std::size_t& ioCount)
+    {
+        const std::uint32_t splitA = ChildrenA(inEntry.nodeA);
+        const std::uint32_t splitB = ChildrenB(inEntry.nodeB);
+        if (splitA != 0 && (splitB == 0 || inEntry.sphereA.radius >= inEntry.sphereB.radius))
+        {
+            const UpdatedSphere* spheres = SiblingsA(splitA);
+            Consider(splitA, inEntry.nodeB, spheres[0], inEntry.sphereB, ioOut, ioCount);
+            Consider(splitA + 1, inEntry.nodeB, spheres[1], inEntry.sphereB, ioOut, ioCount);
+        }
+        else
+        {
+            const UpdatedSphere* spheres = SiblingsB(splitB);
+            Consider(inEntry.nodeA, splitB, inEntry.sphereA, spheres[0], ioOut, ioCount);
+            Consider(inEntry.nodeA, splitB + 1, inEntry.sphereA, spheres[1], ioOut, ioCount);
+        }
+    }
+
+    // The budget is spent: every overlapping inner pair not yet split goes to `inOnCut`, those of the level
+    // from `inFirst` on and those made so far, in that order, and the descent ends.
+    void CutAt(std::size_t inFirst, const PairEntry* inMade, std::size_t inMadeCount)
+    {
+        for (std::size_t j = inFirst; j < mLevelCount; ++j)
+            mOnCut(mLevel[j]);
+        for (std::size_t k = 0; k < inMadeCount; ++k)
+            mOnCut(inMade[k]);
+        mLevelCount = 0;
+    }
+
+    // A front's pairs sit anywhere in the trees. A pair whose clearance exceeds the drift still misses: it goes
+    // to the next front as it is. The others' spheres are computed from the rows (shared by every body, so
+    // likely cached) rather than read from the bodies' caches, and kept in a direct-mapped table per side, since
+    // a node is in several pairs of a front (B's mapped into A's frame).
+    void StartFromFront(std::span<const NodePair> inStart)
+    {
+        const std::span<const float> carried = mCarry != nullptr ? mCarry->clearances : std::span<const float>();
+        const float drift = mCarry != nullptr ? mCarry->drift : 0.0f;
+        constexpr std::uint32_t cSlots = 256;
+        std::uint32_t keysA[cSlots], keysB[cSlots];
+        UpdatedSphere spheresA[cSlots], spheresB[cSlots];
+        std::fill(std::begin(keysA), std::end(keysA), 0xffffffffu);
+        std::fill(std::begin(keysB), std::end(keysB), 0xffffffffu);
+        const std::uint32_t restA = mA.RestShape() ? 0u : 1u, restB = mB.RestShape() ? 0u : 1u;
+        const std::size_t testedCount = CarryOrList(inStart, carried, drift);
+        const std::size_t skipped = inStart.size() - testedCount;
+        for (std::size_t k = 0; k < testedCount; ++k)
+        {
+            const NodePair start = inStart[sTested[k]];
+            const std::uint32_t slotA = start.nodeA & (cSlots - 1), slotB = start.nodeB & (cSlots - 1);
+            if (keysA[slotA] != start.nodeA)
+            {
+                keysA[slotA] = start.nodeA;
+                spheresA[slotA] = mA.ComputeSphereNow(start.nodeA);
+                mUpdatesA += restA;
+            }
+            if (keysB[slotB] != start.nodeB)
+            {
+                keysB[slotB] = start.nodeB;
+                spheresB[slotB] = mFrame.MapB(mB.ComputeSphereNow(start.nodeB));
+                mUpdatesB += restB;
+            }
+            Consider(start.nodeA, start.nodeB, spheresA[slotA], spheresB[slotB], mLevel.data(), mLevelCount);
+        }
+        mTests += inStart.size() - skipped;
+        if (mCarry != nullptr)
+            mCarry->skipped = skipped;
+    }
+
+    // The carried pairs first, without a branch (three in four, in no order a predictor could follow): each is
+    // written as a stop, kept by advancing the count; the others are listed in `sTested`, to be tested. Returns
+    // how many are listed.
+    std::size_t CarryOrList(std::span<const NodePair> inStart, std::span<const float> inCarried, float inDrift)
+    {
+        if (sTested.size() < inStart.size())
+            sTested.resize(inStart.size());
+        if (inCarried.empty())
+        {
+            std::iota(sTested.begin(), sTested.begin() + std::ptrdiff_t(inStart.size()), 0u);
+            return inStart.size();
+        }
+        std::size_t testedCount = 0;
+        for (std::size_t i = 0; i < inStart.size(); ++i)
+        {
+            const bool carry = inCarried[i] > inDrift;
+            // (x − d)(1 − 2⁻²⁰) in float is below x − d: the float subtraction rounds by 2⁻²⁴ of it.
+            mStops[mStopCount] = inStart[i];
+            mClearances[mStopCount] = (inCarried[i] - inDrift) * (1.0f - 0x1p-20f);
+            mStopCount += std::size_t(carry);
+            sTested[testedCount] = std::uint32_t(i);
+            testedCount += std::size_t(!carry);
+        }
+        return testedCount;
+    }
+
+    const DeformedBody& mBodyA;
+    const DeformedBody& mBodyB;
+    TreeState& mA;
+    TreeState& mB;
+    const RelativeFrame mFrame;
+    FrontCarry* const mCarry;
+    OnTerminal& mOnTerminal;
+    OnCut& mOnCut;
+    const std::uint64_t mMaxTests;
+    const std::uint32_t* const mProxyChildrenA;
+    const std::uint32_t* const mProxyChildrenB;
+    const bool mRecordStops;
+    // Breadth first: `mLevel` holds the overlapping pairs to split, `mMade` their children as they are tested
+    // (per thread, kept between calls).
+    static thread_local std::vector<PairEntry> sLevel, sMade;
+    static thread_local std::vector<NodePair> sStopBuffer;
+    static thread_local std::vector<float> sClearanceBuffer;
+    static thread_local std::vector<std::uint32_t> sTested;
+    std::vector<PairEntry>& mLevel = sLevel;
+    std::vector<PairEntry>& mMade = sMade;
+    std::vector<NodePair>& mStopBuffer = sStopBuffer;
+    std::vector<float>& mClearanceBuffer = sClearanceBuffer;
+    std::size_t mLevelCount = 0;
+    std::size_t mStopCount = 0;
+    NodePair* mStops = nullptr;
+    float* mClearances = nullptr;
+    std::uint64_t mTests = 0, mUpdatesA = 0, mUpdatesB = 0;
+    SiblingCache mCacheA, mCacheB; // A's children as computed, B's mapped into A's frame
+    UpdatedSphere mChildren[2];
+};
+
+template <bool ToLeaves, class OnTerminal, class OnCut>
+thread_local std::vector<PairEntry> PairDescent<ToLeaves, OnTerminal, OnCut>::sLevel;
+template <bool ToLeaves, class OnTerminal, class OnCut>
+thread_local std::vector<PairEntry> PairDescent<ToLeaves, OnTerminal, OnCut>::sMade;
+template <bool ToLeaves, class OnTerminal, class OnCut>
+thread_local std::vector<TraversalFront::NodePair> PairDescent<ToLeaves, OnTerminal, OnCut>::sStopBuffer;
+template <bool ToLeaves, class OnTerminal, class OnCut>
+thread_local std::vector<float> PairDescent<ToLeaves, OnTerminal, OnCut>::sClearanceBuffer;
+template <bool ToLeaves, class OnTerminal, class OnCut>
+thread_local std::vector<std::uint32_t> PairDescent<ToLeaves, OnTerminal, OnCut>::sTested;
+
 // Simultaneous descent, breadth first, from the node pairs `inStart` down to the terminal nodes (proxies, or
 // leaves with `ToLeaves`). A pair is tested when it is made; a node's children are computed only when a pair
 // holding it overlapped and the node is the one split: the larger sphere, or the one not yet terminal (so the
@@ -223,225 +530,11 @@ void DescendPairs(const DeformedBody& inA, const DeformedBody& inB,
                   std::span<const TraversalFront::NodePair> inStart, FrontCarry* ioCarry, QueryStats& ioStats,
                   OnTerminal&& inOnTerminal, std::uint64_t inMaxTests = 0, OnCut&& inOnCut = nullptr)
 {
-    constexpr bool budgeted = !std::is_same_v<std::decay_t<OnCut>, std::nullptr_t>;
-    TreeState& a = *inA.state;
-    TreeState& b = *inB.state;
-    const RelativeFrame frame = ioCarry != nullptr && ioCarry->frame != nullptr ? *ioCarry->frame : RelativeFrame(inA, inB);
-    // Where the traversal goes below a node: its first child, 0 at a terminal node.
-    const std::uint32_t* const proxyChildrenA = ToLeaves ? nullptr : &a.Proxies().ChildrenBelow(0);
-    const std::uint32_t* const proxyChildrenB = ToLeaves ? nullptr : &b.Proxies().ChildrenBelow(0);
-    const auto childrenA = [&](std::uint32_t inNode)
-    { return ToLeaves ? a.Tree().Node(inNode).firstChild : proxyChildrenA[inNode]; };
-    const auto childrenB = [&](std::uint32_t inNode)
-    { return ToLeaves ? b.Tree().Node(inNode).firstChild : proxyChildrenB[inNode]; };
-    // Breadth first: `level` holds the overlapping pairs to split, `made` their children as they are tested.
-    // A child is written at the end of `made` and kept by advancing its count by its test's outcome, so the
-    // common path has no branch to mispredict, and no test waits on the one before.
-    thread_local std::vector<PairEntry> level, made;
-    std::size_t levelCount = 0;
-    const bool recordStops = ioCarry != nullptr;
-    // Stops are written like kept pairs: always into the next slot, the count advanced by the outcome (a miss,
-    // or a terminal pair), so recording them adds no branch to the loop. Room for `inMore` more.
-    // They go to per-thread buffers that only grow (no clearing per call), copied out at the end.
-    thread_local std::vector<TraversalFront::NodePair> stopBuffer;
-    thread_local std::vector<float> clearanceBuffer;
-    std::size_t stopCount = 0;
-    TraversalFront::NodePair* stops = nullptr;
-    float* clearances = nullptr;
-    const auto reserveStops = [&](std::size_t inMore)
-    {
-        if (!recordStops)
-            return;
-        if (stopBuffer.size() < stopCount + inMore)
-        {
-            stopBuffer.resize(2 * (stopCount + inMore));
-            clearanceBuffer.resize(stopBuffer.size());
-        }
-        stops = stopBuffer.data();
-        clearances = clearanceBuffer.data();
-    };
-    // (B's terminal spheres are computed again for the exact test; those are not counted twice.)
-    std::uint64_t tests = 0, updatesA = 0, updatesB = 0;
-    // The rare outcome, out of the loop: a terminal pair to test exactly.
-    const auto rare = [&](const PairEntry& inPair) BDT_COLD
-    {
-        const WorldSphere worldA = PlaceTerminal(inA, inPair.sphereA);
-        const WorldSphere worldB = PlaceTerminal(inB, b.ComputeSphereNow(inPair.nodeB));
-        if (TerminalsOverlap(worldA, worldB))
-            inOnTerminal(inPair.nodeA, inPair.nodeB, worldA, worldB);
-    };
-    // Tests a pair and keeps it at ioKept[ioCount] to be split if it overlaps and is not terminal; a terminal
-    // overlapping one is tested exactly and reported. (Inlined: it is most of the loop.)
-    // (The pair is written straight into its slot: a copy made on the stack first was read back before its
-    // stores had landed.)
-    const auto consider = [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const UpdatedSphere& inSphereA,
-                              const UpdatedSphere& inSphereB, PairEntry* ioKept,
-                              std::size_t& ioCount) BDT_ALWAYS_INLINE
-    {
-        const bool hit = frame.Overlap(inSphereA, inSphereB);
-        const bool inner = childrenA(inNodeA) != 0 || childrenB(inNodeB) != 0;
-        PairEntry& slot = ioKept[ioCount];
-        slot.nodeA = inNodeA;
-        slot.nodeB = inNodeB;
-        slot.sphereA = inSphereA;
-        slot.sphereB = inSphereB;
-        ioCount += std::size_t(hit & inner);
-        if (recordStops)
-        {
-            stops[stopCount] = {inNodeA, inNodeB};
-            clearances[stopCount] = hit ? 0.0f : frame.Clearance(inSphereA, inSphereB);
-            stopCount += std::size_t(!(hit & inner));
-        }
-        if (hit & !inner) [[unlikely]]
-            rare(slot);
-    };
-    // A's children as computed, B's mapped into A's frame.
-    SiblingCache cacheA, cacheB;
-    UpdatedSphere children[2];
-    // The spheres of the siblings `inFirst` and `inFirst + 1`, through the caches.
-    const auto siblingsA = [&](std::uint32_t inFirst)
-    {
-        const UpdatedSphere* spheres = cacheA.Find(inFirst);
-        if (spheres == nullptr)
-        {
-            updatesA += a.ComputeSiblingSpheres(inFirst, children);
-            spheres = cacheA.Store(inFirst, children);
-        }
-        return spheres;
-    };
-    const auto siblingsB = [&](std::uint32_t inFirst)
-    {
-        const UpdatedSphere* spheres = cacheB.Find(inFirst);
-        if (spheres == nullptr)
-        {
-            updatesB += b.ComputeSiblingSpheres(inFirst, children);
-            children[0] = frame.MapB(children[0]);
-            children[1] = frame.MapB(children[1]);
-            spheres = cacheB.Store(inFirst, children);
-        }
-        return spheres;
-    };
-    if (level.size() < inStart.size() + 1)
-        level.resize(inStart.size() + 1);
-    reserveStops(inStart.size());
-    if (inStart.size() == 1 && (ioCarry == nullptr || ioCarry->clearances.empty()))
-    {
-        const UpdatedSphere sphereA = a.Sphere(inStart[0].nodeA);
-        const UpdatedSphere sphereB = frame.MapB(b.Sphere(inStart[0].nodeB));
-        consider(inStart[0].nodeA, inStart[0].nodeB, sphereA, sphereB, level.data(), levelCount);
-        tests += 1;
-    }
-    else
-    {
-        // A front's pairs sit anywhere in the trees. A pair whose clearance exceeds the drift still misses:
-        // it goes to the next front as it is. The others' spheres are computed from the rows (shared by every
-        // body, so likely cached) rather than read from the bodies' caches, and kept in a direct-mapped table
-        // per side, since a node is in several pairs of a front (B's mapped into A's frame).
-        const std::span<const float> carried = ioCarry != nullptr ? ioCarry->clearances : std::span<const float>();
-        const float drift = ioCarry != nullptr ? ioCarry->drift : 0.0f;
-        constexpr std::uint32_t cSlots = 256;
-        std::uint32_t keysA[cSlots], keysB[cSlots];
-        UpdatedSphere spheresA[cSlots], spheresB[cSlots];
-        std::fill(std::begin(keysA), std::end(keysA), 0xffffffffu);
-        std::fill(std::begin(keysB), std::end(keysB), 0xffffffffu);
-        const std::uint32_t restA = a.RestShape() ? 0u : 1u, restB = b.RestShape() ? 0u : 1u;
-        // The carried pairs first, without a branch (three in four, in no order a predictor could follow):
-        // each is written as a stop, kept by advancing the count; the others are listed, to be tested.
-        thread_local std::vector<std::uint32_t> tested;
-        if (tested.size() < inStart.size())
-            tested.resize(inStart.size());
-        std::size_t testedCount = inStart.size();
-        if (carried.empty())
-            std::iota(tested.begin(), tested.begin() + std::ptrdiff_t(testedCount), 0u);
-        else
-        {
-            testedCount = 0;
-            for (std::size_t i = 0; i < inStart.size(); ++i)
-            {
-                const bool carry = carried[i] > drift;
-                // (x − d)(1 − 2⁻²⁰) in float is below x − d: the float subtraction rounds by 2⁻²⁴ of it.
-                stops[stopCount] = inStart[i];
-                clearances[stopCount] = (carried[i] - drift) * (1.0f - 0x1p-20f);
-                stopCount += std::size_t(carry);
-                tested[testedCount] = std::uint32_t(i);
-                testedCount += std::size_t(!carry);
-            }
-        }
-        const std::size_t skipped = inStart.size() - testedCount;
-        for (std::size_t k = 0; k < testedCount; ++k)
-        {
-            const TraversalFront::NodePair start = inStart[tested[k]];
-            const std::uint32_t slotA = start.nodeA & (cSlots - 1), slotB = start.nodeB & (cSlots - 1);
-            if (keysA[slotA] != start.nodeA)
-            {
-                keysA[slotA] = start.nodeA;
-                spheresA[slotA] = a.ComputeSphereNow(start.nodeA);
-                updatesA += restA;
-            }
-            if (keysB[slotB] != start.nodeB)
-            {
-                keysB[slotB] = start.nodeB;
-                spheresB[slotB] = frame.MapB(b.ComputeSphereNow(start.nodeB));
-                updatesB += restB;
-            }
-            consider(start.nodeA, start.nodeB, spheresA[slotA], spheresB[slotB], level.data(), levelCount);
-        }
-        tests += inStart.size() - skipped;
-        if (ioCarry != nullptr)
-            ioCarry->skipped = skipped;
-    }
-    while (levelCount != 0)
-    {
-        if (made.size() < 2 * levelCount + 1)
-            made.resize(2 * levelCount + 1);
-        PairEntry* const out = made.data();
-        std::size_t madeCount = 0;
-        reserveStops(2 * levelCount);
-        for (std::size_t i = 0; i < levelCount; ++i)
-        {
-            if constexpr (budgeted)
-            {
-                if (tests + 2 > inMaxTests)
-                {
-                    for (std::size_t j = i; j < levelCount; ++j)
-                        inOnCut(level[j]);
-                    for (std::size_t k = 0; k < madeCount; ++k)
-                        inOnCut(out[k]);
-                    levelCount = 0;
-                    madeCount = 0;
-                    break;
-                }
-                tests += 2;
-            }
-            const PairEntry& entry = level[i];
-            const std::uint32_t splitA = childrenA(entry.nodeA);
-            const std::uint32_t splitB = childrenB(entry.nodeB);
-            if (splitA != 0 && (splitB == 0 || entry.sphereA.radius >= entry.sphereB.radius))
-            {
-                const UpdatedSphere* spheres = siblingsA(splitA);
-                consider(splitA, entry.nodeB, spheres[0], entry.sphereB, out, madeCount);
-                consider(splitA + 1, entry.nodeB, spheres[1], entry.sphereB, out, madeCount);
-            }
-            else
-            {
-                const UpdatedSphere* spheres = siblingsB(splitB);
-                consider(entry.nodeA, splitB, entry.sphereA, spheres[0], out, madeCount);
-                consider(entry.nodeA, splitB + 1, entry.sphereA, spheres[1], out, madeCount);
-            }
-        }
-        if constexpr (!budgeted)
-            tests += 2 * levelCount;
-        level.swap(made);
-        levelCount = madeCount;
-    }
-    if (recordStops)
-    {
-        ioCarry->outStops->assign(stopBuffer.begin(), stopBuffer.begin() + std::ptrdiff_t(stopCount));
-        ioCarry->outClearances->assign(clearanceBuffer.begin(), clearanceBuffer.begin() + std::ptrdiff_t(stopCount));
-    }
-    ioStats.overlapTests += tests;
-    a.CountUpdates(updatesA);
-    b.CountUpdates(updatesB);
+    PairDescent<ToLeaves, std::remove_reference_t<OnTerminal>, std::remove_reference_t<OnCut>> descent(
+        inA, inB, ioCarry, inOnTerminal, inMaxTests, inOnCut);
+    descent.Start(inStart);
+    descent.Descend();
+    descent.Finish(ioStats);
 }
 
 constexpr TraversalFront::NodePair cRoots[1] = {{0, 0}};
@@ -594,8 +687,8 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, std::vector<ProxyContact
     DescendPairs<false>(inA, inB, cRoots, nullptr, ioStats, AppendSphereContact(outContacts, ioStats));
 }
 
-void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+void CollideProxiesFromFront(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
+                             std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
 {
     // Every this many queries the front is rebuilt from the roots: it only deepens in between.
     constexpr std::uint32_t cRootsEvery = 16;
@@ -651,8 +744,8 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront,
         ioFront.Clear();
 }
 
-bool CollideProxies(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests, std::vector<ProxyContact>& outContacts,
-                    QueryStats& ioStats)
+bool CollideProxiesBudgeted(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests,
+                            std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
 {
     bool interrupted = false;
     TreeState& b = *inB.state;
@@ -728,11 +821,11 @@ private:
 
 } // namespace
 
-void CollideProxies(DeformedBody inA, DeformedBody inB, const BDAabbTree& inBoxesA, const BDAabbTree& inBoxesB,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+void CollideProxiesWithBoxes(DeformedBody inA, DeformedBody inB, const BDAabbTree& inBoxesA,
+                             const BDAabbTree& inBoxesB, std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
 {
     if (&inBoxesA.Tree() != &inA.state->Tree() || &inBoxesB.Tree() != &inB.state->Tree())
-        throw Error("CollideProxies: box rows of another tree");
+        throw Error("CollideProxiesWithBoxes: box rows of another tree");
     if (inA.state->TemporalCoherence() || inB.state->TemporalCoherence())
     {
         // Spheres kept across steps (§3.5) are not those of the current q the boxes bound.
@@ -741,8 +834,8 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, const BDAabbTree& inBoxe
     }
     BoxSide sideA(inA, inBoxesA), sideB(inB, inBoxesB);
     const BoxOverlapTest boxesOverlap(inA.pose.rotation, inB.pose.rotation);
-    const ProxyLevel& proxiesA = inA.state->Proxies();
-    const ProxyLevel& proxiesB = inB.state->Proxies();
+    const ContactProxies& proxiesA = inA.state->Proxies();
+    const ContactProxies& proxiesB = inB.state->Proxies();
     std::uint64_t updatesA = 0, updatesB = 0;
     thread_local std::vector<TraversalFront::NodePair> stack;
     stack.assign(1, {0, 0});
@@ -951,7 +1044,6 @@ struct ProxyPairCacheAccess
         ioStats.contacts += contacts;
         inA.state->CountUpdates(inA.state->RestShape() ? 0 : nodesA);
         inB.state->CountUpdates(inB.state->RestShape() ? 0 : nodesB);
-        ioCache.mHistory.Reused();
     }
 
     static void Query(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
@@ -960,75 +1052,54 @@ struct ProxyPairCacheAccess
         ProxyPairCache& cache = ioCache;
         TreeState& a = *inA.state;
         TreeState& b = *inB.state;
-        if (cache.mSkin <= 0.0 || a.TemporalCoherence() || b.TemporalCoherence())
-        {
-            cache.Clear();
-            cache.mHistory.DescendedWithoutList();
-            CollideProxies(inA, inB, outContacts, ioStats);
-            return;
-        }
         const ProxyPairCache::Key key = KeyOf(inA, inB);
-        if (cache.mValid && cache.mKey != key)
-            cache.Clear();
-        if (cache.mValid)
+        const auto bandNow = [&]
+        { return SkinBandForBound(cache.mSkin, Bound(cache, inA, inB, PlacementOf(inA, inB), Rounding(inA, inB))); };
+        const auto answer = [&](std::uint32_t inBand) { AnswerFromList(cache, inA, inB, inBand, outContacts, ioStats); };
+        const auto descend = [&] { CollideProxies(inA, inB, outContacts, ioStats); };
+        const auto makeList = [&]
         {
-            const std::uint32_t band =
-                SkinBandForBound(cache.mSkin, Bound(cache, inA, inB, PlacementOf(inA, inB), Rounding(inA, inB)));
-            if (band != 0)
-            {
-                AnswerFromList(cache, inA, inB, band, outContacts, ioStats);
-                return;
-            }
-            // The list no longer answers; if it never did, the bodies move too fast for the skin: descend
-            // without it for a while (`SkinListHistory`).
-            cache.mHistory.ListDropped();
-            cache.Clear();
-        }
-        if (cache.mHistory.DescendHoldingOff())
-        {
-            CollideProxies(inA, inB, outContacts, ioStats);
-            return;
-        }
-        // The descent from the roots with A's reach widened by the skin: every proxy pair within reach + skin
-        // is kept, and those within the reach give contacts, tested as the descent would (B's sphere as it
-        // placed it; A's placed again without the skin). A kept pair's band: 1 if it is within the reach, else
-        // the first widening k·s/4 that covers its gap (`BandOfGap`).
-        DeformedBody wideA = inA;
-        wideA.inflate += cache.mSkin;
-        std::uint64_t contacts = 0;
-        thread_local std::vector<TraversalFront::NodePair> found;
-        thread_local std::vector<std::uint8_t> bands;
-        found.clear();
-        bands.clear();
-        DescendPairs<false>(wideA, inB, cRoots, nullptr, ioStats,
-                            [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const WorldSphere&,
-                                const WorldSphere& inWorldB)
-                            {
-                                found.push_back({inNodeA, inNodeB});
-                                const WorldSphere worldA = PlaceTerminal(inA, a.ComputeSphereNow(inNodeA));
-                                std::uint32_t band = 1;
-                                if (TerminalsOverlap(worldA, inWorldB))
+            // The descent from the roots with A's reach widened by the skin: every proxy pair within reach + skin
+            // is kept, and those within the reach give contacts, tested as the descent would (B's sphere as it
+            // placed it; A's placed again without the skin). A kept pair's band: 1 if it is within the reach, else
+            // the first widening k·s/4 that covers its gap (`BandOfGap`).
+            DeformedBody wideA = inA;
+            wideA.inflate += cache.mSkin;
+            std::uint64_t contacts = 0;
+            thread_local std::vector<TraversalFront::NodePair> found;
+            thread_local std::vector<std::uint8_t> bands;
+            found.clear();
+            bands.clear();
+            DescendPairs<false>(wideA, inB, cRoots, nullptr, ioStats,
+                                [&](std::uint32_t inNodeA, std::uint32_t inNodeB, const WorldSphere&,
+                                    const WorldSphere& inWorldB)
                                 {
-                                    outContacts.push_back(SphereContact(worldA, inWorldB, inNodeA, inNodeB));
-                                    ++contacts;
-                                }
-                                else
-                                    band = BandOfGap(worldA, inWorldB, cache.Skin());
-                                bands.push_back(std::uint8_t(band));
-                            });
-        ioStats.contacts += contacts;
-        a.CountUpdates(a.RestShape() ? 0 : found.size());
-        cache.Keep(found, bands);
-        cache.mQA.assign(a.Q().begin(), a.Q().end());
-        cache.mQB.assign(b.Q().begin(), b.Q().end());
-        const PairPlacement placement = PlacementOf(inA, inB);
-        cache.mRotation = placement.rotation;
-        cache.mTranslation = placement.translation;
-        cache.mReach = inA.inflate + inB.inflate;
-        cache.mRounding = Rounding(inA, inB);
-        cache.mKey = key;
-        cache.mValid = true;
-        cache.mHistory.ListMade();
+                                    found.push_back({inNodeA, inNodeB});
+                                    const WorldSphere worldA = PlaceTerminal(inA, a.ComputeSphereNow(inNodeA));
+                                    std::uint32_t band = 1;
+                                    if (TerminalsOverlap(worldA, inWorldB))
+                                    {
+                                        outContacts.push_back(SphereContact(worldA, inWorldB, inNodeA, inNodeB));
+                                        ++contacts;
+                                    }
+                                    else
+                                        band = BandOfGap(worldA, inWorldB, cache.Skin());
+                                    bands.push_back(std::uint8_t(band));
+                                });
+            ioStats.contacts += contacts;
+            a.CountUpdates(a.RestShape() ? 0 : found.size());
+            cache.Keep(found, bands);
+            cache.mQA.assign(a.Q().begin(), a.Q().end());
+            cache.mQB.assign(b.Q().begin(), b.Q().end());
+            const PairPlacement placement = PlacementOf(inA, inB);
+            cache.mRotation = placement.rotation;
+            cache.mTranslation = placement.translation;
+            cache.mReach = inA.inflate + inB.inflate;
+            cache.mRounding = Rounding(inA, inB);
+            cache.mKey = key;
+        };
+        cache.Answer(!(cache.mSkin <= 0.0) && !a.TemporalCoherence() && !b.TemporalCoherence(), cache.mKey == key, bandNow,
+                     answer, descend, makeList);
     }
 };
 
@@ -1101,8 +1172,8 @@ void ProxyPairCache::Keep(std::span<const TraversalFront::NodePair> inPairs, std
         mPairs[next[inBands[i] - 1]++] = {indexA[i], indexB[i]};
 }
 
-void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
+void CollideProxiesCached(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
+                          std::vector<ProxyContact>& outContacts, QueryStats& ioStats)
 {
     ProxyPairCacheAccess::Query(inA, inB, ioCache, outContacts, ioStats);
 }

@@ -1,8 +1,9 @@
 // Triangle vs solid primitive: the box separating-axis test and the contact functions of TriangleGeometry.h.
 
+#include "TriangleGeometry.h"
+
 #include <algorithm>
 #include <array>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
 

@@ -1,6 +1,7 @@
+#include "ExactPredicates.h"
+#include "TriangleGeometry.h"
+
 #include <algorithm>
-#include <bdt/core/ExactPredicates.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <limits>
 #include <utility>

@@ -7,6 +7,8 @@
 #include "CollisionTestScenes.h"
 #include "support/QueryOracles.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
@@ -18,7 +20,6 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/CollisionRegistration.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <gtest/gtest.h>
 #include <limits>
 #include <map>
@@ -386,7 +387,7 @@ INSTANTIATE_TEST_SUITE_P(AllShapes, CollisionAlgorithmShapes,
 std::vector<Vec3d> DeformedVertices(const DeformableShape& inShape, const btTransform& inTransform)
 {
     const Model& model = inShape.Asset().GetModel();
-    const DeformedBody placed = inShape.Body(inTransform);
+    const DeformedBody placed = inShape.QueryView(inTransform);
     std::vector<Vec3d> vertices(model.VertexCount());
     for (std::uint32_t i = 0; i < model.VertexCount(); ++i)
         vertices[i] = placed.pose.Apply(placed.scale * model.DeformedPosition(i, inShape.State().Q()));

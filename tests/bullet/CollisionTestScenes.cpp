@@ -119,7 +119,7 @@ void DeformableObject::RandomQ(std::mt19937& ioRandom, double inAmplitude)
 
 std::vector<WorldProxy> WorldProxies(const DeformableShape& inShape, const btTransform& inTransform)
 {
-    const DeformedBody body = inShape.Body(inTransform, 0.0);
+    const DeformedBody body = inShape.QueryView(inTransform, 0.0);
     std::vector<WorldProxy> proxies;
     for (std::uint32_t node : ProxyNodes(body.state->Proxies()))
     {

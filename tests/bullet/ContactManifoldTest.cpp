@@ -95,7 +95,7 @@ TEST(ContactRegions, RegionIsTheAncestorRegionDepthLevelsAboveTheProxies)
     const BDTree& tree = BoxAsset()->Tree();
     for (const std::uint32_t proxyLevel : {3u, 5u, 7u})
     {
-        const ProxyLevel& proxies = *BoxAsset()->Proxies(proxyLevel);
+        const ContactProxies& proxies = *BoxAsset()->Proxies(proxyLevel);
         for (const std::uint32_t depth : {0u, 1u, 3u, 10u})
         {
             const std::uint32_t regionLevel = RegionLevel(proxies.Level(), depth);
@@ -128,7 +128,7 @@ TEST(ContactRegions, InRegionAgreesWithRegionOf)
     int inside = 0;
     for (const std::uint32_t proxyLevel : {3u, 5u, 7u})
     {
-        const ProxyLevel& proxies = *BoxAsset()->Proxies(proxyLevel);
+        const ContactProxies& proxies = *BoxAsset()->Proxies(proxyLevel);
         for (const std::uint32_t depth : {0u, 1u, 3u, 10u})
         {
             const std::uint32_t regionLevel = RegionLevel(proxies.Level(), depth);

@@ -37,7 +37,7 @@ Vec3d ProxyCentreAt(const DeformableShape& inShape, std::uint32_t inNode, std::s
         const float* u = row + 4 * (j + 1);
         centre += inQ[j] * Vec3d(u[0], u[1], u[2]);
     }
-    const DeformedBody body = inShape.Body(inTransform);
+    const DeformedBody body = inShape.QueryView(inTransform);
     return body.pose.Apply(body.scale * centre);
 }
 
@@ -72,7 +72,7 @@ struct PredictingShape
         EXPECT_EQ(dynamics.GuardStats().clamped, 0u);
     }
 
-    Mat3d RestToWorld() const { return shape->Body(transform).pose.rotation; }
+    Mat3d RestToWorld() const { return shape->QueryView(transform).pose.rotation; }
 
     std::unique_ptr<DeformableShape> shape;
     btTransform transform;
@@ -135,7 +135,7 @@ TEST(DeformableShape, ProxyResponseDisplacementIsTheProxysMotionOverTheNextStepU
         for (const std::uint32_t node : {nodes.front(), nodes.back()})
         {
             const UpdatedSphere sphere = shape.State().Sphere(node);
-            const DeformedBody body = shape.Body(fixture.transform);
+            const DeformedBody body = shape.QueryView(fixture.transform);
             const Vec3d stateCentre =
                 body.pose.Apply(body.scale * Vec3d(sphere.center[0], sphere.center[1], sphere.center[2]));
             EXPECT_LT((stateCentre - ProxyCentreAt(shape, node, before, fixture.transform)).norm(), 1e-5);

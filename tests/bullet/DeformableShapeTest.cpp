@@ -6,12 +6,13 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/CollisionConfiguration.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/TriangleGeometry.h>
 
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
@@ -243,7 +244,7 @@ TEST(DeformableShape, RestToWorldIsTheRotationOfBodyBitForBit)
         if (trial % 2 == 1)
             transform.setBasis(transform.getBasis().scaled(btVector3(1.0f + 3e-7f, 1.0f, 1.0f - 2e-7f)));
         const Mat3d rotation = shape.RestToWorld(transform);
-        EXPECT_EQ(rotation, shape.Body(transform).pose.rotation) << trial;
+        EXPECT_EQ(rotation, shape.QueryView(transform).pose.rotation) << trial;
         EXPECT_TRUE((rotation * rotation.transpose()).isIdentity(1e-12)) << trial;
         EXPECT_NEAR(rotation.determinant(), 1.0, 1e-12) << trial;
     }
@@ -275,7 +276,7 @@ TEST(DeformableShape, AabbContainsEveryDeformedVertexForAnyQAndTransform)
             const Vec3d boxMin = ToVec3d(low), boxMax = ToVec3d(high);
             const Mat3d basis = ToMat3d(transform.getBasis());
             const Vec3d origin = ToVec3d(transform.getOrigin());
-            const DeformedBody body = shape.Body(transform);
+            const DeformedBody body = shape.QueryView(transform);
             const Model& model = shape.Asset().GetModel();
             Aabb truth;
             const std::vector<Vec3d> local = LocalVertices(shape);
@@ -767,7 +768,7 @@ TEST(DeformableShape, ContactImpulsesGiveTheBruteForceVelocityJump)
                                      .normalized()
                                      .toRotationMatrix();
     const Mat3d restToWorld = worldFromLocal * shape.Asset().Mass().ToPrincipal().rotation;
-    const ProxyLevel& proxies = shape.State().Proxies();
+    const ContactProxies& proxies = shape.State().Proxies();
     const std::uint32_t modes = shape.State().ModeCount();
 
     // Σ over impulses of s·Ū_jᵀ Rᵀ J / μ_j.

@@ -8,6 +8,9 @@
 #include "support/BulletScenes.h"
 #include "support/QueryOracles.h"
 
+#include "core/ProxyPairCache.h"
+#include "core/TraversalFront.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btCapsuleShape.h>
@@ -15,11 +18,9 @@
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/ProxyPairCache.h>
-#include <bdt/core/TraversalFront.h>
 #include <cmath>
 #include <cstring>
 #include <functional>

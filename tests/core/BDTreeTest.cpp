@@ -1,8 +1,9 @@
 #include "support/TestModels.h"
 
+#include "core/MinimalSphere.h"
+
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/MinimalSphere.h>
 #include <bdt/core/ProceduralShapes.h>
 
 #include <gtest/gtest.h>

@@ -3,9 +3,10 @@
 // query finds exactly the intersecting triangle pairs that all-pairs testing finds.
 #include "support/QueryOracles.h"
 
+#include "core/BlendBounds.h"
+
 #include <algorithm>
 #include <bdt/bake/MeshlessNodes.h>
-#include <bdt/core/BlendBounds.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <cmath>

@@ -108,7 +108,7 @@ TEST(DeformableAsset, CachesOneProxyLevelPerClampedLevel)
     EXPECT_NE(asset->Proxies(2), level3);
 
     // The cached level holds the same rows as a freshly built one.
-    const ProxyLevel fresh(tree, 3);
+    const ContactProxies fresh(tree, 3);
     for (std::uint32_t n = 0; n < fresh.VisitCount(); ++n)
         for (std::uint32_t k = 0; k < tree->RowStride(); ++k)
             ASSERT_EQ(level3->Row(n)[k], fresh.Row(n)[k]);
@@ -120,7 +120,7 @@ TEST(DeformableAsset, ProxiesAreThreadSafe)
     const auto asset = DeformableAsset::Create(tree);
     const std::uint32_t levels = tree->LevelCount();
     constexpr int cThreads = 8;
-    std::vector<std::vector<std::shared_ptr<const ProxyLevel>>> seen(cThreads);
+    std::vector<std::vector<std::shared_ptr<const ContactProxies>>> seen(cThreads);
     std::atomic<int> ready = 0;
     std::vector<std::thread> threads;
     for (int t = 0; t < cThreads; ++t)

@@ -1,5 +1,6 @@
+#include "core/DistanceHierarchy.h"
+
 #include <algorithm>
-#include <bdt/core/DistanceHierarchy.h>
 #include <bdt/core/Error.h>
 #include <gtest/gtest.h>
 #include <random>

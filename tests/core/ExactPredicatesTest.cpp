@@ -1,6 +1,6 @@
 #include "support/QueryOracles.h"
 
-#include <bdt/core/ExactPredicates.h>
+#include "core/ExactPredicates.h"
 #include <cmath>
 #include <gtest/gtest.h>
 #include <random>

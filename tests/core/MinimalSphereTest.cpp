@@ -1,4 +1,4 @@
-#include <bdt/core/MinimalSphere.h>
+#include "core/MinimalSphere.h"
 
 #include <gtest/gtest.h>
 

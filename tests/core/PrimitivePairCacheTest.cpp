@@ -8,10 +8,12 @@
 #include "support/SkinBandChecks.h"
 #include "support/TestModels.h"
 
+#include "core/CoherentQueries.h"
+#include "core/PrimitivePairCache.h"
+
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <bdt/core/Model.h>
-#include <bdt/core/PrimitivePairCache.h>
 #include <bdt/core/TreeQueries.h>
 #include <cmath>
 #include <cstring>
@@ -39,7 +41,7 @@ void Query(const DeformedBody& inBody, const Primitive& inPrimitive, PrimitivePa
         [&](const auto& inShape)
         {
             if (ioCache != nullptr)
-                CollideProxies(inBody, inShape, *ioCache, outContacts, ioStats);
+                CollideProxiesCached(inBody, inShape, *ioCache, outContacts, ioStats);
             else
                 CollideProxies(inBody, inShape, outContacts, ioStats);
         },
@@ -287,7 +289,7 @@ TEST(PrimitivePairCache, EachMotionAloneIsCovered)
             QueryStats stats;
             CollideProxies(deformed, ground, fromDescent, stats);
             const std::uint64_t reuses = cache.Reuses();
-            CollideProxies(deformed, ground, cache, fromCache, stats);
+            CollideProxiesCached(deformed, ground, cache, fromCache, stats);
             ExpectIdentical(fromDescent, fromCache, step, name);
             tally.Step(fromDescent, cache.Reuses() > reuses);
         }
@@ -451,7 +453,7 @@ TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
             {
                 const Sphere sphere{start - 0.15 * size * s * direction, radius};
                 CollideProxies(deformed, sphere, fromDescent, stats);
-                CollideProxies(deformed, sphere, cache, fromCache, stats);
+                CollideProxiesCached(deformed, sphere, cache, fromCache, stats);
                 break;
             }
             case EMotion::BoxTurning:
@@ -460,7 +462,7 @@ TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
                 box.pose = {turned, centre};
                 box.halfExtents = Vec3d(0.6 * size, 0.04 * size, 0.04 * size);
                 CollideProxies(deformed, box, fromDescent, stats);
-                CollideProxies(deformed, box, cache, fromCache, stats);
+                CollideProxiesCached(deformed, box, cache, fromCache, stats);
                 break;
             }
             case EMotion::CapsuleTurning:
@@ -471,7 +473,7 @@ TEST(PrimitivePairCache, ThePrimitivesOwnMotionIsCovered)
                 const Vec3d far = end + 1.2 * size * across;
                 const Capsule capsule{far, far - 1.2 * size * halfTurned.col(0), 0.04 * size};
                 CollideProxies(deformed, capsule, fromDescent, stats);
-                CollideProxies(deformed, capsule, cache, fromCache, stats);
+                CollideProxiesCached(deformed, capsule, cache, fromCache, stats);
                 break;
             }
             }
@@ -517,7 +519,7 @@ TEST(PrimitivePairCache, RestingBodyAnswersFromTheList)
         CollideProxies(deformed, ground, fromDescent, descentStats);
         descentUpdates += body.state->SpheresUpdated();
         body.state->ResetCounters();
-        CollideProxies(deformed, ground, cache, fromCache, cacheStats);
+        CollideProxiesCached(deformed, ground, cache, fromCache, cacheStats);
         cacheUpdates += body.state->SpheresUpdated();
         ExpectIdentical(fromDescent, fromCache, step, "resting");
         ASSERT_FALSE(fromDescent.empty()) << step;
@@ -556,7 +558,7 @@ TEST(PrimitivePairCache, ASmallBoundTestsOnlyTheNearBands)
         QueryStats descentStats, cacheStats;
         CollideProxies(body.Body(), ground, fromDescent, descentStats);
         body.state->ResetCounters();
-        CollideProxies(body.Body(), ground, cache, fromCache, cacheStats);
+        CollideProxiesCached(body.Body(), ground, cache, fromCache, cacheStats);
         ExpectIdentical(fromDescent, fromCache, 0, inWhat);
         EXPECT_FALSE(fromDescent.empty()) << inWhat;
         return ListQueryWork{cacheStats.overlapTests, body.state->SpheresUpdated()};
@@ -587,7 +589,7 @@ TEST(PrimitivePairCache, AListForAnotherPrimitiveStateOrScaleIsNotUsed)
         QueryStats stats;
         CollideProxies(inBody, inPlane, fromDescent, stats);
         const std::uint64_t reuses = cache.Reuses();
-        CollideProxies(inBody, inPlane, cache, fromCache, stats);
+        CollideProxiesCached(inBody, inPlane, cache, fromCache, stats);
         ExpectIdentical(fromDescent, fromCache, 0, inWhat);
         EXPECT_FALSE(fromDescent.empty()) << inWhat;
         EXPECT_EQ(cache.Reuses() > reuses, inReused) << inWhat;
@@ -629,7 +631,7 @@ TEST(PrimitivePairCache, AFastBodyDescendsWithoutTheSkin)
         std::vector<ProxyContact> fromDescent, fromCache;
         QueryStats descentStats, cacheStats;
         CollideProxies(deformed, ground, fromDescent, descentStats);
-        CollideProxies(deformed, ground, cache, fromCache, cacheStats);
+        CollideProxiesCached(deformed, ground, cache, fromCache, cacheStats);
         ExpectIdentical(fromDescent, fromCache, step, "falling");
         descentTests += descentStats.overlapTests;
         cacheTests += cacheStats.overlapTests;
@@ -663,7 +665,7 @@ TEST(PrimitivePairCache, AListUsedOnceDoesNotPayForItsDescent)
             std::vector<ProxyContact> fromDescent, fromCache;
             QueryStats stats;
             CollideProxies(deformed, ground, fromDescent, stats);
-            CollideProxies(deformed, ground, cache, fromCache, stats);
+            CollideProxiesCached(deformed, ground, cache, fromCache, stats);
             ExpectIdentical(fromDescent, fromCache, int(reuses), inWhat);
             EXPECT_FALSE(fromDescent.empty()) << inWhat;
         };

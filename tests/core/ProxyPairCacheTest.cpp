@@ -6,7 +6,8 @@
 #include "support/SkinBandChecks.h"
 #include "support/TestModels.h"
 
-#include <bdt/core/ProxyPairCache.h>
+#include "core/CoherentQueries.h"
+#include "core/ProxyPairCache.h"
 #include <bdt/core/TreeQueries.h>
 #include <Eigen/Geometry>
 #include <cmath>
@@ -80,7 +81,7 @@ TEST(ProxyPairCache, SameContactsAsFromTheRootsWhileTheBodiesMove)
         QueryStats rootStats, cacheStats;
         CollideProxies(bodyA, bodyB, fromRoots, rootStats);
         const std::uint64_t reusesBefore = cache.Reuses();
-        CollideProxies(bodyA, bodyB, cache, fromCache, cacheStats);
+        CollideProxiesCached(bodyA, bodyB, cache, fromCache, cacheStats);
         const ProxyContactMap contacts = ByNodes(fromRoots);
         ExpectSameContacts(contacts, ByNodes(fromCache), step, "the list");
         EXPECT_EQ(cacheStats.contacts, fromCache.size());
@@ -140,7 +141,7 @@ TEST(ProxyPairCache, SameContactsAsFromTheRootsWhileRockingInPlace)
         bodyA.inflate = 0.01 * size;
         CollideProxies(bodyA, bodyB, fromRoots, stats);
         const std::uint64_t reusesBefore = cache.Reuses();
-        CollideProxies(bodyA, bodyB, cache, fromCache, stats);
+        CollideProxiesCached(bodyA, bodyB, cache, fromCache, stats);
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), step, "the list");
         if (!fromRoots.empty())
         {
@@ -190,7 +191,7 @@ TEST(ProxyPairCache, RestingBodiesAnswerFromTheList)
         std::vector<ProxyContact> fromRoots, fromCache;
         QueryStats rootStats, cacheStats;
         CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
-        CollideProxies(a.Body(), b.Body(), cache, fromCache, cacheStats);
+        CollideProxiesCached(a.Body(), b.Body(), cache, fromCache, cacheStats);
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), step, "the list");
         ASSERT_GT(fromRoots.size(), 10u) << "the boxes should touch over a face";
         if (step > 0)
@@ -224,7 +225,7 @@ TEST(ProxyPairCache, ASmallBoundTestsOnlyTheNearBands)
         QueryStats rootStats, cacheStats;
         CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
         const std::uint64_t updatesBefore = a.state->SpheresUpdated() + b.state->SpheresUpdated();
-        CollideProxies(a.Body(), b.Body(), cache, fromCache, cacheStats);
+        CollideProxiesCached(a.Body(), b.Body(), cache, fromCache, cacheStats);
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), 0, inWhat);
         EXPECT_GT(fromRoots.size(), 10u) << inWhat;
         return ListQueryWork{cacheStats.overlapTests,
@@ -256,7 +257,7 @@ TEST(ProxyPairCache, AListOfOtherBodiesOrSettingsIsNotUsed)
         std::vector<ProxyContact> fromRoots, fromCache;
         QueryStats stats;
         CollideProxies(inA, inB, fromRoots, stats);
-        CollideProxies(inA, inB, cache, fromCache, stats);
+        CollideProxiesCached(inA, inB, cache, fromCache, stats);
         ASSERT_FALSE(fromRoots.empty()) << "case " << inCase << ": the bodies should touch";
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), inCase, "the list");
     };
@@ -303,7 +304,7 @@ TEST(ProxyPairCache, AListUsedOncePaysForItsDescent)
         std::vector<ProxyContact> fromRoots, fromCache;
         QueryStats stats;
         CollideProxies(a.Body(), b.Body(), fromRoots, stats);
-        CollideProxies(a.Body(), b.Body(), cache, fromCache, stats);
+        CollideProxiesCached(a.Body(), b.Body(), cache, fromCache, stats);
         ASSERT_FALSE(fromRoots.empty()) << inWhat << ": the bodies should touch";
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromCache), 0, inWhat);
     };

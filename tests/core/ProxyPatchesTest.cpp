@@ -49,7 +49,7 @@ Topology BruteTopology(const Model& inModel)
 }
 
 // The proxy owning each triangle, from the proxy nodes' ranges.
-std::vector<std::uint32_t> ProxyOfTriangle(const ProxyLevel& inProxies)
+std::vector<std::uint32_t> ProxyOfTriangle(const ContactProxies& inProxies)
 {
     const BDTree& tree = inProxies.Tree();
     std::vector<std::uint32_t> proxyOf(tree.GetModel().TriangleCount(), cNoIndex);
@@ -65,7 +65,7 @@ std::vector<std::uint32_t> ProxyOfTriangle(const ProxyLevel& inProxies)
 void CheckPatches(const std::shared_ptr<const BDTree>& inTree, std::uint32_t inLevel, const char* inShape)
 {
     SCOPED_TRACE(std::string(inShape) + " at level " + std::to_string(inLevel));
-    const auto proxies = std::make_shared<const ProxyLevel>(inTree, inLevel);
+    const auto proxies = std::make_shared<const ContactProxies>(inTree, inLevel);
     const ProxyPatches patches(proxies);
     const Model& model = inTree->GetModel();
     const auto triangles = model.Triangles();
@@ -160,8 +160,8 @@ TEST(ProxyPatches, EveryFeatureIsOwnedOnceWithItsNeighbourhood)
 
 TEST(ProxyPatches, ClosedSurfacesHaveAnOutsideAndOpenOnesDoNot)
 {
-    const auto box = std::make_shared<const ProxyLevel>(test::ShapeTree("box", 800, 2), 4);
-    const auto curtain = std::make_shared<const ProxyLevel>(test::ShapeTree("curtain", 800, 2), 4);
+    const auto box = std::make_shared<const ContactProxies>(test::ShapeTree("box", 800, 2), 4);
+    const auto curtain = std::make_shared<const ContactProxies>(test::ShapeTree("curtain", 800, 2), 4);
     EXPECT_TRUE(ProxyPatches(box).Closed());
     const ProxyPatches open(curtain);
     EXPECT_FALSE(open.Closed());

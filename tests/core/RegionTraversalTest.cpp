@@ -1,5 +1,6 @@
+#include "core/RegionTraversal.h"
+
 #include <algorithm>
-#include <bdt/core/RegionTraversal.h>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <random>

@@ -1,8 +1,9 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
+#include "core/RestFrameTests.h"
+
 #include <algorithm>
-#include <bdt/core/RestFrameTests.h>
 #include <cmath>
 #include <functional>
 #include <gtest/gtest.h>

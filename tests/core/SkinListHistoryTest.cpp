@@ -1,7 +1,7 @@
 // How a pair's skin lists have fared (`SkinListHistory`): lists that answer fewer queries than their owner
 // says pay for the widened descent make the pair descend without a list for 1, 2, 4, 8 and then 16 queries in
 // a row; a list that pays starts the count again.
-#include <bdt/core/SkinListHistory.h>
+#include "core/SkinListHistory.h"
 #include <cstdint>
 #include <gtest/gtest.h>
 

@@ -5,10 +5,11 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
+#include "core/SurfaceCache.h"
+#include "core/SurfaceContacts.h"
+#include "core/TriangleGeometry.h"
+
 #include <algorithm>
-#include <bdt/core/SurfaceCache.h>
-#include <bdt/core/SurfaceContacts.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <functional>
 #include <gtest/gtest.h>

@@ -5,8 +5,10 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
+#include "core/CoherentQueries.h"
+#include "core/TraversalFront.h"
+
 #include <algorithm>
-#include <bdt/core/TraversalFront.h>
 #include <bdt/core/TreeQueries.h>
 #include <cmath>
 #include <gtest/gtest.h>
@@ -58,7 +60,7 @@ TEST(TraversalFront, SameContactsAsFromTheRootsAlongAPath)
         std::vector<ProxyContact> fromRoots, fromFront;
         QueryStats rootStats, frontStats;
         CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
-        CollideProxies(a.Body(), b.Body(), front, fromFront, frontStats);
+        CollideProxiesFromFront(a.Body(), b.Body(), front, fromFront, frontStats);
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step, "the front");
         EXPECT_EQ(frontStats.contacts, fromFront.size());
         if (!fromRoots.empty())
@@ -96,7 +98,7 @@ TEST(TraversalFront, RestingContactNeedsFewerTests)
         std::vector<ProxyContact> fromRoots, fromFront;
         QueryStats rootStats, frontStats;
         CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
-        CollideProxies(a.Body(), b.Body(), front, fromFront, frontStats);
+        CollideProxiesFromFront(a.Body(), b.Body(), front, fromFront, frontStats);
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step, "the front");
         ASSERT_GT(fromRoots.size(), 10u) << "the boxes should touch over a face";
         if (step > 0)
@@ -135,7 +137,7 @@ TEST(TraversalFront, RestingPairsAreCarriedOnTheirClearance)
         CollideProxies(a.Body(), b.Body(), fromRoots, rootStats);
         const std::uint64_t afterRoots = a.state->SpheresUpdated() + b.state->SpheresUpdated();
         const std::size_t frontSize = front.Size();
-        CollideProxies(a.Body(), b.Body(), front, fromFront, frontStats);
+        CollideProxiesFromFront(a.Body(), b.Body(), front, fromFront, frontStats);
         ASSERT_GT(fromRoots.size(), 5u) << "the chairs should touch";
         ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step, "the front");
         if (step > 0)
@@ -207,7 +209,7 @@ TEST(TraversalFront, SuddenChangesAfterCarriedPairsStayExact)
             std::vector<ProxyContact> fromRoots, fromFront;
             QueryStats rootStats, frontStats;
             CollideProxies(bodyA, bodyB, fromRoots, rootStats);
-            CollideProxies(bodyA, bodyB, front, fromFront, frontStats);
+            CollideProxiesFromFront(bodyA, bodyB, front, fromFront, frontStats);
             ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), step, "the front");
             if (step == 19 || step == 20)
                 for (const auto& [nodes, contact] : ByNodes(fromRoots))
@@ -239,11 +241,11 @@ TEST(TraversalFront, AFrontOfOtherBodiesIsNotReused)
     TraversalFront front;
     std::vector<ProxyContact> scratch;
     QueryStats stats;
-    CollideProxies(a.Body(), b.Body(), front, scratch, stats);
+    CollideProxiesFromFront(a.Body(), b.Body(), front, scratch, stats);
     ASSERT_GT(front.Size(), 0u) << "a and b should touch";
     std::vector<ProxyContact> fromRoots, fromFront;
     CollideProxies(a.Body(), c.Body(), fromRoots, stats);
-    CollideProxies(a.Body(), c.Body(), front, fromFront, stats);
+    CollideProxiesFromFront(a.Body(), c.Body(), front, fromFront, stats);
     ASSERT_FALSE(fromRoots.empty()) << "a and c should touch";
     ExpectSameContacts(ByNodes(fromRoots), ByNodes(fromFront), 0, "the front");
     front.Clear();

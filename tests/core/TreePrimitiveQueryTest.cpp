@@ -1,9 +1,10 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <algorithm>
 #include <bdt/core/TreeQueries.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <iostream>

@@ -1,9 +1,10 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <algorithm>
 #include <bdt/core/TreeQueries.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <iostream>
@@ -247,7 +248,7 @@ TEST(QueryStats, SmallContactTouchesFewNodes)
 TEST(DeformedTriangle, IsRestPlusBasisTimesQ)
 {
     const auto tree = test::ShapeTree("torus", 300, 4);
-    TreeState state(std::make_shared<const ProxyLevel>(tree, 3));
+    TreeState state(std::make_shared<const ContactProxies>(tree, 3));
     const Model& model = tree->GetModel();
     Vec3d v[3];
     DeformedTriangle(state, 7, v);

@@ -48,7 +48,7 @@ TEST_P(SphereBounds, EveryDeformedVertexLiesInItsUpdatedSphere)
     const auto tree = GetParam().make();
     const test::NodeVertexTable vertices(*tree);
     const double size = test::ModelRadius(tree->GetModel());
-    const auto proxies = std::make_shared<const ProxyLevel>(tree, tree->LevelCount() - 1);
+    const auto proxies = std::make_shared<const ContactProxies>(tree, tree->LevelCount() - 1);
     std::mt19937 random(42);
     std::uint64_t checks = 0;
     for (EBound bound : {EBound::Paper, EBound::Tight})
@@ -72,7 +72,7 @@ TEST_P(SphereBounds, EveryDeformedVertexLiesInItsUpdatedSphere)
 TEST_P(SphereBounds, TightBoundIsNeverLooserThanThePapersBound)
 {
     const auto tree = GetParam().make();
-    const auto proxies = std::make_shared<const ProxyLevel>(tree, tree->LevelCount() - 1);
+    const auto proxies = std::make_shared<const ContactProxies>(tree, tree->LevelCount() - 1);
     TreeState paper(proxies);
     TreeState tight(proxies);
     paper.SetBound(EBound::Paper);
@@ -99,7 +99,7 @@ TEST_P(SphereBounds, TemporalCoherenceBoundContainsVerticesAfterSmallChanges)
     const auto tree = GetParam().make();
     const test::NodeVertexTable vertices(*tree);
     const double size = test::ModelRadius(tree->GetModel());
-    const auto proxies = std::make_shared<const ProxyLevel>(tree, tree->LevelCount() - 1);
+    const auto proxies = std::make_shared<const ContactProxies>(tree, tree->LevelCount() - 1);
     std::mt19937 random(11);
     for (EBound bound : {EBound::Paper, EBound::Tight})
     {
@@ -138,7 +138,7 @@ INSTANTIATE_TEST_SUITE_P(Models, SphereBounds, ::testing::ValuesIn(cModels),
 TEST(TreeState, RejectsBadQAndKeepsTheOldOne)
 {
     const auto tree = test::ShapeTree("box", 200, 3);
-    TreeState state(std::make_shared<const ProxyLevel>(tree, 4));
+    TreeState state(std::make_shared<const ContactProxies>(tree, 4));
     const float good[] = {0.1f, 0.2f, 0.3f};
     ASSERT_TRUE(state.SetQ(good));
     const float nan[] = {0.1f, std::numeric_limits<float>::quiet_NaN(), 0.3f};
@@ -157,7 +157,7 @@ TEST(TreeState, RejectsBadQAndKeepsTheOldOne)
 TEST(TreeState, LazyUpdatesHappenOncePerNodeAndStepInAnyOrder)
 {
     const auto tree = test::ShapeTree("sphere", 1000, 5);
-    const auto proxies = std::make_shared<const ProxyLevel>(tree, 6);
+    const auto proxies = std::make_shared<const ContactProxies>(tree, 6);
     TreeState lazy(proxies);
     TreeState batch(proxies);
     std::mt19937 random(5);
@@ -204,7 +204,7 @@ TEST(TreeState, LazyUpdatesHappenOncePerNodeAndStepInAnyOrder)
 TEST(TreeState, ConcurrentScopesGetTheBatchSpheresFromTwoThreads)
 {
     const auto tree = test::ShapeTree("chair", 3000, 10);
-    const auto proxies = std::make_shared<const ProxyLevel>(tree, 9);
+    const auto proxies = std::make_shared<const ContactProxies>(tree, 9);
     TreeState shared(proxies);
     TreeState batch(proxies);
     const std::uint32_t count = proxies->VisitCount();
@@ -257,8 +257,8 @@ TEST(TreeState, ConcurrentScopesGetTheBatchSpheresFromTwoThreads)
 TEST(TreeState, CacheIsSizedByTheProxyLevelAndFollowsLiveChanges)
 {
     const auto tree = test::ShapeTree("chair", 4000, 10);
-    auto shallow = std::make_shared<const ProxyLevel>(tree, 4);
-    auto deep = std::make_shared<const ProxyLevel>(tree, 9);
+    auto shallow = std::make_shared<const ContactProxies>(tree, 4);
+    auto deep = std::make_shared<const ContactProxies>(tree, 9);
     TreeState state(shallow);
     const std::size_t shallowBytes = state.MemoryBytes();
     state.SetProxies(deep);
@@ -266,14 +266,14 @@ TEST(TreeState, CacheIsSizedByTheProxyLevelAndFollowsLiveChanges)
     EXPECT_EQ(deepBytes - shallowBytes, (deep->VisitCount() - shallow->VisitCount()) * (4 * sizeof(float) + sizeof(std::uint32_t)));
     EXPECT_LT(deepBytes, tree->NodeCount() * 20u);
     const auto other = test::ShapeTree("chair", 4000, 10);
-    EXPECT_THROW(state.SetProxies(std::make_shared<const ProxyLevel>(other, 4)), Error);
+    EXPECT_THROW(state.SetProxies(std::make_shared<const ContactProxies>(other, 4)), Error);
 }
 
 TEST(TreeState, ThousandsOfBodiesShareOneModelWithinTwoGigabytes)
 {
     // The paper's Figure 1: 3601 chairs of about 18k triangles, M = 10, proxies at level 10.
     const auto tree = test::ShapeTree("chair", 18000, 10);
-    const auto proxies = std::make_shared<const ProxyLevel>(tree, 10);
+    const auto proxies = std::make_shared<const ContactProxies>(tree, 10);
     std::vector<TreeState> bodies;
     bodies.reserve(3601);
     std::size_t bytes = tree->MemoryBytes() + proxies->MemoryBytes();
@@ -299,7 +299,7 @@ namespace
 TEST(TreeState, RigidModelWithNoModesKeepsItsRestSpheres)
 {
     const auto tree = test::ShapeTree("torus", 400, 0);
-    TreeState state(std::make_shared<const ProxyLevel>(tree, 3));
+    TreeState state(std::make_shared<const ContactProxies>(tree, 3));
     ASSERT_TRUE(state.SetQ(std::span<const float>()));
     const float one[] = {1.0f};
     EXPECT_FALSE(state.SetQ(one));

@@ -351,7 +351,7 @@ TEST(CollideProxies, InterruptibleTraversalKeepsItsBudgetAndCoversEveryContact)
             // Unlimited in effect: the same contacts, bit for bit, and the same tests.
             std::vector<ProxyContact> unlimited;
             QueryStats unlimitedStats;
-            EXPECT_FALSE(CollideProxies(a.Body(), b.Body(), fullStats.overlapTests, unlimited, unlimitedStats));
+            EXPECT_FALSE(CollideProxiesBudgeted(a.Body(), b.Body(), fullStats.overlapTests, unlimited, unlimitedStats));
             ASSERT_EQ(unlimited.size(), full.size());
             for (std::size_t k = 0; k < full.size(); ++k)
             {
@@ -366,7 +366,7 @@ TEST(CollideProxies, InterruptibleTraversalKeepsItsBudgetAndCoversEveryContact)
             {
                 std::vector<ProxyContact> cut;
                 QueryStats stats;
-                const bool interrupted = CollideProxies(a.Body(), b.Body(), budget, cut, stats);
+                const bool interrupted = CollideProxiesBudgeted(a.Body(), b.Body(), budget, cut, stats);
                 EXPECT_LE(stats.overlapTests, budget);
                 EXPECT_EQ(interrupted, stats.overlapTests < fullStats.overlapTests && budget < fullStats.overlapTests)
                     << "budget " << budget;
@@ -423,7 +423,7 @@ TEST(CollideProxies, BoxCulledDescentCoversEveryIntersectingPair)
             std::vector<ProxyContact> spheres, boxes;
             QueryStats sphereStats, boxStats;
             CollideProxies(a.Body(), b.Body(), spheres, sphereStats);
-            CollideProxies(a.Body(), b.Body(), boxesA, boxesB, boxes, boxStats);
+            CollideProxiesWithBoxes(a.Body(), b.Body(), boxesA, boxesB, boxes, boxStats);
             sphereTests += sphereStats.overlapTests;
             boxTests += boxStats.overlapTests;
             std::set<std::pair<std::uint32_t, std::uint32_t>> reported;

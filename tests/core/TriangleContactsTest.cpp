@@ -1,7 +1,8 @@
 #include "support/QueryOracles.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <algorithm>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <random>

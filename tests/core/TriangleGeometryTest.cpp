@@ -1,8 +1,9 @@
 #include "support/QueryOracles.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <algorithm>
 #include <array>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>

@@ -7,7 +7,7 @@
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>

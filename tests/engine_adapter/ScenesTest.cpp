@@ -3,7 +3,7 @@
 #include "support/BulletScenes.h"
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/core/Error.h>
 #include <gtest/gtest.h>
 #include <limits>

@@ -6,8 +6,8 @@
 // thread's answers must equal the serial reference, bit for bit.
 #include "support/BulletScenes.h"
 
-#include <bdt/adapter/SampleWorld.h>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/SampleWorld.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/core/TreeQueries.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <cmath>
@@ -65,7 +65,7 @@ void ExpectComesToRest(const char* inShape, std::uint32_t inTriangles)
         EXPECT_LT(deformable.maxSpeed, 0.01);
         // It does rest on the ground, not above it: the gap is at most a proxy sphere's diameter (the body
         // stands on its level-10 proxies) plus the margin.
-        const ProxyLevel& proxies = *asset->Proxies(10);
+        const ContactProxies& proxies = *asset->Proxies(10);
         double largestProxy = 0.0;
         for (std::uint32_t node = 0; node < proxies.VisitCount(); ++node)
             if (proxies.IsProxy(node))

@@ -4,15 +4,16 @@
 #include "support/BulletScenes.h"
 #include "support/TestModels.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
 #include <gtest/gtest.h>

@@ -6,7 +6,7 @@
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/core/DeformableAsset.h>

@@ -4,7 +4,7 @@
 // as modelled (the chair on its legs, the slab flat), the way a user of the README's snippet expects.
 #include "support/BulletScenes.h"
 
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>

@@ -5,7 +5,7 @@
 #include "support/BulletScenes.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>

@@ -95,7 +95,7 @@ DeformableBox SupportingBox()
 /// faces.
 double LowestProxyY(const DeformableAsset& inAsset, std::uint32_t inLevel)
 {
-    const ProxyLevel& proxies = *inAsset.Proxies(inLevel);
+    const ContactProxies& proxies = *inAsset.Proxies(inLevel);
     double lowest = cInfinity;
     for (std::uint32_t node = 0; node < proxies.VisitCount(); ++node)
         if (proxies.IsProxy(node))
@@ -108,8 +108,8 @@ double LowestProxyY(const DeformableAsset& inAsset, std::uint32_t inLevel)
 double HighestProxyWorldY(btRigidBody& inBody)
 {
     const DeformableShape& shape = *World::Shape(&inBody);
-    const ProxyLevel& proxies = shape.State().Proxies();
-    const DeformedBody view = shape.Body(inBody.getWorldTransform());
+    const ContactProxies& proxies = shape.State().Proxies();
+    const DeformedBody view = shape.QueryView(inBody.getWorldTransform());
     double highest = -cInfinity;
     for (std::uint32_t node = 0; node < proxies.VisitCount(); ++node)
         if (proxies.IsProxy(node))

@@ -7,8 +7,8 @@
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-#include <bdt/adapter/SampleWorld.h>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/SampleWorld.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <cmath>
 #include <cstring>

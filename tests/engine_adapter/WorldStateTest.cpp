@@ -3,7 +3,7 @@
 // changing anything.
 #include "support/BulletScenes.h"
 
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/adapter/World.h>
 #include <bdt/core/Error.h>
 #include <btBulletDynamicsCommon.h>

@@ -6,7 +6,7 @@
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletDynamics/ConstraintSolver/btPoint2PointConstraint.h>
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/Conversions.h>

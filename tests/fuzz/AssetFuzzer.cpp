@@ -8,10 +8,11 @@
 
 #include "FuzzSupport.h"
 
+#include "core/Fnv1a.h"
+
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/Fnv1a.h>
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <bdt/core/TreeQueries.h>
 
 #include <algorithm>
@@ -37,7 +38,7 @@ void Exercise(const std::shared_ptr<const bdt::BDTree>& inTree, std::span<const 
     bdt::fuzz::ByteSource source(inBytes);
     for (const std::uint32_t level : {0u, 3u, 64u})
     {
-        auto proxies = std::make_shared<const bdt::ProxyLevel>(inTree, level);
+        auto proxies = std::make_shared<const bdt::ContactProxies>(inTree, level);
         bdt::TreeState a(proxies);
         bdt::TreeState b(proxies);
         std::vector<float> q(modes);
@@ -54,7 +55,7 @@ void Exercise(const std::shared_ptr<const bdt::BDTree>& inTree, std::span<const 
         bdt::DeformedBody bodyB{&b, bdt::Pose(), 1.0, 0.0};
         bodyB.pose.translation = bdt::Vec3d(0.1, 0.05, 0.0);
         bdt::CollideProxies(bodyA, bodyB, proxyContacts, stats);
-        (void)bdt::CollideProxies(bodyA, bodyB, 17, proxyContacts, stats);
+        (void)bdt::CollideProxiesBudgeted(bodyA, bodyB, 17, proxyContacts, stats);
         std::vector<bdt::TrianglePair> trianglePairs;
         bdt::CollideTriangles(bodyA, bodyB, trianglePairs, stats);
         bdt::CollideProxies(bodyA, bdt::Plane{bdt::Vec3d::UnitY(), 0.0}, proxyContacts, stats);

@@ -18,7 +18,7 @@
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <bdt/core/TreeState.h>
 
 #include <array>
@@ -114,7 +114,7 @@ void Bake(bdt::ImportedMesh inMesh, std::span<const std::uint8_t> inBytes)
         bdt::fuzz::CheckOneLine(error.what());
         return;
     }
-    bdt::TreeState state(std::make_shared<const bdt::ProxyLevel>(tree, 64));
+    bdt::TreeState state(std::make_shared<const bdt::ContactProxies>(tree, 64));
     CheckSpheres(state);
     bdt::fuzz::ByteSource source(inBytes);
     std::vector<float> q(cModes);

@@ -3,7 +3,7 @@
 #include "TestModels.h"
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-#include <bdt/adapter/Scenes.h>
+#include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/DeformableShape.h>
@@ -80,7 +80,7 @@ Vec3d DeformedVertexWorld(btRigidBody& inBody, std::size_t inVertex)
 {
     const DeformableShape& shape = *World::Shape(&inBody);
     const Model& model = shape.Asset().GetModel();
-    const DeformedBody view = shape.Body(inBody.getWorldTransform());
+    const DeformedBody view = shape.QueryView(inBody.getWorldTransform());
     return view.pose.Apply(view.scale * model.DeformedPosition(inVertex, shape.State().Q()));
 }
 

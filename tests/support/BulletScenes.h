@@ -3,7 +3,7 @@
 // Helpers for the Bullet-level tests: shared assets and brute-force measures of deformed bodies.
 
 #include <LinearMath/btQuaternion.h>
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <bdt/core/DeformableAsset.h>
 #include <memory>
 #include <random>

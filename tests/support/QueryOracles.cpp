@@ -2,8 +2,9 @@
 
 #include "support/TestModels.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <Eigen/QR>
-#include <bdt/core/TriangleGeometry.h>
 #include <cmath>
 
 namespace bdt::test
@@ -80,12 +81,12 @@ bool OnTriangle(const Vec3d& inX, const Tri& inT, double inTolerance)
 QueryBody::QueryBody(std::shared_ptr<const BDTree> inTree, std::uint32_t inProxyLevel)
     : tree(std::move(inTree))
 {
-    state = std::make_unique<TreeState>(std::make_shared<const ProxyLevel>(tree, inProxyLevel));
+    state = std::make_unique<TreeState>(std::make_shared<const ContactProxies>(tree, inProxyLevel));
 }
 
 void QueryBody::SetLevel(std::uint32_t inLevel)
 {
-    state->SetProxies(std::make_shared<const ProxyLevel>(tree, inLevel));
+    state->SetProxies(std::make_shared<const ContactProxies>(tree, inLevel));
 }
 
 double QueryBody::Size() const
@@ -136,7 +137,7 @@ std::vector<TrianglePair> BruteForcePairs(const std::vector<Tri>& inA, const std
     return pairs;
 }
 
-std::uint32_t ProxyOf(const ProxyLevel& inProxies, std::uint32_t inTriangle)
+std::uint32_t ProxyOf(const ContactProxies& inProxies, std::uint32_t inTriangle)
 {
     const BDTree& tree = inProxies.Tree();
     std::uint32_t node = 0;
@@ -149,7 +150,7 @@ std::uint32_t ProxyOf(const ProxyLevel& inProxies, std::uint32_t inTriangle)
     return node;
 }
 
-std::vector<std::uint32_t> ProxyNodes(const ProxyLevel& inProxies)
+std::vector<std::uint32_t> ProxyNodes(const ContactProxies& inProxies)
 {
     std::vector<std::uint32_t> nodes;
     for (std::uint32_t n = 0; n < inProxies.VisitCount(); ++n)

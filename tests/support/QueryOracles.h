@@ -61,9 +61,9 @@ std::vector<Tri> WorldTriangles(const QueryBody& inBody);
 std::vector<TrianglePair> BruteForcePairs(const std::vector<Tri>& inA, const std::vector<Tri>& inB);
 
 /// The proxy node above triangle inTriangle (tree order).
-std::uint32_t ProxyOf(const ProxyLevel& inProxies, std::uint32_t inTriangle);
+std::uint32_t ProxyOf(const ContactProxies& inProxies, std::uint32_t inTriangle);
 /// Every proxy node of the level.
-std::vector<std::uint32_t> ProxyNodes(const ProxyLevel& inProxies);
+std::vector<std::uint32_t> ProxyNodes(const ContactProxies& inProxies);
 /// The updated sphere of a node, centre in world.
 Sphere WorldNodeSphere(QueryBody& ioBody, std::uint32_t inNode);
 

@@ -13,7 +13,7 @@
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <bdt/core/TreeState.h>
 
 #include <CLI/CLI.hpp>
@@ -144,7 +144,7 @@ int Spheres(const InspectOptions& inOptions)
     const auto [begin, end] = NodeRange(inOptions, *tree);
 
     // Proxies at the deepest level: no node is enlarged, every sphere is the tree's own bound.
-    TreeState state(std::make_shared<const ProxyLevel>(tree, tree->LevelCount() - 1));
+    TreeState state(std::make_shared<const ContactProxies>(tree, tree->LevelCount() - 1));
     state.SetBound(inOptions.bound == "paper" ? EBound::Paper : EBound::Tight);
     if (!state.SetQ(q))
         throw ToolError(cTool, "--q was rejected by the tree state (non-finite or too large)");

@@ -6,9 +6,10 @@
 #include "reference/LayeredSphereTree.h"
 #include "support/TestModels.h"
 
+#include "core/TriangleGeometry.h"
+
 #include <algorithm>
 #include <bdt/core/Error.h>
-#include <bdt/core/TriangleGeometry.h>
 #include <gtest/gtest.h>
 #include <random>
 

@@ -11,7 +11,7 @@ int main()
     bdt::ShapeMesh mesh = bdt::MakeShape(bdt::EShape::Box, 500);
     auto tree = std::make_shared<const bdt::BDTree>(
         bdt::BDTree::Build(bdt::MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), 4)));
-    bdt::TreeState body(std::make_shared<const bdt::ProxyLevel>(tree, 6));
+    bdt::TreeState body(std::make_shared<const bdt::ContactProxies>(tree, 6));
     const float q[] = {0.05f, 0.0f, -0.02f, 0.01f};
     if (!body.SetQ(q))
         return 1;

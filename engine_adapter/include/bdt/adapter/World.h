@@ -26,7 +26,7 @@ class SurfaceAttachment;
 struct CoupledBody;
 } // namespace detail
 
-/// Surface and vibration of a body made by `World::CreateBody`.
+/// The surface of a body made by `World::CreateBody` (its vibration is `DeformableShapeSettings::modal`).
 struct BodyMaterial
 {
     float friction = 0.6f;        ///< Coulomb friction coefficient (Bullet multiplies the two bodies').
@@ -36,23 +36,22 @@ struct BodyMaterial
     /// (proxy contacts); a resting body keeps this gap. 0 by default: the surface contacts need no skin to
     /// rest on a surface (within 2 mm, `bdt-bench resting`); a few millimetres make contacts start earlier.
     float margin = 0.0f;
-    ModalSettings modal;          ///< Stiffness and damping scales, strain limit.
 };
 
-/// How a body is made by `World::CreateBody`.
-struct BodyDesc
+/// How a body is made by `World::CreateBody`: every setting of its shape (`DeformableShapeSettings`: proxy level,
+/// contact model, mass, modal settings, narrowphase coherence and budget, contact regions), its placement and its
+/// surface. All of them are set here, at creation; the shape's settings can also change live
+/// (`DeformableShape::SetSettings`). `mass` (kg) may be 0 here: a static body, which collides and can be deformed
+/// by `DeformableShape::SetQ` but whose modes are not integrated (its shape takes 1 kg for the modal masses);
+/// otherwise at least `cMinMass`.
+struct BodyDesc : DeformableShapeSettings
 {
     /// World placement of the mesh as authored: a rest vertex p (model units) starts at `transform * (scale · p)`.
     /// Identity places the model as it was modelled (a chair modelled upright stands upright, its feet where they
     /// were modelled). A rotation (orthonormal basis, determinant 1); the size goes in `scale`. Bullet's
     /// transform of the body is its principal frame instead (`World::MeshTransform`, `MeshFromPrincipal`).
     btTransform transform = btTransform::getIdentity();
-    /// kg: 0 makes a static body (it collides and can be deformed by `DeformableShape::SetQ`, but its modes
-    /// are not integrated), else at least `cMinMass`.
-    double mass = 1.0;
-    double scale = 1.0;            ///< Uniform scale of the model (model units to metres).
-    std::uint32_t proxyLevel = 10; ///< Contact proxy level L.
-    EContactModel contacts = EContactModel::Surface; ///< Where contacts are made (`EContactModel`).
+    double scale = 1.0; ///< Uniform scale of the model (model units to metres).
     BodyMaterial material;
 };
 

@@ -4,7 +4,6 @@
 #include <bdt/core/Contact.h>
 #include <bdt/core/DeformableAsset.h>
 #include <bdt/core/ModalDynamics.h>
-#include <bdt/core/SurfaceCache.h>
 #include <bdt/core/TreeQueries.h>
 #include <bdt/core/TreeState.h>
 
@@ -16,6 +15,8 @@
 
 namespace bdt
 {
+
+class SurfaceCache;
 
 /// How a deformable body's contacts are made once its BD-Tree has culled down to the proxies of level L.
 enum class EContactModel : std::uint8_t
@@ -82,8 +83,8 @@ struct DeformableShapeSettings
     /// hundred bytes, plus 8 bytes a mode and 12 a kept pair (about 30 for two touching chairs of those) or 4
     /// a kept proxy.
     double pairCacheSkin = 0.02;
-    /// Interruptible narrowphase between two deformables (Mendoza & O'Sullivan 2006, `CollideProxies` with a
-    /// test budget): at most this many sphere tests per pair and step, 0 for no limit. When a pair's descent
+    /// Interruptible narrowphase between two deformables (Mendoza & O'Sullivan 2006,
+    /// `CollideProxiesBudgeted`): at most this many sphere tests per pair and step, 0 for no limit. When a pair's descent
     /// runs out, the overlapping pairs of coarser spheres it had not refined become contacts themselves
     /// (centre-to-centre normals, the spheres' overlap as depth), so the response degrades gracefully to
     /// coarser contacts instead of missing any. The smaller non-zero budget of the two bodies applies, and
@@ -95,7 +96,7 @@ struct DeformableShapeSettings
     /// with BD-AABB boxes (§3.5, `DeformableAsset::Boxes`, built on first use: 32(M + 1) bytes a node per
     /// asset) beside them. Used for a pair when both bodies ask for it (and no `traversalBudget`); it then takes
     /// precedence over `frontTracking` and `pairCacheSkin`. The contacts are the same, bit for bit: the boxes are
-    /// grown to hold the proxies' spheres (`CollideProxies` with box rows). It rarely pays: the grown boxes cull
+    /// grown to hold the proxies' spheres (`CollideProxiesWithBoxes`). It rarely pays: the grown boxes cull
     /// little that the spheres do not, and a box test costs about ten sphere tests (`bdt-bench bounds`). Off by
     /// default.
     bool boxCulling = false;
@@ -165,7 +166,7 @@ public:
 
     /// The root sphere at the current q in the frame `inTransform` places, grown by the margin, as a box
     /// (world units; the exact box of the ball under Bullet's float basis, rounded outwards). Contains every
-    /// deformed vertex (the spheres are conservative), placed by `inTransform` or by `Body(inTransform)`.
+    /// deformed vertex (the spheres are conservative), placed by `inTransform` or by `QueryView(inTransform)`.
     /// O(M) once per step, then O(1).
     void getAabb(const btTransform& inTransform, btVector3& outMin, btVector3& outMax) const override;
     /// The root sphere at the current q grown by the margin, local frame: a bounding sphere of the deformed
@@ -198,40 +199,94 @@ public:
     void setMargin(btScalar inMargin) override;
     btScalar getMargin() const override { return mMargin; }
 
-    // --- The body's deformation ---
+    // --- The body: its asset, settings and deformation, where it is, what reaches its modes ---
 
+    /// The shared, immutable asset (model, tree, proxies) this body is made of; `AssetPtr` shares it.
     const DeformableAsset& Asset() const { return *mAsset; }
     const std::shared_ptr<const DeformableAsset>& AssetPtr() const { return mAsset; }
+    /// The settings in force (those given at creation or by the last `SetSettings`).
     const DeformableShapeSettings& Settings() const { return mSettings; }
     /// Applies new settings live: a new proxy level swaps the proxies (O(nodes above L), no rebuild), new
     /// modal settings keep q and q̇ (a new mass rebuilds the dynamics, whose guard counters then restart).
     /// Throws `bdt::Error` (and changes nothing) on settings out of range.
     void SetSettings(const DeformableShapeSettings& inSettings);
 
+    /// The body's modes: q, q̇, their oscillators and guard (`ModalDynamics`).
     ModalDynamics& Dynamics() { return mDynamics; }
     const ModalDynamics& Dynamics() const { return mDynamics; }
     /// The sphere cache (mutable: queries on a const shape update it).
     TreeState& State() const { return mState; }
-    /// The surface patches of the current proxy level (`DeformableAsset::Patches`), made when the body first
-    /// uses the surface model and kept while its level stays; null before.
-    const ProxyPatches* Patches() const { return mPatches.get(); }
-    /// The deformed vertices of the patches the surface contacts touched this step (mutable, as `State`).
-    SurfaceCache& Surface() const { return mSurface; }
     /// The index of tree-order triangle `inTree` in the mesh the asset was made from, and back; cNoIndex
     /// outside the mesh.
     std::uint32_t InputTriangle(std::uint32_t inTree) const;
     std::uint32_t TreeTriangle(std::uint32_t inInput) const;
+
+    /// Sets q directly (kinematic or animated bodies), q̇ = 0, and starts a step; like the dynamics, it keeps
+    /// each |q_j| within its strain limit (`ModalDynamics::StrainLimit`), so the state and the dynamics hold
+    /// the same q. False, nothing changed, on wrong size or non-finite / huge (> `TreeState::cMaxAbsQ`)
+    /// values.
+    [[nodiscard]] bool SetQ(std::span<const float> inQ);
+
+    /// How far from the shape's local origin (the centre of mass) any point of the deformed surface, margin
+    /// included, can be at the current q: s·(|c'| + R') + margin for the root sphere (c', R') of the current
+    /// update (the sphere `getAabb` uses), in world units. What a rotation of the frame at ω moves the surface
+    /// by, at most ω times this, per second. Updates the root sphere if the step has not yet (8M flops).
+    double SurfaceReach() const;
+    /// An upper bound, m/s, on the speed the modes alone give any point of the surface: s·‖U_i q̇‖ ≤
+    /// s·max_i‖U_i‖₂·‖q̇‖₂, with max_i‖U_i‖₂ the root's spectral bound from the tree rows (the one of eq. 11).
+    /// Frame-independent. O(M).
+    double ModalSurfaceSpeed() const;
+
+    /// The body as the core's queries (`TreeQueries.h`) see it, placed by `inWorldFromLocal` (a Bullet world
+    /// transform of the shape):
+    /// pose = world · principal, scale = s, inflate = `inInflate` (world units). The basis of
+    /// `inWorldFromLocal`, orthonormal only to float precision, is replaced by its nearest rotation, as `Pose`
+    /// requires. The fit is kept for the last basis asked for (by `QueryView` or `RestToWorld`): asking again for
+    /// the same basis, element for element, costs a compare of 9 scalars, not a fit.
+    DeformedBody QueryView(const btTransform& inWorldFromLocal, double inInflate = 0.0) const;
+    /// R, the rotation of `QueryView(inWorldFromLocal).pose` alone (rest frame to world; the same matrix, bit for
+    /// bit): what the per-proxy functions below take, computed once for several proxies of one body. A
+    /// nearest-rotation fit and a 3×3 product, kept as `QueryView`'s is.
+    Mat3d RestToWorld(const btTransform& inWorldFromLocal) const;
+
+    /// The world velocity of proxy `inNode`'s centre due to the modes, s·R·Σ_j Ū_j q̇_j (m/s; R as in
+    /// `AddContactImpulse`). Zero for a node outside the tree. About 6M flops.
+    Vec3d ProxyModalVelocity(std::uint32_t inNode, const btTransform& inWorldFromLocal) const;
+    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
+    Vec3d ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld) const;
+    /// The modes' mobility at proxy `inNode`: the change of `ProxyModalVelocity` per unit world impulse
+    /// applied there (`ApplyProxyImpulse`), Σ_j (s·R·Ū_j)(s·R·Ū_j)ᵀ/μ_j (m/s per N·s, symmetric positive
+    /// semi-definite). Zero for a node outside the tree. About 15M flops.
+    Mat3d ProxyModalMobility(std::uint32_t inNode, const btTransform& inWorldFromLocal) const;
+    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
+    Mat3d ProxyModalMobility(std::uint32_t inNode, const Mat3d& inRestToWorld) const;
+    /// Applies the world impulse `inImpulse` (N·s) at proxy `inNode` to the modes at once (q̇ jumps by
+    /// g_j/μ_j with g_j = s·Ū_jᵀRᵀJ, `ModalDynamics::ApplyImpulse`), not to the pending impulse. Ignored for
+    /// a node outside the tree; counted as rejected by the dynamics if not finite. About 6M flops.
+    void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const btTransform& inWorldFromLocal);
+    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
+    void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld);
+
+    /// Work counters of the queries run on this body (the narrowphase adds to them); reset by the caller.
+    QueryStats& Stats() const { return mStats; }
+
+    // --- Internal: the step's solver hooks ---
+    // Called by `bdt::World` and the collision algorithms in a fixed order each step: `BeginStep`, `PredictStep`,
+    // the narrowphase (patches, surface cache, responses), the coupled solve (couplings, mobilities) and the
+    // impulse read-back (pending impulses). A host that uses `bdt::World` never calls them, and a host that
+    // drives the shape itself calls them in that order. Not part of the stable API: they change with the solver.
+
+    /// The surface patches of the current proxy level (`DeformableAsset::Patches`), made when the body first
+    /// uses the surface model and kept while its level stays; null before.
+    const ProxyPatches* Patches() const { return mPatches.get(); }
+    /// The deformed vertices of the patches the surface contacts touched this step (mutable, as `State`).
+    SurfaceCache& Surface() const { return *mSurface; }
 
     /// Starts a collision step: gives the tree state the dynamics' current q (a new update stamp). Returns
     /// false if that q was rejected (non-finite or huge); the dynamics are then reset to rest and the state
     /// set to q = 0, so no bad value reaches a query. (A guard: `ModalDynamics` keeps q finite and within
     /// 1e9, which the tree state accepts.)
     bool BeginStep();
-    /// Sets q directly (kinematic or animated bodies), q̇ = 0, and starts a step; like the dynamics, it keeps
-    /// each |q_j| within its strain limit (`ModalDynamics::StrainLimit`), so the state and the dynamics hold
-    /// the same q. False, nothing changed, on wrong size or non-finite / huge (> `TreeState::cMaxAbsQ`)
-    /// values.
-    [[nodiscard]] bool SetQ(std::span<const float> inQ);
 
     /// Tells the narrowphase that this body's modes will be stepped over the coming `timeStep` by
     /// `ModalDynamics::Step` as `bdt::World` does: the held contact impulse as a constant force, the change this
@@ -292,53 +347,15 @@ public:
     /// M entries (empty without one).
     std::span<const double> StepChangeCompliance() const { return Predicted(mStepChange); }
 
-    /// How far from the shape's local origin (the centre of mass) any point of the deformed surface, margin
-    /// included, can be at the current q: s·(|c'| + R') + margin for the root sphere (c', R') of the current
-    /// update (the sphere `getAabb` uses), in world units. What a rotation of the frame at ω moves the surface
-    /// by, at most ω times this, per second. Updates the root sphere if the step has not yet (8M flops).
-    double SurfaceReach() const;
-    /// An upper bound, m/s, on the speed the modes alone give any point of the surface: s·‖U_i q̇‖ ≤
-    /// s·max_i‖U_i‖₂·‖q̇‖₂, with max_i‖U_i‖₂ the root's spectral bound from the tree rows (the one of eq. 11).
-    /// Frame-independent. O(M).
-    double ModalSurfaceSpeed() const;
-
-    /// The query view of this body placed by `inWorldFromLocal` (a Bullet world transform of the shape):
-    /// pose = world · principal, scale = s, inflate = `inInflate` (world units). The basis of
-    /// `inWorldFromLocal`, orthonormal only to float precision, is replaced by its nearest rotation, as `Pose`
-    /// requires. The fit is kept for the last basis asked for (by `Body` or `RestToWorld`): asking again for
-    /// the same basis, element for element, costs a compare of 9 scalars, not a fit.
-    DeformedBody Body(const btTransform& inWorldFromLocal, double inInflate = 0.0) const;
-    /// R, the rotation of `Body(inWorldFromLocal).pose` alone (rest frame to world; the same matrix, bit for
-    /// bit): what the per-proxy functions below take, computed once for several proxies of one body. A
-    /// nearest-rotation fit and a 3×3 product, kept as `Body`'s is.
-    Mat3d RestToWorld(const btTransform& inWorldFromLocal) const;
-
     /// Adds the generalised impulse of a world impulse `inImpulse` (N·s, acting on this body) applied at
-    /// proxy `inNode`: g_j += s · Ū_jᵀ Rᵀ J, R the rest-to-world rotation of `Body(inWorldFromLocal)`, Ū_j the
+    /// proxy `inNode`: g_j += s · Ū_jᵀ Rᵀ J, R the rest-to-world rotation of `QueryView(inWorldFromLocal)`, Ū_j the
     /// node's centre velocity in the current proxy rows. Accumulated until `FlushImpulses`. Non-finite
     /// impulses are ignored and counted by the dynamics (`GuardStats().rejectedImpulses`); a node outside the
-    /// tree is ignored. About 6M flops, plus the rotation of `Body` (a nearest-rotation fit).
+    /// tree is ignored. About 6M flops, plus the rotation of `QueryView` (a nearest-rotation fit).
     void AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse, const btTransform& inWorldFromLocal);
     /// The same with R given: `inRestToWorld` = `RestToWorld(transform)`, computed once for several
     /// impulses on one body. About 6M flops.
     void AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse, const Mat3d& inRestToWorld);
-    /// The world velocity of proxy `inNode`'s centre due to the modes, s·R·Σ_j Ū_j q̇_j (m/s; R as in
-    /// `AddContactImpulse`). Zero for a node outside the tree. About 6M flops.
-    Vec3d ProxyModalVelocity(std::uint32_t inNode, const btTransform& inWorldFromLocal) const;
-    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
-    Vec3d ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld) const;
-    /// The modes' mobility at proxy `inNode`: the change of `ProxyModalVelocity` per unit world impulse
-    /// applied there (`ApplyProxyImpulse`), Σ_j (s·R·Ū_j)(s·R·Ū_j)ᵀ/μ_j (m/s per N·s, symmetric positive
-    /// semi-definite). Zero for a node outside the tree. About 15M flops.
-    Mat3d ProxyModalMobility(std::uint32_t inNode, const btTransform& inWorldFromLocal) const;
-    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
-    Mat3d ProxyModalMobility(std::uint32_t inNode, const Mat3d& inRestToWorld) const;
-    /// Applies the world impulse `inImpulse` (N·s) at proxy `inNode` to the modes at once (q̇ jumps by
-    /// g_j/μ_j with g_j = s·Ū_jᵀRᵀJ, `ModalDynamics::ApplyImpulse`), not to the pending impulse. Ignored for
-    /// a node outside the tree; counted as rejected by the dynamics if not finite. About 6M flops.
-    void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const btTransform& inWorldFromLocal);
-    /// The same with R given (`RestToWorld(transform)`, computed once for several proxies).
-    void ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld);
     /// The coupling of the modes with proxy `inNode` along the world unit vector `inDirection`: writes
     /// u_j = s·(Rᵀd)·Ū_j to `outCoupling` (M entries; R = `inRestToWorld`), the proxy's velocity along d per
     /// unit q̇_j and the generalised impulse mode j takes per unit impulse along d there. With it the modal
@@ -388,9 +405,6 @@ public:
     /// shape object itself (bring that in first). A few dozen prefetch instructions.
     void Prefetch() const;
 
-    /// Work counters of the queries run on this body (the narrowphase adds to them); reset by the caller.
-    QueryStats& Stats() const { return mStats; }
-
 private:
     // The nearest rotation Q of a Bullet basis and Q·principal, the last ones asked for: the narrowphase, the
     // prediction and the impulse read-back ask for the same body's rotation many times a step.
@@ -432,7 +446,7 @@ private:
     btScalar mMargin = 0;
     mutable TreeState mState;
     std::shared_ptr<const ProxyPatches> mPatches; // the surface model's, at the state's proxy level
-    mutable SurfaceCache mSurface;
+    std::unique_ptr<SurfaceCache> mSurface; // mutable through the pointer, as the sphere cache
     ModalDynamics mDynamics;
     std::vector<double> mPendingImpulse; // generalised impulse accumulated this step (M entries)
     // The coming step's motion if the contacts keep the held impulse H and the frame its inertial force F°,

@@ -139,7 +139,7 @@ double SpectralNorm(std::span<const Vec3d> inColumns);
 /// An upper bound on ‖A‖₂ for the same A, from the closed-form eigenvalues of the 3×3 A·Aᵀ (Eigen's
 /// `computeDirect`) raised by 1e-9 of its trace, far above that solver's rounding, and never above
 /// √trace (the Frobenius norm). Up to a few 1e-9 relative above `SpectralNorm`, and several times cheaper
-/// (no iteration): for per-step bounds (`ProxyPairCache`'s turn) and per-node bake loops (`ProxyLevel`).
+/// (no iteration): for per-step bounds (`ProxyPairCache`'s turn) and per-node bake loops (`ContactProxies`).
 double SpectralNormBound(std::span<const Vec3d> inColumns);
 
 } // namespace bdt

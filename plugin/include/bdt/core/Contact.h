@@ -64,7 +64,7 @@ struct QueryStats
     std::uint64_t triangleTests = 0; ///< Exact triangle tests at the leaves.
     std::uint64_t contacts = 0;      ///< Contacts or pairs reported.
     /// Of `contacts`, those an interrupted traversal made from pairs above the proxies that it had no budget
-    /// left to refine (`CollideProxies` with a test budget).
+    /// left to refine (`CollideProxiesBudgeted`).
     std::uint64_t approximateContacts = 0;
 };
 

@@ -4,7 +4,7 @@
 #include <bdt/core/BDTree.h>
 #include <bdt/core/MassProperties.h>
 #include <bdt/core/ModalProperties.h>
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <bdt/core/ProxyPatches.h>
 
 #include <cstddef>
@@ -55,7 +55,7 @@ public:
     /// The contact proxies at level `inLevel` (clamped to the tree's depth), built on first request in
     /// O(nodes above the level) and kept: later requests for the same level return the same object.
     /// Thread-safe (a mutex guards the cache).
-    std::shared_ptr<const ProxyLevel> Proxies(std::uint32_t inLevel) const;
+    std::shared_ptr<const ContactProxies> Proxies(std::uint32_t inLevel) const;
 
     /// The surface patches of the proxies at level `inLevel` (clamped as `Proxies`), for the surface contact
     /// model: built on first request in O(T log T) and kept, like the proxies. Thread-safe.
@@ -78,7 +78,7 @@ private:
     std::vector<std::uint32_t> mTreeTriangleOf; ///< `TreeTriangleOf`.
     double mBoundingRadius = 0.0;
     mutable std::mutex mMutex;
-    mutable std::vector<std::shared_ptr<const ProxyLevel>> mProxies; // index: level
+    mutable std::vector<std::shared_ptr<const ContactProxies>> mProxies; // index: level
     mutable std::vector<std::shared_ptr<const ProxyPatches>> mPatches; // index: level
     mutable std::shared_ptr<const BDAabbTree> mBoxes;
 };

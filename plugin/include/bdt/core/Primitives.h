@@ -2,6 +2,8 @@
 
 #include <bdt/core/Math.h>
 
+#include <concepts>
+
 namespace bdt
 {
 
@@ -37,5 +39,11 @@ struct Ray
 
 /// Axis-aligned box.
 using Aabb = Eigen::AlignedBox3d;
+
+/// The solid primitives a deformable body collides with exactly (`CollideProxies`, `CollideTriangles` and
+/// the cached queries take each of them): `Sphere`, `Plane`, `OrientedBox`, `Capsule`.
+template <class T>
+concept PrimitiveShape = std::same_as<T, Sphere> || std::same_as<T, Plane> || std::same_as<T, OrientedBox> ||
+                         std::same_as<T, Capsule>;
 
 } // namespace bdt

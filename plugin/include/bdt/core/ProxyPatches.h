@@ -1,7 +1,7 @@
 #pragma once
 
 #include <array>
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -10,7 +10,7 @@
 namespace bdt
 {
 
-/// The surface under each contact proxy of a `ProxyLevel`, as the surface contact model needs it
+/// The surface under each contact proxy of a `ContactProxies`, as the surface contact model needs it
 /// (`EContactModel::Surface`): each proxy's triangles with their vertices and edges, local to the proxy, and
 /// every vertex and every edge of the mesh *owned* by exactly one proxy, so that a contact on it is made
 /// once.
@@ -47,9 +47,9 @@ public:
     static constexpr std::uint32_t cNoFace = 0xffffffffu;
 
     /// The patches of every proxy of `inProxies`. Cost O(T log T) for T triangles under the proxies.
-    explicit ProxyPatches(std::shared_ptr<const ProxyLevel> inProxies);
+    explicit ProxyPatches(std::shared_ptr<const ContactProxies> inProxies);
 
-    const ProxyLevel& Proxies() const { return *mProxies; }
+    const ContactProxies& Proxies() const { return *mProxies; }
     const BDTree& Tree() const { return mProxies->Tree(); }
 
     /// The patch's vertices as model vertex indices (`Model::Positions`): owned ones first, then the rest of
@@ -131,7 +131,7 @@ private:
         return inProxy < mCounts.size() ? mCounts[inProxy] : PatchCounts{};
     }
 
-    std::shared_ptr<const ProxyLevel> mProxies;
+    std::shared_ptr<const ContactProxies> mProxies;
     // Per node of [0, VisitCount): CSR ranges (begin arrays of VisitCount + 1 entries; empty for
     // non-proxies).
     std::vector<std::uint32_t> mVertexBegin, mOwnedBegin, mTriangleBegin, mEdgeBegin;

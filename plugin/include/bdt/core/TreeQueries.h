@@ -3,9 +3,6 @@
 #include <bdt/core/BDAabbTree.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Primitives.h>
-#include <bdt/core/PrimitivePairCache.h>
-#include <bdt/core/ProxyPairCache.h>
-#include <bdt/core/TraversalFront.h>
 #include <bdt/core/TreeState.h>
 
 #include <functional>
@@ -56,20 +53,10 @@ struct ProxySphere
 /// Tree vs tree at the proxy level: every pair of proxy spheres of A and B that overlap, each once. Normal
 /// from B's sphere centre to A's (+Y when the centres coincide), depth rA + rB − distance (≥ 0), point
 /// midway between the two spheres' deepest points. Complete thanks to the wrapped coarse nodes of
-/// `ProxyLevel`: no overlapping proxy pair is pruned above the proxies. Both bodies use their own level.
+/// `ContactProxies`: no overlapping proxy pair is pruned above the proxies. Both bodies use their own level.
+/// The narrowphase answers the same query with temporal coherence (a pair's traversal front, a pair's cached
+/// proxy pairs) where the bodies ask for it (`DeformableShapeSettings::frontTracking`, `pairCacheSkin`).
 void CollideProxies(DeformedBody inA, DeformedBody inB, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-/// The same contacts (as a set; the order may differ), found from the pair's front of the previous query
-/// instead of from the roots, and the front moved to where this query stopped (`TraversalFront`). For bodies
-/// resting on each other it skips the coarse levels and carries the pairs that missed by more than their gap
-/// can have closed untested: a third to a quarter of the sphere tests.
-void CollideProxies(DeformedBody inA, DeformedBody inB, TraversalFront& ioFront, std::vector<ProxyContact>& outContacts,
-                    QueryStats& ioStats);
-/// The same contacts (as a set; the order may differ), answered from the pair's list of proxy pairs within
-/// reach plus a skin while the bodies have not moved relative to each other by more than the skin, else by a
-/// descent from the roots that makes a new list (`ProxyPairCache`). For bodies resting on each other: two
-/// sphere updates and one test per kept pair instead of a descent.
-void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache, std::vector<ProxyContact>& outContacts,
-                    QueryStats& ioStats);
 /// The interruptible traversal (Mendoza & O'Sullivan 2006): the same breadth-first descent, but it tests at most
 /// `inMaxTests` sphere pairs (at least 1, the roots). When the next split would exceed the budget it stops, and
 /// each overlapping pair it had not yet split (two nodes above the proxies, the coarsest levels first) becomes an
@@ -79,8 +66,8 @@ void CollideProxies(DeformedBody inA, DeformedBody inB, ProxyPairCache& ioCache,
 /// contacts. Every overlapping proxy pair that `CollideProxies` reports is reported too or lies below the two
 /// nodes of an approximate contact; with a budget the descent never needs, the contacts are exactly
 /// `CollideProxies`'s. Returns true if the budget cut the descent.
-bool CollideProxies(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests, std::vector<ProxyContact>& outContacts,
-                    QueryStats& ioStats);
+bool CollideProxiesBudgeted(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests,
+                            std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 /// The same contacts as `CollideProxies` (as a set; the order may differ), with BD-AABB boxes (§3.5,
 /// `BDAabbTree`) culling beside the spheres: a pair is split only when its spheres overlap and its boxes do too
 /// (the separating-axis test of `BoxOverlapTest` on the boxes oriented in world by the poses). Each box is
@@ -89,8 +76,8 @@ bool CollideProxies(DeformedBody inA, DeformedBody inB, std::uint64_t inMaxTests
 /// cull slender and flat parts that their spheres do not; a box update is 12M flops and a box test about 10
 /// times a sphere test. `overlapTests` counts both kinds of test. With temporal coherence on either body it is
 /// `CollideProxies`. `inBoxesA` and `inBoxesB` are the two bodies' trees' box rows (throws `bdt::Error` if not).
-void CollideProxies(DeformedBody inA, DeformedBody inB, const BDAabbTree& inBoxesA, const BDAabbTree& inBoxesB,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
+void CollideProxiesWithBoxes(DeformedBody inA, DeformedBody inB, const BDAabbTree& inBoxesA, const BDAabbTree& inBoxesB,
+                             std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
 /// Tree vs tree at the leaves: exactly the pairs of intersecting (or touching) deformed triangles, each pair
 /// once, `TrianglesIntersect` on the world triangles. Cost per leaf pair reached: 2 × 18M flops to deform
 /// the triangles, about 250 flops for the exact test.
@@ -99,23 +86,11 @@ void CollideTriangles(DeformedBody inA, DeformedBody inB, std::vector<TrianglePa
 /// Proxies of the body overlapping a world-frame solid sphere / half-space / box / capsule (B = primitive,
 /// nodeB = cNoIndex). Normal from the primitive to the proxy sphere (the plane normal for a half-space, the
 /// nearest face for a centre inside a box, a fixed perpendicular for a centre on a capsule axis), depth the
-/// overlap along it, point midway between the sphere's deepest point and the primitive's surface.
-void CollideProxies(DeformedBody inA, const Sphere& inSphere, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-void CollideProxies(DeformedBody inA, const Plane& inPlane, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-void CollideProxies(DeformedBody inA, const OrientedBox& inBox, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-void CollideProxies(DeformedBody inA, const Capsule& inCapsule, std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-/// The same contacts (the same bits, in the same order), answered from the body's list of proxies within
-/// reach of the primitive plus a skin while the body has not moved by more than the skin since, else by a
-/// descent that makes a new list (`PrimitivePairCache`). For a fixed primitive (the world's static ground):
-/// a body resting on it costs a sphere update and a test per kept proxy instead of a descent.
-void CollideProxies(DeformedBody inA, const Sphere& inSphere, PrimitivePairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-void CollideProxies(DeformedBody inA, const Plane& inPlane, PrimitivePairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-void CollideProxies(DeformedBody inA, const OrientedBox& inBox, PrimitivePairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
-void CollideProxies(DeformedBody inA, const Capsule& inCapsule, PrimitivePairCache& ioCache,
-                    std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
+/// overlap along it, point midway between the sphere's deepest point and the primitive's surface. Defined for
+/// the four `PrimitiveShape`s.
+template <PrimitiveShape Primitive>
+void CollideProxies(DeformedBody inA, const Primitive& inPrimitive, std::vector<ProxyContact>& outContacts,
+                    QueryStats& ioStats);
 
 /// Every proxy (§3.4) whose world sphere (with `inflate`) overlaps the world box `inBox`, each once, with that
 /// sphere. The culling step of the narrowphase against shapes the tree has no exact test for (convex hulls,
@@ -124,11 +99,10 @@ void CollectProxies(DeformedBody inA, const Aabb& inBox, std::vector<ProxySphere
 
 /// Deformed triangles intersecting (or touching) a world-frame solid primitive, with their deepest point:
 /// the contact of `TriangleSphereContact` / `TrianglePlaneContact` / `TriangleBoxContact` /
-/// `TriangleCapsuleContact` on the world triangle, its index filled in.
-void CollideTriangles(DeformedBody inA, const Sphere& inSphere, std::vector<TriangleContact>& outContacts, QueryStats& ioStats);
-void CollideTriangles(DeformedBody inA, const Plane& inPlane, std::vector<TriangleContact>& outContacts, QueryStats& ioStats);
-void CollideTriangles(DeformedBody inA, const OrientedBox& inBox, std::vector<TriangleContact>& outContacts, QueryStats& ioStats);
-void CollideTriangles(DeformedBody inA, const Capsule& inCapsule, std::vector<TriangleContact>& outContacts, QueryStats& ioStats);
+/// `TriangleCapsuleContact` on the world triangle, its index filled in. Defined for the four `PrimitiveShape`s.
+template <PrimitiveShape Primitive>
+void CollideTriangles(DeformedBody inA, const Primitive& inPrimitive, std::vector<TriangleContact>& outContacts,
+                      QueryStats& ioStats);
 
 /// Receives a deformed triangle in the body's rest frame (index in tree order, three vertices).
 using TriangleCallback = std::function<void(std::uint32_t inTriangle, const Vec3d (&inVertices)[3])>;

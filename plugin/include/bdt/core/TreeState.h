@@ -2,7 +2,7 @@
 
 #include <bdt/core/AlignedAllocator.h>
 #include <bdt/core/Prefetch.h>
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <bdt/core/SphereUpdate.h>
 
 #include <atomic>
@@ -30,7 +30,7 @@ struct alignas(16) UpdatedSphere
 };
 
 /// Per-body deformation state: the reduced coordinates q and the lazily updated spheres of the nodes a
-/// traversal to the proxy level can visit. Sized by `ProxyLevel::VisitCount()` (20 bytes a node), not by
+/// traversal to the proxy level can visit. Sized by `ContactProxies::VisitCount()` (20 bytes a node), not by
 /// the tree: thousands of bodies share one `BDTree`.
 ///
 /// Each `SetQ` starts a new step (a new update stamp). The first `Sphere(i)` of a node in a step computes
@@ -53,16 +53,16 @@ public:
     static constexpr float cMaxAbsQ = 1e12f;
 
     /// A state with q = 0, using the proxies (and so the traversal depth) of `inProxies`.
-    explicit TreeState(std::shared_ptr<const ProxyLevel> inProxies);
+    explicit TreeState(std::shared_ptr<const ContactProxies> inProxies);
 
     const BDTree& Tree() const { return mProxies->Tree(); }
-    const ProxyLevel& Proxies() const { return *mProxies; }
-    const std::shared_ptr<const ProxyLevel>& ProxiesPtr() const { return mProxies; }
+    const ContactProxies& Proxies() const { return *mProxies; }
+    const std::shared_ptr<const ContactProxies>& ProxiesPtr() const { return mProxies; }
     std::uint32_t ModeCount() const { return mModes; }
 
     /// Switches to another proxy level of the same tree (live depth change): O(VisitCount), no rebuild.
     /// Throws `bdt::Error` if `inProxies` belongs to another tree.
-    void SetProxies(std::shared_ptr<const ProxyLevel> inProxies);
+    void SetProxies(std::shared_ptr<const ContactProxies> inProxies);
 
     /// A count that changes whenever the spheres may change: every accepted `SetQ`, and every change of
     /// proxies, bound or temporal coherence. For caches of values derived from the spheres.
@@ -173,7 +173,7 @@ public:
     }
 
     /// An upper bound on ‖c'‖ for every node's updated centre c' (rest frame, model units), from
-    /// `ProxyLevel::CentreBounds` and the q the spheres are computed at. O(M).
+    /// `ContactProxies::CentreBounds` and the q the spheres are computed at. O(M).
     float CentreBound() const;
 
     /// Updates every node in [inBegin, inEnd) now (a batch update, e.g. all nodes of a level); they must be
@@ -213,7 +213,7 @@ private:
     void NewEpoch();
     void RebuildQq(std::span<const float> inQ);
 
-    std::shared_ptr<const ProxyLevel> mProxies;
+    std::shared_ptr<const ContactProxies> mProxies;
     std::uint32_t mModes = 0;
     SphereBatchKernel mKernel = nullptr; ///< Chosen by bound and M (`SelectSphereKernel`).
     EBound mBound = EBound::Tight;

@@ -1,9 +1,10 @@
 #pragma once
 
+#include "SkinBands.h"
+#include "SkinListHistory.h"
+
 #include <array>
 #include <bdt/core/Math.h>
-#include <bdt/core/SkinBands.h>
-#include <bdt/core/SkinListHistory.h>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -11,7 +12,7 @@
 namespace bdt
 {
 
-class ProxyLevel;
+class ContactProxies;
 
 /// Temporal coherence of a body's proxy query against an analytic primitive (a ground plane, a box, a sphere
 /// or a capsule, static or moving) by a skin: the proxies found within the contact reach plus a skin s of the
@@ -25,7 +26,7 @@ class ProxyLevel;
 /// the world's), so the body is tracked in that frame: a proxy centre c (rest frame) sits at s M c + u, with
 /// M = R_Pᵀ R_A and u = R_Pᵀ(t_A − t_P). A later query bounds how far any proxy's sphere can have come
 /// closer to the primitive since: its centre moves in the body's rest frame by its modes and its radius
-/// grows (`ProxyLevel::CentreBounds`, `ProxyLevel::ProxyRadiusBounds`: the same drift as
+/// grows (`ContactProxies::CentreBounds`, `ContactProxies::ProxyRadiusBounds`: the same drift as
 /// `ProxyPairCache`'s), and the relative frame moves the centre by s(M − M₀)c + s M₀Δc + (u − u₀), at most
 /// s‖M − M₀‖₂‖c‖ + s‖M₀‖₂‖Δc‖ + ‖u − u₀‖. While that bound, plus the growth of the reach and the float
 /// rounding of the spheres then and now, stays within s, every proxy now within reach of the primitive was
@@ -50,11 +51,11 @@ class ProxyLevel;
 /// One per pair of a body and a primitive, owned by whoever owns the pair (a Bullet collision algorithm).
 /// Not used with §3.5 temporal coherence (its spheres are computed at a reference q). 5 bytes a kept proxy
 /// plus 4 bytes a mode.
-class PrimitivePairCache
+class PrimitivePairCache : public SkinListCache<PrimitivePairCache>
 {
 public:
     /// `inSkin`: the skin s, world units (≥ 0; 0 keeps no list).
-    explicit PrimitivePairCache(double inSkin = 0.0) : mSkin(inSkin) {}
+    explicit PrimitivePairCache(double inSkin = 0.0) : SkinListCache(inSkin, cReusesThatPay) {}
 
     /// Queries a list must answer to pay for the descent that made it (`SkinListHistory`). One does not: a
     /// list made, used once and dropped costs a widened descent and a list query where plain descents cost
@@ -69,22 +70,8 @@ public:
         mBands.clear();
         mValid = false;
     }
-    /// The skin s, world units.
-    double Skin() const { return mSkin; }
-    /// Sets the skin (world units, ≥ 0); forgets the list if it changes.
-    void SetSkin(double inSkin)
-    {
-        if (inSkin != mSkin)
-            Clear();
-        mSkin = inSkin;
-    }
-    /// Whether a list is kept.
-    bool Valid() const { return mValid; }
     /// Proxies kept.
     std::size_t Size() const { return mNodes.size(); }
-    /// Queries answered from the list, and descents made, since construction.
-    std::uint64_t Reuses() const { return mHistory.Reuses(); }
-    std::uint64_t Descents() const { return mHistory.Descents(); }
     /// Bytes held.
     std::size_t MemoryBytes() const
     {
@@ -96,7 +83,7 @@ public:
     struct Key
     {
         const void* state = nullptr;
-        const ProxyLevel* proxies = nullptr;
+        const ContactProxies* proxies = nullptr;
         int bound = 0;
         double scale = 0.0;
         int kind = -1;
@@ -117,11 +104,7 @@ private:
     std::array<double, 15> mPlacement{}; ///< The primitive's placement in its frame then (a capsule's axis).
     double mReach = 0.0;                 ///< The body's inflate then, world units.
     double mRounding = 0.0;              ///< Float rounding of the spheres then, world units.
-    double mSkin = 0.0;
     Key mKey;
-    bool mValid = false;
-    /// Reuses, descents and the hold-off after lists that did not pay.
-    SkinListHistory mHistory{cReusesThatPay};
 };
 
 } // namespace bdt

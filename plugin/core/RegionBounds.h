@@ -1,7 +1,8 @@
 #pragma once
 
+#include "DistanceHierarchy.h"
+
 #include <bdt/core/BDAabbTree.h>
-#include <bdt/core/DistanceHierarchy.h>
 #include <cstdint>
 #include <memory>
 #include <span>

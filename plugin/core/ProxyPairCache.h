@@ -1,10 +1,11 @@
 #pragma once
 
+#include "SkinBands.h"
+#include "SkinListHistory.h"
+#include "TraversalFront.h"
+
 #include <array>
 #include <bdt/core/Math.h>
-#include <bdt/core/SkinBands.h>
-#include <bdt/core/SkinListHistory.h>
-#include <bdt/core/TraversalFront.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -14,16 +15,15 @@
 namespace bdt
 {
 
-class ProxyLevel;
+class ContactProxies;
 
 /// Temporal coherence of a tree-vs-tree proxy query by a skin (a Verlet list of proxy pairs): the proxy
 /// pairs of two bodies found within the contact reach plus a skin s, and how the bodies stood when they were
 /// found, kept for the next steps.
 ///
-/// A later query first bounds how far any proxy pair's gap can have closed since (`CollideProxies` with a
-/// cache): A's proxies move in A's rest frame only by their modes, Σ_j b_j|Δq_j| (b_j the largest ‖Ū_j‖,
-/// `ProxyLevel::CentreBounds`), and their radii by at most max(Σ_j e_j|Δq_j|, δ‖Δq‖₂)
-/// (`ProxyLevel::ProxyRadiusBounds`); B's do the same in B's frame, and B's frame moves in A's (B's centres
+/// A later query first bounds how far any proxy pair's gap can have closed since (`CollideProxiesCached`): A's proxies move in A's rest frame only by their modes, Σ_j b_j|Δq_j| (b_j the largest ‖Ū_j‖,
+/// `ContactProxies::CentreBounds`), and their radii by at most max(Σ_j e_j|Δq_j|, δ‖Δq‖₂)
+/// (`ContactProxies::ProxyRadiusBounds`); B's do the same in B's frame, and B's frame moves in A's (B's centres
 /// mapped by N c + u, with N = s_B R_Aᵀ R_B and u = R_Aᵀ(t_B − t_A)): by the motion of a pivot p, plus the
 /// turn ‖R − R₀‖₂ times how far B's centres are from p. Only B's proxies that can touch A matter, and those
 /// lie in the lens where A's root sphere (widened by the reach and B's largest proxy) meets B's: p and that
@@ -48,11 +48,13 @@ class ProxyLevel;
 /// (A, B) must stay the same between queries (a query finding other states, proxy levels, bounds or scales
 /// than the list was made with starts again). Not used with §3.5 temporal coherence (those spheres are
 /// computed at a reference q, not at q). 8 bytes a kept pair and 4 a kept proxy, plus 8 bytes a mode.
-class ProxyPairCache
+class ProxyPairCache : public SkinListCache<ProxyPairCache>
 {
 public:
-    /// `inSkin`: the skin s, world units (≥ 0; 0 keeps no list).
-    explicit ProxyPairCache(double inSkin = 0.0) : mSkin(inSkin) {}
+    /// `inSkin`: the skin s, world units (≥ 0; 0 keeps no list). A list that answers one query pays for itself
+    /// here (a pair's descent costs more than a primitive's): asking for two, as `PrimitivePairCache` does, only
+    /// makes more descents.
+    explicit ProxyPairCache(double inSkin = 0.0) : SkinListCache(inSkin, 1) {}
 
     /// Forgets the list: the next query descends from the roots.
     void Clear()
@@ -62,22 +64,8 @@ public:
         mNodesB.clear();
         mValid = false;
     }
-    /// The skin s, world units.
-    double Skin() const { return mSkin; }
-    /// Sets the skin (world units, ≥ 0); forgets the list if it changes.
-    void SetSkin(double inSkin)
-    {
-        if (inSkin != mSkin)
-            Clear();
-        mSkin = inSkin;
-    }
-    /// Whether a list is kept.
-    bool Valid() const { return mValid; }
     /// Proxy pairs kept.
     std::size_t Size() const { return mPairs.size(); }
-    /// Queries answered from the list, and descents made, since construction.
-    std::uint64_t Reuses() const { return mHistory.Reuses(); }
-    std::uint64_t Descents() const { return mHistory.Descents(); }
     /// Bytes held.
     std::size_t MemoryBytes() const
     {
@@ -98,8 +86,8 @@ public:
     {
         const void* stateA = nullptr;
         const void* stateB = nullptr;
-        const ProxyLevel* proxiesA = nullptr;
-        const ProxyLevel* proxiesB = nullptr;
+        const ContactProxies* proxiesA = nullptr;
+        const ContactProxies* proxiesB = nullptr;
         int boundA = 0;
         int boundB = 0;
         double scaleA = 0.0;
@@ -125,13 +113,7 @@ private:
     Vec3d mTranslation = Vec3d::Zero();           ///< u₀ = R_Aᵀ(t_B − t_A) then.
     double mReach = 0.0;                          ///< Both inflates then, world units.
     double mRounding = 0.0;                       ///< Float rounding of the spheres then, world units.
-    double mSkin = 0.0;
     Key mKey;
-    bool mValid = false;
-    /// Reuses, descents and the hold-off after lists never reused. A list that answers one query pays here
-    /// (a pair's descent costs more than a primitive's): asking for two, as `PrimitivePairCache` does, only
-    /// makes more descents.
-    SkinListHistory mHistory{1};
 };
 
 } // namespace bdt

@@ -1,5 +1,5 @@
-#include <bdt/core/MinimalSphere.h>
-#include <bdt/core/ProxyLevel.h>
+#include "MinimalSphere.h"
+#include <bdt/core/ContactProxies.h>
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +23,7 @@ double MeanDisplacementNorm2(const float* inRow, std::uint32_t inModes)
 }
 
 // The proxies under node `inNode` (itself if it is one), in depth-first order.
-void ProxiesBelow(const ProxyLevel& inProxies, std::uint32_t inNode, std::vector<std::uint32_t>& outProxies,
+void ProxiesBelow(const ContactProxies& inProxies, std::uint32_t inNode, std::vector<std::uint32_t>& outProxies,
                   std::vector<std::uint32_t>& ioStack)
 {
     outProxies.clear();
@@ -72,7 +72,7 @@ Vec3f WrapCentre(const BDTree& inTree, std::uint32_t inNode, std::span<const std
 
 } // namespace
 
-ProxyLevel::ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLevel) : mTree(std::move(inTree))
+ContactProxies::ContactProxies(std::shared_ptr<const BDTree> inTree, std::uint32_t inLevel) : mTree(std::move(inTree))
 {
     const BDTree& tree = *mTree;
     mLevel = std::min(inLevel, tree.LevelCount() - 1);

@@ -16,14 +16,14 @@ namespace bdt
 /// The front is a set of node pairs (a, b) whose subtrees partition every pair of proxies: the pairs whose
 /// spheres did not overlap, and the proxy pairs reached. The next query tests the front instead of
 /// descending from the roots: a pair that still misses costs one test, one that now overlaps is descended
-/// from, and the proxy pairs are re-tested. Because the coarse spheres wrap their proxies (`ProxyLevel`), a
+/// from, and the proxy pairs are re-tested. Because the coarse spheres wrap their proxies (`ContactProxies`), a
 /// missing pair has no overlapping proxy pair below it, so the answer is exactly that of the descent from
 /// the roots, in a different order.
 ///
 /// Each missed pair also keeps its clearance: by how much its spheres missed (A's model units, after the
 /// test's own reach and slack). The next query bounds how far any pair's gap can have closed since: each
-/// body's nodes move in its rest frame by their modes, Σ_j b_j|Δq_j| (`ProxyLevel::CentreBounds`), and grow
-/// by max(Σ_j e_j|Δq_j|, δ‖Δq‖₂) (`ProxyLevel::NodeRadiusBounds`); B's frame moves in A's by
+/// body's nodes move in its rest frame by their modes, Σ_j b_j|Δq_j| (`ContactProxies::CentreBounds`), and grow
+/// by max(Σ_j e_j|Δq_j|, δ‖Δq‖₂) (`ContactProxies::NodeRadiusBounds`); B's frame moves in A's by
 /// ‖N' − N‖·‖c_B‖ + ‖u' − u‖ (B's centres mapped by N c + u); the test's slack may grow; and every float
 /// rounding is covered by a relative margin. A pair whose clearance exceeds that bound still misses: it is
 /// carried to the next front with its clearance reduced by the bound, without computing its spheres or

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/adapter/SampleWorld.h>
+#include <bdt/samples/SampleWorld.h>
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -1,7 +1,8 @@
 #pragma once
 
+#include "SurfaceContacts.h"
+
 #include <bdt/core/ProxyPatches.h>
-#include <bdt/core/SurfaceContacts.h>
 #include <bdt/core/TreeQueries.h>
 #include <cstdint>
 #include <deque>

@@ -2,7 +2,7 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
-#include <bdt/core/ProxyLevel.h>
+#include <bdt/core/ContactProxies.h>
 #include <bdt/core/TreeState.h>
 
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@ namespace
 // Every node above the proxies must contain, as updated spheres, all of its descendant proxies (§3.4).
 std::uint64_t ExpectProxiesWrapped(TreeState& ioState, const std::string& inContext)
 {
-    const ProxyLevel& proxies = ioState.Proxies();
+    const ContactProxies& proxies = ioState.Proxies();
     const BDTree& tree = ioState.Tree();
     std::uint64_t checks = 0;
     int failures = 0;
@@ -51,7 +51,7 @@ std::uint64_t ExpectProxiesWrapped(TreeState& ioState, const std::string& inCont
     return checks;
 }
 
-TEST(ProxyLevel, CoarseNodesWrapTheirProxiesUnderDeformation)
+TEST(ContactProxies, CoarseNodesWrapTheirProxiesUnderDeformation)
 {
     for (const char* shape : {"chair", "torus", "curtain"})
     {
@@ -61,7 +61,7 @@ TEST(ProxyLevel, CoarseNodesWrapTheirProxiesUnderDeformation)
         std::mt19937 random(9);
         for (std::uint32_t level : {1u, 3u, 6u, 9u})
         {
-            const auto proxies = std::make_shared<const ProxyLevel>(tree, level);
+            const auto proxies = std::make_shared<const ContactProxies>(tree, level);
             for (EBound bound : {EBound::Paper, EBound::Tight})
             {
                 for (bool coherence : {false, true})
@@ -94,10 +94,10 @@ TEST(ProxyLevel, CoarseNodesWrapTheirProxiesUnderDeformation)
     }
 }
 
-TEST(ProxyLevel, WrapsOnlyNodesAboveTheProxies)
+TEST(ContactProxies, WrapsOnlyNodesAboveTheProxies)
 {
     const auto tree = test::ShapeTree("pawn", 1000, 4);
-    const ProxyLevel proxies(tree, 5);
+    const ContactProxies proxies(tree, 5);
     EXPECT_EQ(proxies.Level(), 5u);
     EXPECT_EQ(proxies.WrappedCount(), tree->LevelBegin(5));
     EXPECT_EQ(proxies.VisitCount(), tree->LevelEnd(5));
@@ -118,20 +118,20 @@ TEST(ProxyLevel, WrapsOnlyNodesAboveTheProxies)
             ASSERT_GE(used[4 * j + 3], own[4 * j + 3]) << "node " << i << " column " << j;
     }
     // Asking for a level below the deepest clamps to the deepest.
-    EXPECT_EQ(ProxyLevel(tree, 1000).Level(), tree->LevelCount() - 1);
+    EXPECT_EQ(ContactProxies(tree, 1000).Level(), tree->LevelCount() - 1);
 }
 
 // Each coarse node is measured against its proxies directly, not composed level by level from its children
 // (which adds the triangle inequality's slack at every level): its rest radius is at most what the node's own
 // centre gives, R_min + the largest proxy radius below it (every proxy centre lies in the node's minimal
 // sphere), and for the chair's root, close to the minimal sphere itself.
-TEST(ProxyLevel, CoarseSpheresStayCloseToTheMinimalSpheres)
+TEST(ContactProxies, CoarseSpheresStayCloseToTheMinimalSpheres)
 {
     const auto tree = test::ShapeTree("chair", 18000, 10);
     // The composed wrap gave 1.66 at L = 10.
     for (const auto& [level, bound] : {std::pair{4u, 1.08}, std::pair{10u, 1.02}})
     {
-        const ProxyLevel proxies(tree, level);
+        const ContactProxies proxies(tree, level);
         for (std::uint32_t i = 0; i < proxies.WrappedCount(); ++i)
         {
             double largestProxy = 0.0;
@@ -161,11 +161,11 @@ TEST(ProxyLevel, CoarseSpheresStayCloseToTheMinimalSpheres)
 // between two q, at most max(Σ e_j|Δq_j|, e_{M+1}‖Δq‖₂), under both bounds: what the pair cache's skin test
 // relies on. Checked on the float spheres the queries use, against every proxy for random q pairs (small and
 // large steps).
-TEST(ProxyLevel, ProxyRadiusBoundsBoundEveryProxy)
+TEST(ContactProxies, ProxyRadiusBoundsBoundEveryProxy)
 {
     const auto tree = test::ShapeTree("chair", 2500, 8);
     const double size = test::ModelRadius(tree->GetModel());
-    const auto proxies = std::make_shared<const ProxyLevel>(tree, 6);
+    const auto proxies = std::make_shared<const ContactProxies>(tree, 6);
     const std::span<const float> bounds = proxies->ProxyRadiusBounds();
     const std::uint32_t m = tree->ModeCount();
     ASSERT_EQ(bounds.size(), m + 2u);

@@ -29,11 +29,11 @@ namespace bdt
 /// paid once per L and shared by every body.
 ///
 /// Immutable; share it between bodies that use the same L.
-class ProxyLevel
+class ContactProxies
 {
 public:
     /// Proxies at level `inLevel` (clamped to the deepest level) of `inTree`.
-    ProxyLevel(std::shared_ptr<const BDTree> inTree, std::uint32_t inLevel);
+    ContactProxies(std::shared_ptr<const BDTree> inTree, std::uint32_t inLevel);
 
     const BDTree& Tree() const { return *mTree; }
     const std::shared_ptr<const BDTree>& TreePtr() const { return mTree; }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/RegionBounds.h>
+#include "RegionBounds.h"
 #include <cstdint>
 #include <vector>
 
