@@ -337,29 +337,23 @@ std::array<std::vector<double>, MethodCount> FrameSeries(CurtainMethods& ioMetho
     return seriesMs;
 }
 
-// Writes the per-frame series as a table for gnuplot. False (with the error printed) if it cannot.
+// Writes the per-frame series as a table for gnuplot: frame, each method's ms, 1 where the ball touches. False
+// (with the error printed) if it cannot.
 bool WriteSeries(const std::string& inPath, const std::array<std::vector<double>, MethodCount>& inSeriesMs,
                  const std::vector<std::uint32_t>& inTouchingFrames, std::uint32_t inRepeats)
 {
-    std::FILE* file = std::fopen(inPath.c_str(), "w");
-    if (file == nullptr)
-    {
-        std::fprintf(stderr, "error: %s: cannot write the series\n", inPath.c_str());
-        return false;
-    }
-    std::fprintf(file,
-                 "# frame, ms per frame (median of %u) for BD-Tree, layered spheres, AABB tree, Bullet "
-                 "GImpact; 1 where the ball touches the cloth\n",
-                 inRepeats);
     const std::size_t frames = inSeriesMs[BDTreeMethod].size();
-    std::vector<std::uint32_t> touching(frames, 0);
-    for (const std::uint32_t f : inTouchingFrames)
-        touching[f] = 1;
+    std::vector<std::vector<double>> rows(frames);
     for (std::size_t f = 0; f < frames; ++f)
-        std::fprintf(file, "%zu %.9f %.9f %.9f %.9f %u\n", f, inSeriesMs[BDTreeMethod][f], inSeriesMs[LayeredMethod][f],
-                     inSeriesMs[AabbMethod][f], inSeriesMs[GImpactMethod][f], touching[f]);
-    std::fclose(file);
-    return true;
+        rows[f] = {double(f), inSeriesMs[BDTreeMethod][f], inSeriesMs[LayeredMethod][f], inSeriesMs[AabbMethod][f],
+                   inSeriesMs[GImpactMethod][f], 0.0};
+    for (const std::uint32_t f : inTouchingFrames)
+        rows[f].back() = 1.0;
+    return WriteTable(inPath,
+                      "frame, ms per frame (median of " + std::to_string(inRepeats) +
+                          ") for BD-Tree, layered spheres, AABB tree, Bullet GImpact; 1 where the ball touches the "
+                          "cloth",
+                      rows);
 }
 
 int RunCurtain(const CurtainOptions& inOptions)

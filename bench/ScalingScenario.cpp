@@ -533,27 +533,19 @@ int RunScaling(const ScalingOptions& inOptions)
             reduced.push_back(RunReduced(inOptions, triangles));
         report["bullet_reduced"] = reduced;
     }
-    if (!inOptions.series.empty())
-    {
-        std::FILE* file = std::fopen(inOptions.series.c_str(), "w");
-        if (file == nullptr)
-        {
-            std::fprintf(stderr, "error: %s: cannot write the series\n", inOptions.series.c_str());
-            return 1;
-        }
-        std::fprintf(file,
-                     "# triangles, collision ms per step (median): BD-Tree, Bullet GImpact, rigid box; balls "
-                     "on top at the end: BD-Tree, GImpact, rigid box; balls\n");
-        for (const nlohmann::json& size : sizes)
-            std::fprintf(
-                file, "%llu %.9f %.9f %.9f %d %d %d %u\n",
-                static_cast<unsigned long long>(size["triangles"].get<std::size_t>()),
-                double(size["bdtree"]["collision_ms_median"]), double(size["gimpact"]["collision_ms_median"]),
-                double(size["rigid_box"]["collision_ms_median"]), size["bdtree"]["balls_on_top"].get<int>(),
-                size["gimpact"]["balls_on_top"].get<int>(), size["rigid_box"]["balls_on_top"].get<int>(),
-                inOptions.balls * inOptions.balls);
-        std::fclose(file);
-    }
+    std::vector<std::vector<double>> rows;
+    for (const nlohmann::json& size : sizes)
+        rows.push_back({double(size["triangles"].get<std::size_t>()), double(size["bdtree"]["collision_ms_median"]),
+                        double(size["gimpact"]["collision_ms_median"]),
+                        double(size["rigid_box"]["collision_ms_median"]), double(size["bdtree"]["balls_on_top"]),
+                        double(size["gimpact"]["balls_on_top"]), double(size["rigid_box"]["balls_on_top"]),
+                        double(inOptions.balls * inOptions.balls)});
+    if (!inOptions.series.empty() &&
+        !WriteTable(inOptions.series,
+                    "triangles, collision ms per step (median): BD-Tree, Bullet GImpact, rigid box; balls on top "
+                    "at the end: BD-Tree, GImpact, rigid box; balls",
+                    rows))
+        return 1;
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
         return 1;
     return 0;

@@ -95,4 +95,24 @@ bool WriteReport(nlohmann::json inReport, const std::string& inPath)
     return true;
 }
 
+bool WriteTable(const std::string& inPath, const std::string& inHeader,
+                const std::vector<std::vector<double>>& inRows)
+{
+    std::ofstream file(inPath);
+    file << "# " << inHeader << '\n';
+    file.precision(9);
+    for (const std::vector<double>& row : inRows)
+    {
+        for (std::size_t i = 0; i < row.size(); ++i)
+            file << (i == 0 ? "" : " ") << row[i];
+        file << '\n';
+    }
+    if (!file)
+    {
+        std::cerr << "error: " << inPath << ": cannot write the table\n";
+        return false;
+    }
+    return true;
+}
+
 } // namespace bdt::bench

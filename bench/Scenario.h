@@ -55,5 +55,10 @@ double Percentile(std::vector<double> inValues, double inPercent);
 /// Writes `inReport` (with machine facts added under "machine") to `inPath`; returns false and prints an
 /// `error:` line if the file cannot be written.
 bool WriteReport(nlohmann::json inReport, const std::string& inPath);
+/// Writes a whitespace table for gnuplot to `inPath`: `inHeader` as a `#` comment line, then one line per row,
+/// each value with up to 9 significant digits. Returns false and prints an `error:` line naming the file if it
+/// cannot be written.
+bool WriteTable(const std::string& inPath, const std::string& inHeader,
+                const std::vector<std::vector<double>>& inRows);
 
 } // namespace bdt::bench
