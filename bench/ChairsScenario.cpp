@@ -127,6 +127,42 @@ double PeakResidentBytes()
     return double(usage.ru_maxrss) * 1024.0;
 }
 
+// The median over the steps of each of the narrowphase's stage counters and times (`NarrowphaseStats`).
+nlohmann::json StageMedians(const std::vector<NarrowphaseStats>& inSteps)
+{
+    using Field = double (*)(const NarrowphaseStats&);
+    static const std::pair<const char*, Field> cFields[] = {
+        {"pairs", [](const NarrowphaseStats& s) { return double(s.pairs); }},
+        {"pairs_apart", [](const NarrowphaseStats& s) { return double(s.pairsApart); }},
+        {"sphere_tests", [](const NarrowphaseStats& s) { return double(s.work.overlapTests); }},
+        {"proxy_contacts", [](const NarrowphaseStats& s) { return double(s.work.contacts); }},
+        {"speculative_pairs", [](const NarrowphaseStats& s) { return double(s.work.speculativePairs); }},
+        {"patch_pairs", [](const NarrowphaseStats& s) { return double(s.work.patchPairs); }},
+        {"patches_made", [](const NarrowphaseStats& s) { return double(s.work.patchesMade); }},
+        {"patches_reused", [](const NarrowphaseStats& s) { return double(s.work.patchesReused); }},
+        {"feature_tests", [](const NarrowphaseStats& s) { return double(s.work.featureTests); }},
+        {"surface_contacts", [](const NarrowphaseStats& s) { return double(s.work.surfaceContacts); }},
+        {"contacts_found", [](const NarrowphaseStats& s) { return double(s.contactsFound); }},
+        {"contacts_filtered", [](const NarrowphaseStats& s) { return double(s.contactsFiltered); }},
+        {"points_kept", [](const NarrowphaseStats& s) { return double(s.pointsKept); }},
+        {"descent_ms", [](const NarrowphaseStats& s) { return s.descentMs; }},
+        {"place_ms", [](const NarrowphaseStats& s) { return s.placeMs; }},
+        {"features_ms", [](const NarrowphaseStats& s) { return s.featuresMs; }},
+        {"regions_ms", [](const NarrowphaseStats& s) { return s.regionsMs; }},
+        {"commit_ms", [](const NarrowphaseStats& s) { return s.commitMs; }},
+    };
+    nlohmann::json medians;
+    std::vector<double> values;
+    for (const auto& [name, field] : cFields)
+    {
+        values.clear();
+        for (const NarrowphaseStats& step : inSteps)
+            values.push_back(field(step));
+        medians[name] = Median(values);
+    }
+    return medians;
+}
+
 // One scene being measured: its world and the per-step figures.
 struct Run
 {
@@ -136,7 +172,8 @@ struct Run
     std::vector<btRigidBody*> chairs;
     double memoryBytes = 0.0; // resident growth when the scene was built
     std::vector<double> stepMs, collisionMs, solverMs, preTickMs, postSolveMs, contacts, spheres, tests,
-        awake;
+        awake, narrowphaseMs;
+    std::vector<NarrowphaseStats> stages; // the deformables' narrowphase, per step
     std::uint64_t finalClamped = 0;
     double lowestHeight = 0.0;
 
@@ -150,6 +187,8 @@ struct Run
         solverMs.push_back(stats.solverMs);
         preTickMs.push_back(stats.preTickMs);
         postSolveMs.push_back(stats.postSolveMs);
+        narrowphaseMs.push_back(stats.narrowphaseMs);
+        stages.push_back(stats.narrowphase);
         // Every manifold's points, whatever the shapes (the stats count only those touching deformables).
         btDispatcher& dispatcher = *world->Dynamics().getDispatcher();
         std::size_t points = 0;
@@ -181,6 +220,8 @@ struct Run
                 {"strain_clamps", finalClamped},
                 {"lowest_body_height_m", lowestHeight},
                 {"step_ms_mean", Mean(stepMs)},
+                {"narrowphase_ms_median", Median(narrowphaseMs)},
+                {"stages", StageMedians(stages)},
                 {"series",
                  {{"step_ms", stepMs},
                   {"collision_ms", collisionMs},
@@ -330,6 +371,21 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
             run.name, Median(run.stepMs), Percentile(run.stepMs, 95.0), Median(run.collisionMs),
             Median(run.solverMs), Median(run.preTickMs), Median(run.postSolveMs), Median(run.contacts),
             Median(run.spheres), Median(run.tests), run.memoryBytes / 1e6);
+        const nlohmann::json& stage = scenes.back()["stages"];
+        if (stage["pairs"].get<double>() > 0.0)
+            std::printf("%-10s narrowphase %.2f ms: descent %.2f, place %.2f, features %.2f, regions %.2f, commit "
+                        "%.2f ms; %.0f pairs (%.0f apart), %.0f proxy contacts (%.0f speculative), %.0f patch "
+                        "pairs, %.0f patches made, %.0f reused, %.0f feature tests, %.0f surface contacts, %.0f "
+                        "found, %.0f filtered, %.0f kept\n",
+                        "", Median(run.narrowphaseMs), stage["descent_ms"].get<double>(),
+                        stage["place_ms"].get<double>(), stage["features_ms"].get<double>(),
+                        stage["regions_ms"].get<double>(), stage["commit_ms"].get<double>(),
+                        stage["pairs"].get<double>(), stage["pairs_apart"].get<double>(),
+                        stage["proxy_contacts"].get<double>(), stage["speculative_pairs"].get<double>(),
+                        stage["patch_pairs"].get<double>(), stage["patches_made"].get<double>(),
+                        stage["patches_reused"].get<double>(), stage["feature_tests"].get<double>(),
+                        stage["surface_contacts"].get<double>(), stage["contacts_found"].get<double>(),
+                        stage["contacts_filtered"].get<double>(), stage["points_kept"].get<double>());
     }
     report["scenes"] = scenes;
     // Each scene over each later one: deformable / rigid, deformable / bullet, rigid / bullet, front on /

@@ -34,6 +34,8 @@ double* Accumulator(const char* inName)
         return &sTimer.times.collision;
     if (std::strcmp(inName, "solveConstraints") == 0)
         return &sTimer.times.solver;
+    if (std::strcmp(inName, "dispatchAllCollisionPairs") == 0)
+        return &sTimer.times.narrowphase;
     return nullptr;
 }
 

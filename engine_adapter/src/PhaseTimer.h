@@ -11,6 +11,7 @@ struct PhaseTimes
 {
     double collision = 0.0; ///< performDiscreteCollisionDetection: AABB update, broadphase, narrowphase.
     double solver = 0.0;    ///< solveConstraints.
+    double narrowphase = 0.0; ///< dispatchAllCollisionPairs: the narrowphase, inside `collision`.
 };
 
 /// Installs the hooks (once per process; they chain to the hooks that were there) and keeps them while at

@@ -921,6 +921,7 @@ void World::OnPreTick(double inTimeStep)
         shape.ClearImpulses();
         shape.State().ResetCounters();
         shape.Stats() = {};
+        shape.Narrowphase() = {};
     }
     mStats.preTickMs = Milliseconds(start);
 }
@@ -1025,6 +1026,7 @@ void World::OnPostTick(double inTimeStep)
     const detail::PhaseTimes phases = detail::TakePhaseTimes();
     mStats.collisionMs = phases.collision;
     mStats.solverMs = phases.solver;
+    mStats.narrowphaseMs = phases.narrowphase;
     ++mStats.steps;
     if (!mRigid && mSettings.coupledSweeps > 0)
         SolveCoupledContacts(inTimeStep);
@@ -1035,6 +1037,7 @@ void World::OnPostTick(double inTimeStep)
 
     mStats.spheresUpdated = 0;
     mStats.overlapTests = 0;
+    mStats.narrowphase = {};
     mStats.vibrationEnergy = 0.0;
     std::uint64_t clamped = 0, rejected = 0, resets = 0;
     mSweeps = 0;
@@ -1044,6 +1047,7 @@ void World::OnPostTick(double inTimeStep)
         btRigidBody& rigid = *body->rigidBody;
         mStats.spheresUpdated += shape.State().SpheresUpdated();
         mStats.overlapTests += shape.Stats().overlapTests;
+        mStats.narrowphase.Add(shape.Narrowphase());
         mStats.vibrationEnergy += shape.Dynamics().Energy();
         const ModalGuardStats& guard = shape.Dynamics().GuardStats();
         clamped += guard.clamped;

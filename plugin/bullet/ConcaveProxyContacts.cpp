@@ -171,7 +171,7 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
                                      ToBtVector(centre + Vec3d::Constant(reach)));
         if (soup.empty())
             continue;
-        const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch);
+        const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch, &ioStats);
         ioStats.triangleTests += inShapeA.Patches()->OwnTriangleCount(proxy.node) + soup.size();
         surface.clear();
         const std::size_t deep = PatchContacts(view, soup, marginB, inMaxDistance, surface);

@@ -5,6 +5,7 @@
 
 #include "ConcaveProxyContacts.h"
 #include "ConvexProxyContacts.h"
+#include "StageTimer.h"
 
 #include "core/CoherentQueries.h"
 #include "core/SurfaceCache.h"
@@ -157,10 +158,10 @@ bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB)
 }
 
 PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
-                          PlacedPatch& ioScratch)
+                          PlacedPatch& ioScratch, QueryStats* ioStats)
 {
     PatchView view = PlacePatch(inBody, *inShape.Patches(), inProxy, inShape.Surface(),
-                                double(inShape.getMargin()), 0.0, ioScratch);
+                                double(inShape.getMargin()), 0.0, ioScratch, ioStats);
     // A feature further behind one of the patch's faces than this is on the far side of a thin part, not in
     // it.
     view.depthLimit = 0.5 * view.bound.radius;
@@ -227,7 +228,7 @@ void AtRestRadii(const DeformableShape& inA, const DeformableShape* inB, double 
 // contact.
 void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, double inSurfaceReach, std::vector<PairContact>& ioContacts,
-                      std::size_t inFirst, QueryStats& ioStats)
+                      std::size_t inFirst, QueryStats& ioStats, double& ioPlaceMs)
 {
     const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
     const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
@@ -257,13 +258,15 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             (shapeB != nullptr && contact.distance > inSurfaceReach))
         {
             // An interrupted descent's coarse pair, or proxies still apart (`GenerateContacts`).
+            ioStats.speculativePairs += shapeB != nullptr && contact.distance > inSurfaceReach ? 1 : 0;
             ioContacts.push_back(contact);
             AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
             continue;
         }
+        StageTimer place;
         if (nodeA != placedA)
         {
-            viewA = PlaceProxyPatch(shapeA, bodyA, nodeA, scratchA);
+            viewA = PlaceProxyPatch(shapeA, bodyA, nodeA, scratchA, &ioStats);
             viewA.bodyCentre = ToVec3d(inA.getWorldTransform().getOrigin());
             placedA = nodeA;
             ioStats.triangleTests += shapeA.Patches()->OwnTriangleCount(nodeA);
@@ -272,13 +275,17 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         std::size_t deep = 0, crossings = 0;
         if (kind == EOtherShape::Deformable)
         {
-            const PatchView viewB = PlaceProxyPatch(*shapeB, bodyB, nodeB, scratchB);
+            const PatchView viewB = PlaceProxyPatch(*shapeB, bodyB, nodeB, scratchB, &ioStats);
+            ioPlaceMs += place.Lap();
             ioStats.triangleTests += shapeB->Patches()->OwnTriangleCount(nodeB);
             deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);
         }
         else
+        {
+            ioPlaceMs += place.Lap();
             UsePrimitive(*other, kind, transformB, [&](const auto& inPrimitive)
                          { deep = PatchContacts(viewA, inPrimitive, inMaxDistance, surface); });
+        }
         // Patches deep inside each other or in a primitive (spawned so, pressed through, a ball whose centre went
         // into the body) make no surface contact: their proxy contact pushes them out. So do two patches whose
         // surfaces cross, and a primitive's deep patches, if the pair makes no surface contact anywhere
@@ -356,8 +363,11 @@ bool InsideSurface(const DeformableShape& inShape, const btTransform& inWorldFro
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
                       TraversalFront* ioFront, ProxyPairCache* ioCache, PrimitivePairCache* ioPrimitiveCache,
-                      double inSurfaceReach)
+                      double inSurfaceReach, NarrowphaseStats* ioStages)
 {
+    NarrowphaseStats unused;
+    NarrowphaseStats& stages = ioStages != nullptr ? *ioStages : unused;
+    StageTimer timer;
     const std::size_t first = outContacts.size();
     const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
     const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
@@ -369,16 +379,24 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
         // Proxy contacts only where the convex is inside the body: at their rest radii, as the proxies model's.
         if (outContacts.size() > first && !outContacts[first].feature0.OnSurface())
             AtRestRadii(shapeA, shapeB, inMaxDistance, outContacts, first);
+        stages.featuresMs += timer.Lap();
         return;
     }
     if (surface && kind == EOtherShape::Concave)
     {
         ConcaveSurfaceContacts(shapeA, inA, inMaxDistance, inB, outContacts, ioStats);
+        stages.featuresMs += timer.Lap();
         return;
     }
     GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);
+    stages.descentMs += timer.Lap();
     if (surface)
-        ProxiesToSurface(inA, inB, inMaxDistance, inSurfaceReach, outContacts, first, ioStats);
+    {
+        double placeMs = 0.0;
+        ProxiesToSurface(inA, inB, inMaxDistance, inSurfaceReach, outContacts, first, ioStats, placeMs);
+        stages.placeMs += placeMs;
+        stages.featuresMs += timer.Lap() - placeMs;
+    }
     else
         AtRestRadii(shapeA, shapeB, inMaxDistance, outContacts, first);
 }

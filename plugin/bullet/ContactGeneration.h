@@ -123,17 +123,22 @@ bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB);
 /// their sphere contacts, speculative contacts that stop the approach where the proxies meet: their surfaces,
 /// inside the spheres, are further apart still, and the sphere contact costs a test where the surface's costs
 /// hundreds. The surface contacts take over when the spheres come within it.
+///
+/// With `ioStages`, the time of the descent and of the surface model's placement and feature tests is added
+/// to its stage times (`NarrowphaseStats`; its counters are left to `ioStats`).
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
                       TraversalFront* ioFront = nullptr, ProxyPairCache* ioCache = nullptr,
                       PrimitivePairCache* ioPrimitiveCache = nullptr,
-                      double inSurfaceReach = std::numeric_limits<double>::infinity());
+                      double inSurfaceReach = std::numeric_limits<double>::infinity(),
+                      NarrowphaseStats* ioStages = nullptr);
 
 /// The surface patch of proxy `inProxy` of `inShape` placed as `inBody` places it (`PlacePatch` with the
 /// shape's cache and margin), with half the proxy's radius as its depth limit (`PatchView::depthLimit`). The
-/// shape must have its patches (`DeformableShape::Patches`).
+/// shape must have its patches (`DeformableShape::Patches`). With `ioStats`, the placement and the view's
+/// feature tests are counted there.
 PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
-                          PlacedPatch& ioScratch);
+                          PlacedPatch& ioScratch, QueryStats* ioStats = nullptr);
 
 /// Whether the world point `inPoint` lies inside the closed deformed surface of `inShape` placed by
 /// `inWorldFromLocal`: the first face a ray from it crosses (`RayCast`, away from the body's origin) faces

@@ -139,7 +139,7 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
     const btSphereShape vertex{btScalar(marginA)}; // a patch vertex grown by A's margin
     for (const ProxySphere& proxy : proxies)
     {
-        const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch);
+        const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch, &ioStats);
         const ProxyPatches& patches = *inShapeA.Patches();
         const auto triangles = patches.Triangles(proxy.node);
         const std::uint32_t own = patches.OwnTriangleCount(proxy.node);

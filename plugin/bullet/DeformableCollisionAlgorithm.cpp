@@ -4,6 +4,7 @@
 #include "ContactRegions.h"
 #include "ManifoldUpdate.h"
 #include "SearchDistance.h"
+#include "StageTimer.h"
 
 #include "core/PrimitivePairCache.h"
 #include "core/ProxyPairCache.h"
@@ -123,6 +124,14 @@ void AddStats(QueryStats& ioTotal, const QueryStats& inStats)
     ioTotal.overlapTests += inStats.overlapTests;
     ioTotal.triangleTests += inStats.triangleTests;
     ioTotal.contacts += inStats.contacts;
+}
+
+// The filter's and the region planning's share of a pair's stage stats, `inFound` contacts before the filter
+// and `inKept` after it.
+void CountFiltered(NarrowphaseStats& ioStats, std::size_t inFound, std::size_t inKept)
+{
+    ioStats.contactsFound += inFound;
+    ioStats.contactsFiltered += inFound - inKept;
 }
 
 // A contact's identifiers in the manifold: A's (proxy, triangle), B's own (a deformable's proxy and triangle,
@@ -338,19 +347,26 @@ void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::v
     {
         // What the descent would find, without touching the bodies' states: nothing (and no test counted).
         ioPair.plan.Clear();
+        ioPair.plan.stats.pairs = 1;
+        ioPair.plan.stats.pairsApart = 1;
         ioPair.ready = true;
         return;
     }
-    QueryStats stats;
+    NarrowphaseStats stats;
+    stats.pairs = 1;
     const Coherence coherence = CoherenceFor(*AsDeformable(a.getCollisionShape()), *b.getCollisionObject());
     // Supports stay found and kept (`DropUnreachable`); read here, on the thread, not in the serial
     // `Prepare`.
     thread_local std::vector<SupportId> supports;
     const double search = std::max(ioPair.search, std::min(ioPair.threshold, GatherSupports(supports)));
-    GenerateContacts(a, b, search, ioScratch, stats, coherence.front, coherence.cache, coherence.primitive,
-                     ioPair.threshold);
+    GenerateContacts(a, b, search, ioScratch, stats.work, coherence.front, coherence.cache, coherence.primitive,
+                     ioPair.threshold, &stats);
+    StageTimer regions;
+    const std::size_t found = ioScratch.size();
     DropUnreachable(ioPair.filter, a, b, supports, ioScratch);
+    CountFiltered(stats, found, ioScratch.size());
     PlanRegions(a, b, ioScratch, ioPair.threshold, ioPair.plan);
+    stats.regionsMs += regions.Lap();
     ioPair.plan.stats = stats;
     ioPair.ready = true;
 }
@@ -412,17 +428,18 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     }
     thread_local std::vector<PairContact> generated;
     generated.clear();
-    QueryStats stats;
+    NarrowphaseStats stats;
+    stats.pairs = 1;
     const Coherence coherence = CoherenceFor(*shapeA, *b.getCollisionObject());
-    GenerateContacts(a, b, search, generated, stats, coherence.front, coherence.cache, coherence.primitive,
-                     mClosestPoints ? std::numeric_limits<double>::infinity() : threshold);
+    GenerateContacts(a, b, search, generated, stats.work, coherence.front, coherence.cache, coherence.primitive,
+                     mClosestPoints ? std::numeric_limits<double>::infinity() : threshold, &stats);
 
     if (mClosestPoints)
     {
-        AddStats(shapeA->Stats(), stats);
+        AddStats(shapeA->Stats(), stats.work);
         if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
             shapeB != nullptr && shapeB != shapeA)
-            AddStats(shapeB->Stats(), stats);
+            AddStats(shapeB->Stats(), stats.work);
         const std::uint32_t regionLevel =
             RegionLevel(shapeA->State().Proxies().Level(), shapeA->Settings().regionDepth);
         thread_local std::vector<std::uint32_t> keys;
@@ -432,9 +449,13 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
         ReportClosestPoints(a, b, generated, threshold, *resultOut);
         return;
     }
+    StageTimer regions;
+    const std::size_t found = generated.size();
     DropUnreachable(filter, a, b, supports, generated);
+    CountFiltered(stats, found, generated.size());
     thread_local RegionPlan plan;
     PlanRegions(a, b, generated, threshold, plan);
+    stats.regionsMs += regions.Lap();
     plan.stats = stats;
     CommitRegions(a, b, plan, threshold, double(dispatchInfo.m_timeStep));
 }
@@ -576,13 +597,17 @@ void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper&
                                                  double inTimeStep)
 {
     const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
-    AddStats(shapeA->Stats(), inPlan.stats);
+    AddStats(shapeA->Stats(), inPlan.stats.work);
     if (const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
         shapeB != nullptr && shapeB != shapeA)
-        AddStats(shapeB->Stats(), inPlan.stats);
+        AddStats(shapeB->Stats(), inPlan.stats.work);
+    NarrowphaseStats& stages = shapeA->Narrowphase();
+    stages.Add(inPlan.stats);
+    stages.pointsKept += inPlan.points.size();
     // Most of a pile's pairs only have their bounding boxes overlap: nothing held, nothing to write.
     if (inPlan.keys.empty() && mManifolds.empty())
         return;
+    StageTimer commit;
 
     // Last step's points, for warm starting; from here on they own their user persistent data.
     thread_local std::vector<btPersistentManifold*> manifolds;
@@ -646,6 +671,7 @@ void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper&
     }
     previous.Finish();
     mManifolds.assign(next.begin(), next.end());
+    stages.commitMs += commit.Lap();
 }
 
 } // namespace bdt

@@ -42,7 +42,7 @@ struct RegionPlan
     std::vector<std::uint32_t> keys;   ///< Kept region keys, ascending.
     std::vector<std::uint32_t> ends;   ///< Region k's points are [ends[k − 1], ends[k]) of `points` (ends[−1] = 0).
     std::vector<PairContact> points;   ///< The chosen points, region by region.
-    QueryStats stats;                  ///< The work of finding them.
+    NarrowphaseStats stats;            ///< The work of finding them, and its stage times.
 
     void Clear()
     {

@@ -67,12 +67,18 @@ bool SurfaceCache::Current(const DeformedBody& inBody, const ProxyPatches& inPat
 }
 
 const PlacedPatch& SurfaceCache::Place(const DeformedBody& inBody, const ProxyPatches& inPatches,
-                                       std::uint32_t inProxy, PlacedPatch& ioScratch)
+                                       std::uint32_t inProxy, PlacedPatch& ioScratch, QueryStats* ioStats)
 {
+    const auto count = [ioStats](bool inMade)
+    {
+        if (ioStats != nullptr)
+            ++(inMade ? ioStats->patchesMade : ioStats->patchesReused);
+    };
     if (TreeState::InConcurrentScope())
     {
         // The cache is shared by the pairs other threads are running: this thread's own storage.
         Make(inBody, inPatches, inProxy, ioScratch);
+        count(true);
         return ioScratch;
     }
     if (!Current(inBody, inPatches))
@@ -92,8 +98,10 @@ const PlacedPatch& SurfaceCache::Place(const DeformedBody& inBody, const ProxyPa
     if (inProxy >= mSlot.size())
     {
         Make(inBody, inPatches, inProxy, ioScratch);
+        count(true);
         return ioScratch;
     }
+    count(mSlot[inProxy] == 0);
     if (mSlot[inProxy] == 0)
     {
         if (mTouched.size() == mPlaced.size())
@@ -116,9 +124,10 @@ std::size_t SurfaceCache::MemoryBytes() const
 }
 
 PatchView PlacePatch(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
-                     SurfaceCache& ioCache, double inMargin, double inDepthLimit, PlacedPatch& ioScratch)
+                     SurfaceCache& ioCache, double inMargin, double inDepthLimit, PlacedPatch& ioScratch,
+                     QueryStats* ioStats)
 {
-    const PlacedPatch& placed = ioCache.Place(inBody, inPatches, inProxy, ioScratch);
+    const PlacedPatch& placed = ioCache.Place(inBody, inPatches, inProxy, ioScratch, ioStats);
     PatchView view;
     view.patches = &inPatches;
     view.proxy = inProxy;
@@ -132,6 +141,7 @@ PatchView PlacePatch(const DeformedBody& inBody, const ProxyPatches& inPatches, 
     view.bound = placed.bound;
     view.margin = inMargin;
     view.depthLimit = inDepthLimit;
+    view.stats = ioStats;
     return view;
 }
 

@@ -41,8 +41,9 @@ public:
     /// or, under a `ConcurrentScope`, made into `ioScratch`. Valid until the cache's next step (a new q or
     /// placement), or the thread's next call with the same scratch. About 6M + 20 flops a vertex and 30 a
     /// triangle on a miss; a lookup on a hit.
+    /// With `ioStats`, counts the patch as made (`QueryStats::patchesMade`) or reused (`patchesReused`).
     const PlacedPatch& Place(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
-                             PlacedPatch& ioScratch);
+                             PlacedPatch& ioScratch, QueryStats* ioStats = nullptr);
 
     /// Patch vertices deformed since the last `ResetCounters` (a patch reused from the cache adds none).
     std::uint64_t VerticesDeformed() const { return mDeformed; }
@@ -70,8 +71,10 @@ private:
 
 /// The view of `inProxy`'s patch of `inBody` placed (`SurfaceCache::Place`), with margin `inMargin` and depth
 /// limit `inDepthLimit`. The view refers to the cache's (or, under a `ConcurrentScope`, `ioScratch`'s)
-/// storage.
+/// storage. With `ioStats`, the placement is counted there and so are the feature tests of the view
+/// (`PatchView::stats`).
 PatchView PlacePatch(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
-                     SurfaceCache& ioCache, double inMargin, double inDepthLimit, PlacedPatch& ioScratch);
+                     SurfaceCache& ioCache, double inMargin, double inDepthLimit, PlacedPatch& ioScratch,
+                     QueryStats* ioStats = nullptr);
 
 } // namespace bdt

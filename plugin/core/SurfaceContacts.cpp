@@ -211,6 +211,14 @@ struct PairContext
     /// The sine of the normal cones' slack for this pair: `cConeSlack`, less against a curved primitive
     /// (`CurvedSlack`).
     double slackSin = cSlackSin;
+    /// Where the feature pairs tested are counted (`QueryStats::featureTests`), or null.
+    std::uint64_t* featureTests = nullptr;
+
+    void CountTests(std::size_t inCount) const
+    {
+        if (featureTests != nullptr)
+            *featureTests += inCount;
+    }
 
     void CountPenetrating() const
     {
@@ -618,6 +626,7 @@ void PointFaces(const PointFeature& inPoint, const Naming& inNaming, const Side&
                 std::span<const std::uint32_t> inFaceList, bool inPointIsA, const PairContext& inPair)
 {
     const double reach = inPair.Reach(inPointIsA ? 0.0 : inPoint.radius);
+    inPair.CountTests(inFaceList.size());
     for (const std::uint32_t f : inFaceList)
     {
         // A face whose box is out of reach has no point within it, in front or (the depth limit being at most
@@ -664,6 +673,7 @@ template <class SegmentNaming>
 void PointSegment(const PointFeature& inPoint, const Naming& inNaming, const SegmentFeature& inSegment,
                   const SegmentNaming& inSegmentNaming, bool inPointIsA, const PairContext& inPair)
 {
+    inPair.CountTests(1);
     const Vec3d edge = inSegment.b - inSegment.a;
     const double length2 = edge.squaredNorm();
     if (!(length2 > 0.0))
@@ -693,6 +703,7 @@ void PointSegment(const PointFeature& inPoint, const Naming& inNaming, const Seg
 void PointPoint(const PointFeature& inA, const Naming& inNamingA, const PointFeature& inB,
                 const Naming& inNamingB, const PairContext& inPair)
 {
+    inPair.CountTests(1);
     const Vec3d delta = inA.p - inB.p;
     const double distance = delta.norm();
     if (!(distance > 0.0) || distance > inPair.Reach(inB.radius))
@@ -708,6 +719,7 @@ template <class NamingA, class NamingB>
 void SegmentSegment(const SegmentFeature& inA, const NamingA& inNamingA, const SegmentFeature& inB,
                     const NamingB& inNamingB, double inDepthLimit, const PairContext& inPair)
 {
+    inPair.CountTests(1);
     const Vec3d d1 = inA.b - inA.a, d2 = inB.b - inB.a, r = inA.a - inB.a;
     const double a = d1.squaredNorm(), e = d2.squaredNorm(), b = d1.dot(d2);
     const double denominator = a * e - b * b;
@@ -932,6 +944,7 @@ void MeshPrimitive(const PatchSide& inA, const DistanceFunction& inDistance, con
                    const PairContext& inPair, const OtherWayOut& inOtherWayOut = {})
 {
     const double reach = inPair.Reach(0.0);
+    inPair.CountTests(inA.PointCount());
     for (std::uint32_t v = 0; v < inA.PointCount(); ++v)
     {
         SignedDistance sd = inDistance(inA.PointAt(v));
@@ -1017,8 +1030,36 @@ void MeshPrimitive(const PatchSide& inA, const DistanceFunction& inDistance, con
 PairContext MakePair(const PatchView& inA, double inMarginB, double inMaxDistance,
                      std::vector<SurfaceContact>& outContacts, std::size_t* outTooDeep = nullptr)
 {
-    return {inA.margin, inMarginB, inMaxDistance, &outContacts, outTooDeep};
+    PairContext pair{inA.margin, inMarginB, inMaxDistance, &outContacts, outTooDeep};
+    if (inA.stats != nullptr)
+        pair.featureTests = &inA.stats->featureTests;
+    return pair;
 }
+
+// Counts a patch pair and the contacts it made (`PatchView::stats`) when it goes out of scope.
+class PatchPairCount
+{
+public:
+    PatchPairCount(const PatchView& inA, const std::vector<SurfaceContact>& inContacts)
+        : mStats(inA.stats), mContacts(inContacts), mBefore(inContacts.size())
+    {
+    }
+    ~PatchPairCount()
+    {
+        if (mStats != nullptr)
+        {
+            ++mStats->patchPairs;
+            mStats->surfaceContacts += mContacts.size() - mBefore;
+        }
+    }
+    PatchPairCount(const PatchPairCount&) = delete;
+    PatchPairCount& operator=(const PatchPairCount&) = delete;
+
+private:
+    QueryStats* mStats;
+    const std::vector<SurfaceContact>& mContacts;
+    std::size_t mBefore;
+};
 
 // The slack sine against a primitive curved with radius `inRadius` (a sphere, a capsule): a flat patch's
 // vertices and edges at distance s from where a ball of radius R touches it leave their cones by about s/R and
@@ -1048,6 +1089,7 @@ SignedDistance SphereDistance(const Vec3d& inPoint, const Vec3d& inCentre, doubl
 std::size_t PatchContacts(const PatchView& inA, const Plane& inPlane, double inMaxDistance,
                           std::vector<SurfaceContact>& outContacts)
 {
+    const PatchPairCount count(inA, outContacts);
     std::size_t tooDeep = 0;
     const auto distance = [&](const Vec3d& inPoint)
     {
@@ -1064,6 +1106,7 @@ std::size_t PatchContacts(const PatchView& inA, const Plane& inPlane, double inM
 std::size_t PatchContacts(const PatchView& inA, const Sphere& inSphere, double inMaxDistance,
                           std::vector<SurfaceContact>& outContacts)
 {
+    const PatchPairCount count(inA, outContacts);
     std::size_t tooDeep = 0;
     PrimitiveFeatures features;
     features.points.push_back({inSphere.center, inSphere.radius, {}});
@@ -1079,6 +1122,7 @@ std::size_t PatchContacts(const PatchView& inA, const Sphere& inSphere, double i
 std::size_t PatchContacts(const PatchView& inA, const Capsule& inCapsule, double inMaxDistance,
                           std::vector<SurfaceContact>& outContacts)
 {
+    const PatchPairCount count(inA, outContacts);
     std::size_t tooDeep = 0;
     PrimitiveFeatures features;
     const Vec3d axis = inCapsule.b - inCapsule.a;
@@ -1111,6 +1155,7 @@ std::size_t PatchContacts(const PatchView& inA, const Capsule& inCapsule, double
 std::size_t PatchContacts(const PatchView& inA, const OrientedBox& inBox, double inMaxDistance,
                           std::vector<SurfaceContact>& outContacts)
 {
+    const PatchPairCount count(inA, outContacts);
     std::size_t tooDeep = 0;
     const Pose& pose = inBox.pose;
     const Vec3d& half = inBox.halfExtents;
@@ -1212,6 +1257,7 @@ std::size_t PatchContacts(const PatchView& inA, const OrientedBox& inBox, double
 std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inMaxDistance,
                           std::vector<SurfaceContact>& outContacts, std::size_t* outCrossings)
 {
+    const PatchPairCount count(inA, outContacts);
     std::size_t tooDeep = 0;
     PairContext pair = MakePair(inA, inB.margin, inMaxDistance, outContacts, &tooDeep);
     pair.crossings = outCrossings;
@@ -1222,6 +1268,7 @@ std::size_t PatchContacts(const PatchView& inA, const PatchView& inB, double inM
 std::size_t PatchContacts(const PatchView& inA, std::span<const SoupTriangle> inTriangles, double inMarginB,
                           double inMaxDistance, std::vector<SurfaceContact>& outContacts)
 {
+    const PatchPairCount count(inA, outContacts);
     if (inTriangles.empty())
         return 0;
     // Which way the static triangles face: against the patch's outside (the area-weighted normal of its own
@@ -1328,6 +1375,7 @@ bool PatchCrossesSoup(const PatchView& inA, std::span<const SoupTriangle> inTria
 void PatchContacts(const PatchView& inA, std::span<const Vec3d> inPoints, double inRadius, double inMaxDistance,
                    std::vector<SurfaceContact>& outContacts)
 {
+    const PatchPairCount count(inA, outContacts);
     PrimitiveFeatures features;
     for (const Vec3d& point : inPoints)
         features.points.push_back({point, inRadius, {}});

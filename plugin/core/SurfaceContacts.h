@@ -69,6 +69,9 @@ struct PatchView
     /// vertices are deep in pushes them out on the side of it the body is on (the one the centre lies beyond
     /// most, in units of the box's half extents), not through its far side.
     Vec3d bodyCentre = Vec3d::Constant(std::numeric_limits<double>::quiet_NaN());
+    /// Where the contact functions count their work (`QueryStats::patchPairs`, `featureTests`,
+    /// `surfaceContacts`) when not null. Not owned.
+    QueryStats* stats = nullptr;
 };
 
 /// A surface contact, Bullet's conventions: A is the deformable patch, B the other side.

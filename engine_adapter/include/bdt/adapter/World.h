@@ -162,6 +162,12 @@ struct StepStats
     /// narrowphase), its solver, and the post-solve impulse read-back. Bullet's phases are timed through
     /// its profile-zone hooks, so they read 0 if another profiler replaced the hooks.
     double preTickMs = 0.0, collisionMs = 0.0, solverMs = 0.0, postSolveMs = 0.0;
+    /// Of `collisionMs`, Bullet's pass over the overlapping pairs (the narrowphase, threads included); the rest
+    /// is the broadphase and the bounding boxes.
+    double narrowphaseMs = 0.0;
+    /// The last step's narrowphase of the deformable bodies, stage by stage (its times are processor time
+    /// summed over the narrowphase's threads).
+    NarrowphaseStats narrowphase;
 };
 
 /// What `World::DebugDraw` draws.

@@ -269,6 +269,9 @@ public:
 
     /// Work counters of the queries run on this body (the narrowphase adds to them); reset by the caller.
     QueryStats& Stats() const { return mStats; }
+    /// Where the narrowphase's pairs with this body as A spent their work and time (`NarrowphaseStats`); reset
+    /// by the caller.
+    NarrowphaseStats& Narrowphase() const { return mNarrowphase; }
 
     // --- Internal: the step's solver hooks ---
     // Called by `bdt::World` and the collision algorithms in a fixed order each step: `BeginStep`, `PredictStep`,
@@ -461,6 +464,7 @@ private:
     bool mPredicting = false;
     StepPrediction mPrediction;
     mutable QueryStats mStats;
+    mutable NarrowphaseStats mNarrowphase;
 };
 
 /// The shape of `inShape` as a `DeformableShape`, or null (checks the type and the name, no RTTI cost).

@@ -66,6 +66,68 @@ struct QueryStats
     /// Of `contacts`, those an interrupted traversal made from pairs above the proxies that it had no budget
     /// left to refine (`CollideProxiesBudgeted`).
     std::uint64_t approximateContacts = 0;
+    /// The surface contact model's work (`EContactModel::Surface`): patch pairs tested feature by feature (a
+    /// patch against another, a primitive or a list of triangles), the feature pairs tested exactly in them, the
+    /// contacts they made, and the patches placed: deformed now or reused from the body's cache.
+    std::uint64_t patchPairs = 0, featureTests = 0, surfaceContacts = 0;
+    std::uint64_t patchesMade = 0, patchesReused = 0;
+    /// Proxy pairs of two deformables found beyond the pair's contact breaking threshold and kept as sphere
+    /// contacts (the surface model's speculative reach).
+    std::uint64_t speculativePairs = 0;
+
+    /// Adds every counter of `inOther`.
+    void Add(const QueryStats& inOther)
+    {
+        overlapTests += inOther.overlapTests;
+        triangleTests += inOther.triangleTests;
+        contacts += inOther.contacts;
+        approximateContacts += inOther.approximateContacts;
+        patchPairs += inOther.patchPairs;
+        featureTests += inOther.featureTests;
+        surfaceContacts += inOther.surfaceContacts;
+        patchesMade += inOther.patchesMade;
+        patchesReused += inOther.patchesReused;
+        speculativePairs += inOther.speculativePairs;
+    }
+};
+
+/// Where a step's narrowphase work goes, for the pairs of this plugin's collision algorithm: how many pairs
+/// and contacts each stage saw, and the time it took. Times are processor milliseconds summed over the threads
+/// that ran the stage (`ParallelDispatcher`), so with two threads they may add up to more than the step.
+/// Filled per pair and added to its deformable A's shape (`DeformableShape::Narrowphase`); `World` sums them
+/// into `StepStats::narrowphase`.
+struct NarrowphaseStats
+{
+    QueryStats work; ///< The queries' counters: sphere tests, patch pairs, feature tests, patches placed.
+    std::uint64_t pairs = 0;         ///< Pairs collided by the plugin's algorithm (contact mode).
+    std::uint64_t pairsApart = 0;    ///< Of those, pairs whose root spheres were apart: no descent.
+    std::uint64_t contactsFound = 0; ///< Contacts generated (sphere and surface) before the speculative filter.
+    std::uint64_t contactsFiltered = 0; ///< Of those, dropped as unable to close within the step.
+    std::uint64_t pointsKept = 0;       ///< Points written into manifolds after region reduction.
+    double descentMs = 0.0;  ///< The sphere descents (BD-Tree §3.4) and their sphere contacts.
+    double placeMs = 0.0;    ///< Surface model: deforming and placing patches.
+    double featuresMs = 0.0; ///< Surface model: the exact feature tests (and anything else per patch pair).
+    double regionsMs = 0.0;  ///< The speculative filter, region planning, point reduction and prediction.
+    double commitMs = 0.0;   ///< Writing the points into Bullet's manifolds (warm starts, callbacks).
+
+    /// The sum of the stage times, ms.
+    double TotalMs() const { return descentMs + placeMs + featuresMs + regionsMs + commitMs; }
+
+    /// Adds every counter and time of `inOther`.
+    void Add(const NarrowphaseStats& inOther)
+    {
+        work.Add(inOther.work);
+        pairs += inOther.pairs;
+        pairsApart += inOther.pairsApart;
+        contactsFound += inOther.contactsFound;
+        contactsFiltered += inOther.contactsFiltered;
+        pointsKept += inOther.pointsKept;
+        descentMs += inOther.descentMs;
+        placeMs += inOther.placeMs;
+        featuresMs += inOther.featuresMs;
+        regionsMs += inOther.regionsMs;
+        commitMs += inOther.commitMs;
+    }
 };
 
 } // namespace bdt
