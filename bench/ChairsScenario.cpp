@@ -142,6 +142,8 @@ nlohmann::json StageMedians(const std::vector<NarrowphaseStats>& inSteps)
         {"patches_reused", [](const NarrowphaseStats& s) { return double(s.work.patchesReused); }},
         {"feature_tests", [](const NarrowphaseStats& s) { return double(s.work.featureTests); }},
         {"surface_contacts", [](const NarrowphaseStats& s) { return double(s.work.surfaceContacts); }},
+        {"piece_pairs", [](const NarrowphaseStats& s) { return double(s.work.piecePairs); }},
+        {"piece_contacts", [](const NarrowphaseStats& s) { return double(s.work.pieceContacts); }},
         {"contacts_found", [](const NarrowphaseStats& s) { return double(s.contactsFound); }},
         {"contacts_filtered", [](const NarrowphaseStats& s) { return double(s.contactsFiltered); }},
         {"points_kept", [](const NarrowphaseStats& s) { return double(s.pointsKept); }},
@@ -376,7 +378,7 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
             std::printf("%-10s narrowphase %.2f ms: descent %.2f, place %.2f, features %.2f, regions %.2f, commit "
                         "%.2f ms; %.0f pairs (%.0f apart), %.0f proxy contacts (%.0f speculative), %.0f patch "
                         "pairs, %.0f patches made, %.0f reused, %.0f feature tests, %.0f surface contacts, %.0f "
-                        "found, %.0f filtered, %.0f kept\n",
+                        "piece pairs, %.0f piece contacts, %.0f found, %.0f filtered, %.0f kept\n",
                         "", Median(run.narrowphaseMs), stage["descent_ms"].get<double>(),
                         stage["place_ms"].get<double>(), stage["features_ms"].get<double>(),
                         stage["regions_ms"].get<double>(), stage["commit_ms"].get<double>(),
@@ -384,7 +386,8 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
                         stage["proxy_contacts"].get<double>(), stage["speculative_pairs"].get<double>(),
                         stage["patch_pairs"].get<double>(), stage["patches_made"].get<double>(),
                         stage["patches_reused"].get<double>(), stage["feature_tests"].get<double>(),
-                        stage["surface_contacts"].get<double>(), stage["contacts_found"].get<double>(),
+                        stage["surface_contacts"].get<double>(), stage["piece_pairs"].get<double>(),
+                        stage["piece_contacts"].get<double>(), stage["contacts_found"].get<double>(),
                         stage["contacts_filtered"].get<double>(), stage["points_kept"].get<double>());
     }
     report["scenes"] = scenes;

@@ -6,8 +6,12 @@
 #include "ConcaveProxyContacts.h"
 #include "ConvexProxyContacts.h"
 #include "StageTimer.h"
+#include "PieceDescent.h"
+#include "SurfacePieces.h"
 
 #include "core/CoherentQueries.h"
+#include "core/RegionTraversal.h"
+#include "core/TreeQueriesInternal.h"
 #include "core/SurfaceCache.h"
 #include "core/SurfaceContacts.h"
 
@@ -18,9 +22,11 @@
 #include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/BDAabbTree.h>
 #include <bdt/core/TreeQueries.h>
 
 namespace bdt
@@ -222,13 +228,133 @@ void AtRestRadii(const DeformableShape& inA, const DeformableShape* inB, double 
     ioContacts.resize(kept);
 }
 
+// The world boxes of a body's proxies at the current q (BD-AABB, BD-Tree paper §3.5: each holds every deformed
+// vertex of its node's triangles), and the depth limit of their patches: what the surface model culls a proxy
+// pair by before it deforms the pair's patches. 12M flops a box.
+class ProxyBoxes
+{
+public:
+    ProxyBoxes(const DeformableShape& inShape, const DeformedBody& inBody)
+        : mBody(inBody), mRows(inShape.SurfaceBoxes())
+    {
+        if (mRows == nullptr)
+            return;
+        const std::span<const float> q = inBody.state->Q();
+        mQq.resize(8 * q.size());
+        MakeBoxUpdateInput(q, mQq.data());
+    }
+
+    bool Available() const { return mRows != nullptr; }
+
+    /// Node `inNode`'s box in world, its half extents grown by `inGrow`.
+    WorldBox Box(std::uint32_t inNode, double inGrow) const
+    {
+        UpdatedBox box;
+        UpdateBox(mRows->Row(inNode), mQq.data(), mRows->ModeCount(), box);
+        WorldBox world;
+        world.center = mBody.pose.Apply(mBody.scale * Vec3d(box.center[0], box.center[1], box.center[2]));
+        world.halfExtents =
+            (mBody.scale * Vec3d(box.halfExtents[0], box.halfExtents[1], box.halfExtents[2])).array() + inGrow;
+        return world;
+    }
+
+    /// The depth limit `PlaceProxyPatch` gives the patch of proxy `inNode`: half its updated sphere's radius.
+    double DepthLimit(std::uint32_t inNode) const
+    {
+        return 0.5 * (mBody.scale * double(mBody.state->ComputeSphereNow(inNode).radius) * (1.0 + 1e-9) + 1e-12);
+    }
+
+private:
+    const DeformedBody& mBody;
+    const BDAabbTree* mRows;
+    std::vector<float> mQq;
+};
+
+// Whether the box `inBox` (A's axes `inRotation`) is further than `inGap` from the primitive: then no
+// feature of the patch inside it comes within `inGap` of the primitive, in front of it or behind it.
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Plane& inPlane, double inGap)
+{
+    const double reach = (inRotation.transpose() * inPlane.normal).cwiseAbs().dot(inBox.halfExtents);
+    const double height = inPlane.normal.dot(inBox.center) - inPlane.offset;
+    return std::abs(height) > reach + inGap + 1e-9 * (reach + std::abs(inPlane.offset)) + 1e-12;
+}
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Sphere& inSphere, double inGap)
+{
+    const Vec3d local = inRotation.transpose() * (inSphere.center - inBox.center);
+    const Vec3d outside = (local.cwiseAbs() - inBox.halfExtents).cwiseMax(0.0);
+    const double slack = 1e-9 * (inSphere.radius + inBox.halfExtents.sum() + inSphere.center.cwiseAbs().maxCoeff());
+    return outside.norm() > inSphere.radius + inGap + slack;
+}
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const OrientedBox& inOther, double inGap)
+{
+    WorldBox grown = inBox;
+    grown.halfExtents.array() += inGap;
+    return !BoxOverlapTest(inRotation, inOther.pose.rotation)(grown, {inOther.pose.translation, inOther.halfExtents});
+}
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Capsule& inCapsule, double inGap)
+{
+    // The capsule's own box: along its segment and two directions across it.
+    const Vec3d axis = inCapsule.b - inCapsule.a;
+    const double length = axis.norm();
+    Mat3d frame = Mat3d::Identity();
+    if (length > 0.0)
+    {
+        const Vec3d u = axis / length;
+        const Vec3d v = (std::abs(u.x()) < 0.9 ? Vec3d::UnitX() : Vec3d::UnitY()).cross(u).normalized();
+        frame.col(0) = u;
+        frame.col(1) = v;
+        frame.col(2) = u.cross(v);
+    }
+    OrientedBox box;
+    box.pose.rotation = frame;
+    box.pose.translation = 0.5 * (inCapsule.a + inCapsule.b);
+    box.halfExtents = Vec3d(0.5 * length + inCapsule.radius, inCapsule.radius, inCapsule.radius);
+    return BoxApart(inBox, inRotation, box, inGap);
+}
+
+// The sphere contacts of the proxy pairs of a contact cut (`DescendToCut`) whose spheres overlap, as the sphere
+// descent gives them: A's sphere inflated by its margin and the band, B's by its margin, in ascending pairs.
+void AppendCutProxyContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
+                            double inMaxDistance, std::span<const std::pair<std::uint32_t, std::uint32_t>> inPairs,
+                            std::vector<PairContact>& outContacts, QueryStats& ioStats)
+{
+    const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
+    const DeformableShape& shapeB = *AsDeformable(inB.getCollisionShape());
+    const DeformedBody bodyA =
+        shapeA.QueryView(inA.getWorldTransform(), double(shapeA.getMargin()) + inMaxDistance);
+    const DeformedBody bodyB = shapeB.QueryView(inB.getWorldTransform(), double(shapeB.getMargin()));
+    thread_local std::vector<ProxyContact> contacts;
+    contacts.clear();
+    for (const auto& [a, b] : inPairs)
+    {
+        const detail::WorldSphere sphereA = detail::PlaceSphere(bodyA, bodyA.state->ComputeSphereNow(a));
+        const detail::WorldSphere sphereB = detail::PlaceSphere(bodyB, bodyB.state->ComputeSphereNow(b));
+        ++ioStats.overlapTests;
+        if (!detail::SpheresOverlap(sphereA, sphereB))
+            continue;
+        const Vec3d delta = sphereA.center - sphereB.center;
+        const double length = delta.norm();
+        ProxyContact contact;
+        contact.normal = length > 0.0 ? Vec3d(delta / length) : Vec3d(Vec3d::UnitY());
+        contact.depth = sphereA.radius + sphereB.radius - length;
+        contact.point = 0.5 * (sphereA.center - sphereA.radius * contact.normal + sphereB.center +
+                               sphereB.radius * contact.normal);
+        contact.nodeA = a;
+        contact.nodeB = b;
+        contacts.push_back(contact);
+        ++ioStats.contacts;
+    }
+    AppendProxyContacts(contacts, inMaxDistance, true, outContacts);
+}
+
 // The surface model on the proxies a sphere descent found (`ioContacts` from `inFirst`: one per proxy, or per
 // proxy pair, of A with a primitive or a deformable B): each replaced by the contacts of the deformed
 // triangles under it (`PatchContacts`). A contact of an interrupted descent above the proxies stays a sphere
 // contact.
 void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, double inSurfaceReach, std::vector<PairContact>& ioContacts,
-                      std::size_t inFirst, QueryStats& ioStats, double& ioPlaceMs)
+                      std::size_t inFirst, QueryStats& ioStats, double& ioPlaceMs, PieceSide& piecesA,
+                      PieceSide* piecesB, std::span<const std::pair<std::uint32_t, std::uint32_t>> inPiecePairs)
 {
     const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
     const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
@@ -249,7 +375,55 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     thread_local std::vector<std::size_t> crossingFallbacks; // into ioContacts, ascending
     crossingFallbacks.clear();
     thread_local std::vector<PairContact> quiet; // a primitive's proxy contacts whose patches made none
+    thread_local std::vector<std::uint8_t> quietApart; // per quiet contact: its patch's box was apart
     quiet.clear();
+    quietApart.clear();
+    // Each proxy pair's boxes first: a pair whose boxes are further apart than any feature pair could count
+    // (the band and the margins, or the patches' depth limits for features behind faces) makes no surface
+    // contact and none of the counts below, so its patches are not deformed.
+    const ProxyBoxes boxesA(shapeA, bodyA);
+    const std::optional<ProxyBoxes> boxesB =
+        shapeB != nullptr ? std::optional<ProxyBoxes>(std::in_place, *shapeB, bodyB) : std::nullopt;
+    const bool cull = boxesA.Available() && (!boxesB || boxesB->Available());
+    const double marginA = double(shapeA.getMargin());
+    const double marginB = shapeB != nullptr ? double(shapeB->getMargin()) : 0.0;
+    const double reach = inMaxDistance + marginA + marginB;
+    std::optional<BoxOverlapTest> boxesOverlap;
+    if (cull && boxesB)
+        boxesOverlap.emplace(bodyA.pose.rotation, bodyB.pose.rotation);
+    std::uint32_t boxedA = cNoIndex;
+    WorldBox boxA;
+    double depthA = 0.0;
+    const auto apart = [&](std::uint32_t inNodeA, std::uint32_t inNodeB)
+    {
+        if (!cull)
+            return false;
+        if (inNodeA != boxedA)
+        {
+            boxA = boxesA.Box(inNodeA, 0.0);
+            depthA = boxesA.DepthLimit(inNodeA);
+            boxedA = inNodeA;
+        }
+        ++ioStats.overlapTests;
+        if (boxesB)
+        {
+            const double gap = reach;
+            return !(*boxesOverlap)(boxA, boxesB->Box(inNodeB, gap));
+        }
+        const double gap = reach;
+        bool isApart = false;
+        UsePrimitive(*other, kind, transformB, [&](const auto& inPrimitive)
+                     { isApart = BoxApart(boxA, bodyA.pose.rotation, inPrimitive, gap); });
+        return isApart;
+    };
+    // Contact pieces: proxy pairs whose proxies both lie in pieces within their tolerance (or, against a
+    // plane, sphere or box, A's) collide as the pieces' boxes, each pair of pieces once.
+    const bool piecesOn =
+        piecesA.Available() && (piecesB ? piecesB->Available()
+                                        : kind == EOtherShape::Plane || kind == EOtherShape::Sphere ||
+                                              kind == EOtherShape::Box);
+    thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> piecePairs;
+    piecePairs.assign(inPiecePairs.begin(), inPiecePairs.end());
     bool madeSurface = false;
     for (const PairContact& contact : found)
     {
@@ -262,6 +436,30 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             ioContacts.push_back(contact);
             AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
             continue;
+        }
+        if (apart(nodeA, nodeB))
+        {
+            if (shapeB == nullptr)
+            {
+                quiet.push_back(contact);
+                quietApart.push_back(1);
+            }
+            continue;
+        }
+        if (piecesOn)
+        {
+            if (piecesA.Inside(nodeA) || (piecesB && piecesB->Inside(nodeB)))
+                continue; // nothing but the body's inside under it
+            const std::span<const std::uint32_t> listA = piecesA.PiecesOf(nodeA);
+            const std::span<const std::uint32_t> listB =
+                piecesB ? piecesB->PiecesOf(nodeB) : std::span<const std::uint32_t>(&cNoIndex, 1);
+            if (!listA.empty() && !listB.empty())
+            {
+                for (const std::uint32_t pieceA : listA)
+                    for (const std::uint32_t pieceB : listB)
+                        piecePairs.emplace_back(pieceA, pieceB);
+                continue;
+            }
         }
         StageTimer place;
         if (nodeA != placedA)
@@ -301,11 +499,51 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
                 crossingFallbacks.push_back(ioContacts.size() - 1);
         }
         else if (surface.empty() && shapeB == nullptr)
+        {
             quiet.push_back(contact);
+            quietApart.push_back(0);
+        }
         madeSurface = madeSurface || !surface.empty();
         // In the order of the proxy pairs, as the fallbacks above.
         AppendSurface(surface, ioContacts);
         surface.clear();
+    }
+    if (!piecePairs.empty())
+    {
+        std::sort(piecePairs.begin(), piecePairs.end());
+        piecePairs.erase(std::unique(piecePairs.begin(), piecePairs.end()), piecePairs.end());
+        const double toleranceA = piecesA.Tolerance();
+        const double toleranceB = piecesB ? piecesB->Tolerance() : 0.0;
+        const double pieceReach = reach + toleranceA + toleranceB;
+        thread_local std::vector<PieceContact> pieceContacts;
+        for (const auto& [pieceA, pieceB] : piecePairs)
+        {
+            pieceContacts.clear();
+            const PlacedPiece placedPieceA = piecesA.Place(pieceA);
+            if (piecesB)
+                CollidePieces(placedPieceA, piecesB->Place(pieceB), pieceReach, pieceContacts);
+            else
+                UsePrimitive(*other, kind, transformB,
+                             [&](const auto& inPrimitive)
+                             {
+                                 if constexpr (!std::is_same_v<std::decay_t<decltype(inPrimitive)>, Capsule>)
+                                     CollidePieces(placedPieceA, inPrimitive, pieceReach, pieceContacts);
+                             });
+            ++ioStats.piecePairs;
+            ioStats.pieceContacts += pieceContacts.size();
+            for (const PieceContact& piece : pieceContacts)
+            {
+                PairContact out;
+                out.normal = piece.normal;
+                out.distance = piece.distance - reach + inMaxDistance - toleranceA - toleranceB;
+                out.pointOnB = piece.pointOnB + (marginB + toleranceB) * piece.normal;
+                out.feature0 = piecesA.FeatureAt(pieceA, piece.pointOnB + piece.distance * piece.normal);
+                if (piecesB)
+                    out.feature1 = piecesB->FeatureAt(pieceB, piece.pointOnB);
+                ioContacts.push_back(out);
+            }
+            madeSurface = madeSurface || !pieceContacts.empty();
+        }
     }
     // Crossing surfaces fall back to their proxy contacts only where nothing else holds the bodies apart: a
     // chair's leg in a slab's dent crosses it at the rim while its foot rests on it.
@@ -319,8 +557,11 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     if (madeSurface || quiet.empty() || kind == EOtherShape::Plane)
         return;
     const std::size_t first = ioContacts.size();
-    for (const PairContact& contact : quiet)
+    for (std::size_t i = 0; i < quiet.size(); ++i)
     {
+        const PairContact& contact = quiet[i];
+        if (quietApart[i] != 0)
+            continue; // its box is apart from the primitive: no triangle of it meets the primitive
         const PatchView view = PlaceProxyPatch(shapeA, bodyA, contact.feature0.node, scratchA);
         bool meets = false;
         UsePrimitive(*other, kind, transformB,
@@ -388,17 +629,38 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
         stages.featuresMs += timer.Lap();
         return;
     }
-    GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);
-    stages.descentMs += timer.Lap();
-    if (surface)
+    if (!surface)
     {
-        double placeMs = 0.0;
-        ProxiesToSurface(inA, inB, inMaxDistance, inSurfaceReach, outContacts, first, ioStats, placeMs);
-        stages.placeMs += placeMs;
-        stages.featuresMs += timer.Lap() - placeMs;
+        GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);
+        stages.descentMs += timer.Lap();
+        AtRestRadii(shapeA, shapeB, inMaxDistance, outContacts, first);
+        return;
+    }
+    // The surface model: two deformables with pieces descend to their contact cut by boxes; anything else
+    // descends to the proxies by spheres. Then the proxies' triangles and the pieces' boxes make the contacts.
+    thread_local PieceScratch scratchA, scratchB;
+    const DeformedBody bodyA = shapeA.QueryView(inA.getWorldTransform());
+    PieceSide piecesA(shapeA, bodyA, scratchA);
+    std::optional<PieceSide> piecesB;
+    if (shapeB != nullptr)
+        piecesB.emplace(*shapeB, shapeB->QueryView(inB.getWorldTransform()), scratchB);
+    thread_local CutPairs cut;
+    cut.Clear();
+    if (piecesB && piecesA.Available() && piecesB->Available())
+    {
+        const double gap = inMaxDistance + double(shapeA.getMargin()) + double(shapeB->getMargin()) +
+                           piecesA.Tolerance() + piecesB->Tolerance();
+        DescendToCut(piecesA, *piecesB, gap, cut, ioStats);
+        AppendCutProxyContacts(inA, inB, inMaxDistance, cut.proxies, outContacts, ioStats);
     }
     else
-        AtRestRadii(shapeA, shapeB, inMaxDistance, outContacts, first);
+        GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);
+    stages.descentMs += timer.Lap();
+    double placeMs = 0.0;
+    ProxiesToSurface(inA, inB, inMaxDistance, inSurfaceReach, outContacts, first, ioStats, placeMs, piecesA,
+                     piecesB ? &*piecesB : nullptr, cut.pieces);
+    stages.placeMs += placeMs;
+    stages.featuresMs += timer.Lap() - placeMs;
 }
 
 namespace

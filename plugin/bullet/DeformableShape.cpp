@@ -1,6 +1,7 @@
 // DeformableShape: the btConcaveShape face of a reduced deformable body (bounds, triangles, inertia, scaling)
 // and the body's deformation state (q through the modal dynamics, contact impulses into generalised ones).
 
+#include "core/ContactPieces.h"
 #include "core/SurfaceCache.h"
 
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
@@ -70,6 +71,9 @@ const DeformableShapeSettings& CheckedSettings(const DeformableShapeSettings& in
                     " kg, got " + std::to_string(inSettings.mass));
     if (inSettings.maxManifoldsPerPair == 0)
         throw Error("deformable shape maxManifoldsPerPair must be at least 1");
+    if (!std::isfinite(inSettings.pieceTolerance) || inSettings.pieceTolerance < 0.0)
+        throw Error("deformable shape pieceTolerance must be non-negative and finite, got " +
+                    std::to_string(inSettings.pieceTolerance));
     if (!std::isfinite(inSettings.pairCacheSkin) || inSettings.pairCacheSkin < 0.0)
         throw Error("deformable shape pairCacheSkin must be non-negative and finite, got " +
                     std::to_string(inSettings.pairCacheSkin));
@@ -254,8 +258,14 @@ void DeformableShape::ApplySettings(const DeformableShapeSettings& inSettings)
     // The surface model's patches follow the proxy level; kept when a body switches to the proxies model (a
     // switch back costs nothing then).
     if (inSettings.contacts == EContactModel::Surface || mPatches)
+    {
         if (!mPatches || &mPatches->Proxies() != &mState.Proxies())
             mPatches = mAsset->Patches(mState.Proxies().Level());
+        if (!mSurfaceBoxes)
+            mSurfaceBoxes = mAsset->Boxes();
+        if (!mPieces || mPieces->NodeCount() != mState.Tree().LevelEnd(mState.Proxies().Level() + cPieceLevelsBelow))
+            mPieces = mAsset->Pieces(mState.Proxies().Level());
+    }
     mSettings = inSettings;
 }
 

@@ -1,3 +1,5 @@
+#include "ContactPieces.h"
+
 #include <bdt/core/DeformableAsset.h>
 #include <bdt/core/Error.h>
 
@@ -29,6 +31,7 @@ std::shared_ptr<const DeformableAsset> DeformableAsset::Create(std::shared_ptr<c
             asset->mTreeTriangleOf[order[tree]] = tree;
     asset->mProxies.resize(inTree->LevelCount());
     asset->mPatches.resize(inTree->LevelCount());
+    asset->mPieces.resize(inTree->LevelCount());
     asset->mTree = std::move(inTree);
     return asset;
 }
@@ -63,6 +66,19 @@ std::shared_ptr<const BDAabbTree> DeformableAsset::Boxes() const
     return mBoxes;
 }
 
+std::shared_ptr<const ContactPieces> DeformableAsset::Pieces(std::uint32_t inLevel) const
+{
+    const std::uint32_t level = std::min(inLevel, mTree->LevelCount() - 1);
+    const bool closed = Patches(level)->Closed();
+    std::shared_ptr<const BDAabbTree> boxes = Boxes();
+    const std::lock_guard<std::mutex> lock(mMutex);
+    std::shared_ptr<const ContactPieces>& pieces = mPieces[level];
+    if (!pieces)
+        pieces = std::make_shared<const ContactPieces>(std::move(boxes), mTree->LevelEnd(level + cPieceLevelsBelow),
+                                                       level, closed);
+    return pieces;
+}
+
 std::size_t DeformableAsset::MemoryBytes() const
 {
     std::size_t bytes = mTree->MemoryBytes();
@@ -75,6 +91,9 @@ std::size_t DeformableAsset::MemoryBytes() const
     for (const std::shared_ptr<const ProxyPatches>& patches : mPatches)
         if (patches)
             bytes += patches->MemoryBytes();
+    for (const std::shared_ptr<const ContactPieces>& pieces : mPieces)
+        if (pieces)
+            bytes += pieces->MemoryBytes();
     return bytes;
 }
 

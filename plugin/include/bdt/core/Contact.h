@@ -74,6 +74,9 @@ struct QueryStats
     /// Proxy pairs of two deformables found beyond the pair's contact breaking threshold and kept as sphere
     /// contacts (the surface model's speculative reach).
     std::uint64_t speculativePairs = 0;
+    /// Surface model: pairs of contact pieces collided as boxes (`DeformableShapeSettings::pieceTolerance`), and
+    /// the contacts they made.
+    std::uint64_t piecePairs = 0, pieceContacts = 0;
 
     /// Adds every counter of `inOther`.
     void Add(const QueryStats& inOther)
@@ -88,6 +91,8 @@ struct QueryStats
         patchesMade += inOther.patchesMade;
         patchesReused += inOther.patchesReused;
         speculativePairs += inOther.speculativePairs;
+        piecePairs += inOther.piecePairs;
+        pieceContacts += inOther.pieceContacts;
     }
 };
 

@@ -17,6 +17,8 @@
 namespace bdt
 {
 
+class ContactPieces;
+
 /// Everything the bodies of one model share, immutable once made: the BD-Tree (and through it the model),
 /// the rest shape's mass properties, the modal integrals, and the proxy levels (§3.4) built so far.
 /// Thousands of bodies hold one `std::shared_ptr<const DeformableAsset>`; per-body state lives elsewhere
@@ -65,6 +67,11 @@ public:
     /// bytes a node) and kept: for bodies that cull their narrowphase with boxes. Thread-safe.
     std::shared_ptr<const BDAabbTree> Boxes() const;
 
+    /// The surface model's contact pieces of the nodes down to level `inLevel` (clamped as `Proxies`): the nodes
+    /// whose triangles are the outside of a box (plugin internal, `ContactPieces`). Built on first request in
+    /// O(T · levels) with the box rows and kept. Thread-safe.
+    std::shared_ptr<const ContactPieces> Pieces(std::uint32_t inLevel) const;
+
     /// Bytes held by the tree, the model and the proxy levels built so far (takes the cache's mutex).
     std::size_t MemoryBytes() const;
 
@@ -80,6 +87,7 @@ private:
     mutable std::mutex mMutex;
     mutable std::vector<std::shared_ptr<const ContactProxies>> mProxies; // index: level
     mutable std::vector<std::shared_ptr<const ProxyPatches>> mPatches; // index: level
+    mutable std::vector<std::shared_ptr<const ContactPieces>> mPieces; // index: level
     mutable std::shared_ptr<const BDAabbTree> mBoxes;
 };
 

@@ -1,0 +1,247 @@
+#include "SurfacePieces.h"
+
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/BDAabbTree.h>
+
+#include "core/TriangleGeometry.h"
+
+#include <limits>
+
+namespace bdt
+{
+
+PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody, PieceScratch& ioScratch)
+    : mShape(inShape), mBody(inBody), mScratch(ioScratch)
+{
+    for (const std::uint32_t node : mScratch.touched)
+        mScratch.usable[node] = mScratch.covered[node] = mScratch.boxed[node] = 0;
+    mScratch.touched.clear();
+    const ContactPieces* pieces = inShape.Pieces();
+    mTolerance = inShape.Settings().pieceTolerance;
+    if (pieces == nullptr || pieces->PieceCount() + pieces->FacetCount() == 0 || !(mTolerance > 0.0) ||
+        &pieces->Boxes().Tree() != &inBody.state->Tree())
+        return;
+    mPieces = pieces;
+    const std::span<const float> q = inBody.state->Q();
+    mQq.resize(8 * q.size());
+    MakeBoxUpdateInput(q, mQq.data());
+    if (mScratch.usable.size() < pieces->NodeCount())
+    {
+        mScratch.usable.resize(pieces->NodeCount(), 0);
+        mScratch.covered.resize(pieces->NodeCount(), 0);
+        mScratch.boxed.resize(pieces->NodeCount(), 0);
+        mScratch.boxes.resize(pieces->NodeCount());
+    }
+}
+
+void PieceSide::Touch(std::uint32_t inNode)
+{
+    if (mScratch.usable[inNode] == 0 && mScratch.covered[inNode] == 0 && mScratch.boxed[inNode] == 0)
+        mScratch.touched.push_back(inNode);
+}
+
+Vec3d PieceSide::RestCentre(std::uint32_t inNode) const
+{
+    UpdatedBox box;
+    UpdateBox(mPieces->Boxes().Row(inNode), mQq.data(), mPieces->Boxes().ModeCount(), box);
+    return Vec3d(box.center[0], box.center[1], box.center[2]);
+}
+
+bool PieceSide::WithinTolerance(std::uint32_t inNode)
+{
+    if (mScratch.usable[inNode] == 0)
+    {
+        const float* row = mPieces->Boxes().Row(inNode);
+        UpdatedBox box;
+        UpdateBox(row, mQq.data(), mPieces->Boxes().ModeCount(), box);
+        double growth = 0.0;
+        for (int k = 0; k < 3; ++k)
+            growth += std::max(0.0, double(box.halfExtents[k]) - double(row[4 + k]));
+        Touch(inNode);
+        mScratch.usable[inNode] = mBody.scale * growth <= mTolerance ? 2 : 1;
+    }
+    return mScratch.usable[inNode] == 2;
+}
+
+bool PieceSide::Usable(std::uint32_t inNode)
+{
+    return mPieces->Piece(inNode).IsPiece() && WithinTolerance(inNode);
+}
+
+std::span<const std::uint32_t> PieceSide::IdsOf(std::uint32_t inNode, ECut inCut)
+{
+    mIds.clear();
+    if (inCut == ECut::Piece)
+        mIds.push_back(inNode);
+    else if (inCut == ECut::Facets)
+        for (const std::uint32_t facet : mPieces->Facets(inNode))
+            mIds.push_back(mPieces->NodeCount() + facet);
+    return mIds;
+}
+
+bool PieceSide::Covered(std::uint32_t inProxy, bool inCollect)
+{
+    if (!inCollect && mScratch.covered[inProxy] != 0)
+        return mScratch.covered[inProxy] == 2;
+    const BDTree& tree = mBody.state->Tree();
+    const std::size_t first = mList.size();
+    bool covered = true;
+    mStack.assign(1, inProxy);
+    while (!mStack.empty() && covered)
+    {
+        const std::uint32_t node = mStack.back();
+        mStack.pop_back();
+        if (Usable(node))
+        {
+            if (inCollect)
+                mList.push_back(node);
+            continue;
+        }
+        const BDTreeNode& n = tree.Node(node);
+        if (n.IsLeaf() || n.firstChild + 1 >= mPieces->NodeCount())
+            covered = false;
+        else
+        {
+            mStack.push_back(n.firstChild + 1);
+            mStack.push_back(n.firstChild);
+        }
+    }
+    if (!covered)
+        mList.resize(first);
+    Touch(inProxy);
+    mScratch.covered[inProxy] = covered ? 2 : 1;
+    return covered;
+}
+
+std::span<const std::uint32_t> PieceSide::PiecesOf(std::uint32_t inProxy)
+{
+    mList.clear();
+    if (mPieces == nullptr || inProxy >= mPieces->NodeCount())
+        return {};
+    // The proxy's ancestors, coarsest first: the first usable piece among them.
+    std::uint32_t chain[64];
+    std::uint32_t length = 0;
+    for (std::uint32_t node = inProxy; node != cNoIndex && length < 64; node = mPieces->Parent(node))
+        chain[length++] = node;
+    for (std::uint32_t i = length; i-- > 0;)
+        if (Usable(chain[i]))
+        {
+            mList.push_back(chain[i]);
+            return mList;
+        }
+    // Else its facets, or the usable pieces below it that cover it.
+    if (!mPieces->Facets(inProxy).empty() && WithinTolerance(inProxy))
+    {
+        for (const std::uint32_t facet : mPieces->Facets(inProxy))
+            mList.push_back(mPieces->NodeCount() + facet);
+        return mList;
+    }
+    Covered(inProxy, true);
+    return mList;
+}
+
+PieceSide::ECut PieceSide::Cut(std::uint32_t inNode)
+{
+    if (mPieces->Piece(inNode).inside)
+        return ECut::Empty;
+    if (Usable(inNode))
+        return ECut::Piece;
+    const ContactProxies& proxies = mBody.state->Proxies();
+    if (mBody.state->Tree().Node(inNode).level < proxies.Level() && !proxies.IsProxy(inNode))
+        return ECut::Inner;
+    if (proxies.IsProxy(inNode))
+    {
+        if (!mPieces->Facets(inNode).empty() && WithinTolerance(inNode))
+            return ECut::Facets;
+        return Covered(inNode, false) ? ECut::Inner : ECut::Exact;
+    }
+    return ECut::Inner; // below a covered proxy: pieces further down
+}
+
+const WorldBox& PieceSide::Box(std::uint32_t inNode)
+{
+    if (mScratch.boxed[inNode] == 0)
+    {
+        UpdatedBox box;
+        UpdateBox(mPieces->Boxes().Row(inNode), mQq.data(), mPieces->Boxes().ModeCount(), box);
+        WorldBox& world = mScratch.boxes[inNode];
+        world.center = mBody.pose.Apply(mBody.scale * Vec3d(box.center[0], box.center[1], box.center[2]));
+        world.halfExtents = mBody.scale * Vec3d(box.halfExtents[0], box.halfExtents[1], box.halfExtents[2]);
+        Touch(inNode);
+        mScratch.boxed[inNode] = 1;
+    }
+    return mScratch.boxes[inNode];
+}
+
+std::uint32_t PieceSide::ProxyAbove(std::uint32_t inNode) const
+{
+    const std::uint32_t level = mBody.state->Proxies().Level();
+    std::uint32_t node = inNode;
+    while (mBody.state->Tree().Node(node).level > level)
+        node = mPieces->Parent(node);
+    return node;
+}
+
+PlacedPiece PieceSide::Place(std::uint32_t inPiece) const
+{
+    PlacedPiece placed;
+    if (inPiece >= mPieces->NodeCount())
+    {
+        const ContactFacet& facet = mPieces->Facet(inPiece - mPieces->NodeCount());
+        placed.center = mBody.pose.Apply(mBody.scale * (RestCentre(facet.node) + facet.offset.cast<double>()));
+        placed.axes = mBody.pose.rotation * facet.axes.cast<double>();
+        placed.halfExtents = mBody.scale * facet.halfExtents.cast<double>();
+        placed.realFaces = 0x02; // the outward face, +axis 0
+        return placed;
+    }
+    const ContactPiece& piece = mPieces->Piece(inPiece);
+    placed.center = mBody.pose.Apply(mBody.scale * (RestCentre(inPiece) + piece.offset.cast<double>()));
+    placed.axes = mBody.pose.rotation;
+    placed.halfExtents = mBody.scale * piece.halfExtents.cast<double>();
+    placed.realFaces = piece.realFaces;
+    return placed;
+}
+
+ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint) const
+{
+    // Back to the rest frame, the piece's modal motion (its node's box centre's) undone.
+    const bool facet = inPiece >= mPieces->NodeCount();
+    const std::uint32_t node = facet ? mPieces->Facet(inPiece - mPieces->NodeCount()).node : inPiece;
+    const float* row = mPieces->Boxes().Row(node);
+    const Vec3d motion = RestCentre(node) - Vec3d(row[0], row[1], row[2]);
+    const Vec3d rest = mBody.pose.ApplyInverse(inPoint) / mBody.scale - motion;
+    ContactFeature feature;
+    if (facet)
+    {
+        // The facet's triangle nearest the point.
+        const ContactFacet& f = mPieces->Facet(inPiece - mPieces->NodeCount());
+        const Model& model = mBody.state->Tree().GetModel();
+        double best = std::numeric_limits<double>::infinity();
+        for (const std::uint32_t t : mPieces->FacetTriangles().subspan(f.firstTriangle, f.triangleCount))
+        {
+            const Triangle& triangle = model.Triangles()[t];
+            const Vec3d corners[3] = {model.Positions()[triangle[0]].cast<double>(),
+                                      model.Positions()[triangle[1]].cast<double>(),
+                                      model.Positions()[triangle[2]].cast<double>()};
+            const Vec3d bary = ClosestBarycentric(rest, corners);
+            const double gap2 = (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - rest).squaredNorm();
+            if (gap2 < best)
+            {
+                best = gap2;
+                feature.triangle = t;
+                feature.barycentric = bary;
+            }
+        }
+        feature.node = node;
+        return feature;
+    }
+    std::uint32_t proxy = cNoIndex;
+    feature.triangle =
+        mPieces->LocateTriangle(inPiece, rest, mBody.state->Proxies().Level(), feature.barycentric, proxy);
+    // The proxy holding it (the one above the piece if the piece lies below the proxies).
+    feature.node = mBody.state->Tree().Node(inPiece).level > mBody.state->Proxies().Level() ? ProxyAbove(inPiece)
+                                                                                              : proxy;
+    return feature;
+}
+
+} // namespace bdt

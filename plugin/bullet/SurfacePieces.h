@@ -1,0 +1,104 @@
+#pragma once
+
+// The surface model's contact pieces on one side of a pair (`ContactPieces`): which of a body's pieces its
+// deformation leaves within its piece tolerance, where they stand in world, and which triangle of the body a
+// contact on one of them names. Private to plugin/bullet.
+
+#include "core/ContactPieces.h"
+#include "core/PieceContacts.h"
+#include "core/RegionBounds.h"
+
+#include <bdt/bullet/ContactFeature.h>
+#include <bdt/core/TreeQueries.h>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bdt
+{
+
+class DeformableShape;
+
+/// Per-node values a `PieceSide` works out during one query, kept by the thread for the next (only the nodes
+/// touched are reset).
+struct PieceScratch
+{
+    std::vector<std::uint8_t> usable;  ///< 0 not yet decided, 1 no, 2 yes.
+    std::vector<std::uint8_t> covered; ///< 0 not yet decided, 1 no, 2 yes.
+    std::vector<std::uint8_t> boxed;   ///< 1 when `boxes` holds the node's box.
+    std::vector<WorldBox> boxes;
+    std::vector<std::uint32_t> touched;
+};
+
+/// One deformable body's pieces for one pair query, on one thread: the piece each proxy collides as, if any.
+/// Works in `ioScratch` (the thread's own, reset here).
+class PieceSide
+{
+public:
+    /// Where a node stands in the body's contact cut for the query.
+    enum class ECut : std::uint8_t
+    {
+        Piece,  ///< A piece within the tolerance: collided as its box.
+        Facets, ///< A proxy within the tolerance that is not a piece: collided as its facets.
+        Exact,  ///< A proxy no piece covers: collided as its triangles.
+        Empty,  ///< Every triangle under it lies inside the body: nothing to collide.
+        Inner, ///< Neither: the descent goes on below it.
+    };
+
+    PieceSide(const DeformableShape& inShape, const DeformedBody& inBody, PieceScratch& ioScratch);
+
+    /// Whether the body has pieces and a tolerance to use them with.
+    bool Available() const { return mPieces != nullptr; }
+    /// The body's piece tolerance (m, world): contacts on its pieces are reported this much nearer.
+    double Tolerance() const { return mTolerance; }
+
+    /// The pieces proxy `inProxy` collides as: the coarsest piece holding it whose deformation bound is
+    /// within the tolerance (the BD-AABB growth ΔBᵀ|q|, §3.5, summed over the axes: it bounds how far along any
+    /// direction a deformed vertex of the piece can stand off its rest box moved by the box centre's motion),
+    /// or else the pieces within the tolerance below it that cover it, down to `cPieceLevelsBelow` levels
+    /// under the proxies. Empty if there are none such (the proxy collides as its triangles). Valid until the
+    /// next call.
+    std::span<const std::uint32_t> PiecesOf(std::uint32_t inProxy);
+
+    /// The piece ids of node `inNode` standing in the cut as `inCut` (`Piece` or `Facets`): the node itself, or
+    /// its facets (`ContactPieces::Facets`, numbered from `ContactPieces::NodeCount`). Valid until the next call.
+    std::span<const std::uint32_t> IdsOf(std::uint32_t inNode, ECut inCut);
+
+    /// Piece `inPiece`'s box in world (a node's box, or a facet's): its rest box moved by the modes (the
+    /// BD-AABB centre's Ū q) and placed.
+    PlacedPiece Place(std::uint32_t inPiece) const;
+
+    /// Where the world point `inPoint` on piece `inPiece`'s box lies on the body: the triangle under the piece
+    /// nearest it at rest (after undoing the piece's modal motion), the barycentric coordinates of the nearest
+    /// point on it, and the proxy holding that triangle.
+    ContactFeature FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint) const;
+
+    /// Whether every triangle under node `inNode` lies inside the body (`ContactPiece::inside`).
+    bool Inside(std::uint32_t inNode) const { return mPieces != nullptr && mPieces->Piece(inNode).inside; }
+    /// Where node `inNode` stands in the contact cut, for a descent that reached it (no piece above it).
+    ECut Cut(std::uint32_t inNode);
+    /// Node `inNode`'s BD-AABB box in world at the current q (§3.5), computed once per query.
+    const WorldBox& Box(std::uint32_t inNode);
+    /// The proxy holding node `inNode` (the node itself at the proxy level, an ancestor below it).
+    std::uint32_t ProxyAbove(std::uint32_t inNode) const;
+    const DeformedBody& Body() const { return mBody; }
+
+private:
+    bool Usable(std::uint32_t inNode);
+    bool WithinTolerance(std::uint32_t inNode); ///< The node's BD-AABB growth is within the tolerance.
+    /// Whether usable pieces below proxy `inProxy` (down to `cPieceLevelsBelow` levels) cover it, appended to
+    /// `mList` when `inCollect`.
+    bool Covered(std::uint32_t inProxy, bool inCollect);
+    Vec3d RestCentre(std::uint32_t inNode) const; ///< The BD-AABB centre at the current q, rest frame.
+    void Touch(std::uint32_t inNode);
+
+    const DeformableShape& mShape;
+    DeformedBody mBody;
+    const ContactPieces* mPieces = nullptr;
+    double mTolerance = 0.0;
+    std::vector<float> mQq;
+    PieceScratch& mScratch;
+    std::vector<std::uint32_t> mList, mStack, mIds;
+};
+
+} // namespace bdt

@@ -1,0 +1,417 @@
+#include "PieceContacts.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace bdt
+{
+
+namespace
+{
+
+// A direction leaves a face's plane (counts as facing it) beyond this cosine: below it, the face is edge-on.
+constexpr double cTilt = 1e-6;
+// Edge axes of nearly parallel edges (|a × b| below this) are left out: the face axes decide those pairs.
+constexpr double cParallelEdges = 1e-6;
+
+bool Real(const PlacedPiece& inPiece, int inAxis, double inSide)
+{
+    return ((inPiece.realFaces >> (2 * inAxis + (inSide > 0.0 ? 1 : 0))) & 1u) != 0;
+}
+
+double Sign(double inValue)
+{
+    return inValue < 0.0 ? -1.0 : 1.0;
+}
+
+// Whether the piece meets direction `inDirection` (unit, world) with a real face: one of the faces whose
+// outward normal leans into it is real.
+bool RealAlong(const PlacedPiece& inPiece, const Vec3d& inDirection)
+{
+    for (int k = 0; k < 3; ++k)
+    {
+        const double along = inDirection.dot(inPiece.axes.col(k));
+        if (std::abs(along) > cTilt && Real(inPiece, k, along))
+            return true;
+    }
+    return false;
+}
+
+// Whether the piece's edge along axis `inAxis` that lies furthest along `inDirection` is real: both its faces
+// are.
+bool RealEdgeAlong(const PlacedPiece& inPiece, int inAxis, const Vec3d& inDirection)
+{
+    for (int k = 0; k < 3; ++k)
+        if (k != inAxis && !Real(inPiece, k, inDirection.dot(inPiece.axes.col(k))))
+            return false;
+    return true;
+}
+
+// The separating axis chosen for a contact: the normal (B to A), the separation along it, and what it is.
+struct Axis
+{
+    enum class EKind : std::uint8_t
+    {
+        None,
+        FaceA, ///< A's face `indexA` on side `side` is the reference.
+        FaceB, ///< B's face `indexB` on side `side`.
+        Edges, ///< A's edge along `indexA` against B's along `indexB`.
+    };
+    EKind kind = EKind::None;
+    int indexA = 0, indexB = 0;
+    double side = 1.0;
+    Vec3d normal = Vec3d::UnitY();
+    double separation = -std::numeric_limits<double>::infinity();
+};
+
+// The corners of a piece's face (axis k, side σ), in order around it.
+std::array<Vec3d, 4> FaceCorners(const PlacedPiece& inPiece, int inAxis, double inSide)
+{
+    const int k1 = (inAxis + 1) % 3, k2 = (inAxis + 2) % 3;
+    const Vec3d centre = inPiece.center + inSide * inPiece.halfExtents[inAxis] * inPiece.axes.col(inAxis);
+    const Vec3d u = inPiece.halfExtents[k1] * inPiece.axes.col(k1);
+    const Vec3d v = inPiece.halfExtents[k2] * inPiece.axes.col(k2);
+    return {centre - u - v, centre + u - v, centre + u + v, centre - u + v};
+}
+
+// Clips the polygon `ioPolygon` to the slab |(x − centre)·axis| ≤ half (Sutherland–Hodgman, both sides).
+void ClipToSlab(std::vector<Vec3d>& ioPolygon, const Vec3d& inCentre, const Vec3d& inAxis, double inHalf)
+{
+    thread_local std::vector<Vec3d> clipped;
+    for (const double side : {-1.0, 1.0})
+    {
+        clipped.clear();
+        const std::size_t count = ioPolygon.size();
+        for (std::size_t i = 0; i < count; ++i)
+        {
+            const Vec3d& p = ioPolygon[i];
+            const Vec3d& q = ioPolygon[(i + 1) % count];
+            // Inside when side·(x − centre)·axis ≤ half.
+            const double dp = side * (p - inCentre).dot(inAxis) - inHalf;
+            const double dq = side * (q - inCentre).dot(inAxis) - inHalf;
+            if (dp <= 0.0)
+                clipped.push_back(p);
+            if ((dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0))
+                clipped.push_back(p + (dp / (dp - dq)) * (q - p));
+        }
+        ioPolygon.swap(clipped);
+        if (ioPolygon.empty())
+            return;
+    }
+}
+
+// Keeps at most `cPieceContactPoints` of the contacts from `inFirst` on: the deepest, the one furthest from
+// it, then those furthest from the ones kept.
+void Reduce(std::vector<PieceContact>& ioContacts, std::size_t inFirst)
+{
+    const std::size_t count = ioContacts.size() - inFirst;
+    if (count <= cPieceContactPoints)
+        return;
+    std::array<PieceContact, cPieceContactPoints> kept;
+    std::size_t deepest = inFirst;
+    for (std::size_t i = inFirst; i < ioContacts.size(); ++i)
+        if (ioContacts[i].distance < ioContacts[deepest].distance)
+            deepest = i;
+    kept[0] = ioContacts[deepest];
+    for (std::size_t k = 1; k < cPieceContactPoints; ++k)
+    {
+        std::size_t best = inFirst;
+        double bestDistance = -1.0;
+        for (std::size_t i = inFirst; i < ioContacts.size(); ++i)
+        {
+            double nearest = std::numeric_limits<double>::infinity();
+            for (std::size_t j = 0; j < k; ++j)
+                nearest = std::min(nearest, (ioContacts[i].pointOnB - kept[j].pointOnB).squaredNorm());
+            if (nearest > bestDistance)
+            {
+                bestDistance = nearest;
+                best = i;
+            }
+        }
+        kept[k] = ioContacts[best];
+    }
+    ioContacts.resize(inFirst);
+    ioContacts.insert(ioContacts.end(), kept.begin(), kept.end());
+}
+
+// The points of a face contact: each real face of `inIncident` that faces the reference face (axis k, side σ)
+// of `inReference`, clipped to it. `inReferenceIsA`: the reference face is A's (the points lie on B), else
+// B's (the points lie on A, and are projected onto B's face for `pointOnB`).
+void FacePoints(const PlacedPiece& inReference, int inAxis, double inSide, const PlacedPiece& inIncident,
+                bool inReferenceIsA, double inReach, std::vector<PieceContact>& outContacts)
+{
+    const Vec3d outward = inSide * inReference.axes.col(inAxis);
+    const double half = inReference.halfExtents[inAxis];
+    const int k1 = (inAxis + 1) % 3, k2 = (inAxis + 2) % 3;
+    const std::size_t first = outContacts.size();
+    thread_local std::vector<Vec3d> polygon;
+    for (int j = 0; j < 3; ++j)
+    {
+        const double facing = inIncident.axes.col(j).dot(outward);
+        if (std::abs(facing) <= cTilt)
+            continue;
+        const double side = -Sign(facing); // the incident face whose outward normal opposes the reference's
+        if (!Real(inIncident, j, side))
+            continue;
+        const std::array<Vec3d, 4> corners = FaceCorners(inIncident, j, side);
+        polygon.assign(corners.begin(), corners.end());
+        ClipToSlab(polygon, inReference.center, inReference.axes.col(k1), inReference.halfExtents[k1]);
+        if (!polygon.empty())
+            ClipToSlab(polygon, inReference.center, inReference.axes.col(k2), inReference.halfExtents[k2]);
+        for (const Vec3d& point : polygon)
+        {
+            const double separation = outward.dot(point - inReference.center) - half;
+            if (separation > inReach)
+                continue;
+            PieceContact contact;
+            if (inReferenceIsA)
+            {
+                contact.normal = -outward;
+                contact.pointOnB = point;
+            }
+            else
+            {
+                contact.normal = outward;
+                contact.pointOnB = point - separation * outward;
+            }
+            contact.distance = separation;
+            outContacts.push_back(contact);
+        }
+    }
+    Reduce(outContacts, first);
+}
+
+// The closest points of segments [p0, p1] and [q0, q1].
+void ClosestOnSegments(const Vec3d& inP0, const Vec3d& inP1, const Vec3d& inQ0, const Vec3d& inQ1, Vec3d& outP,
+                       Vec3d& outQ)
+{
+    const Vec3d d1 = inP1 - inP0, d2 = inQ1 - inQ0, r = inP0 - inQ0;
+    const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
+    double s = 0.0, t = 0.0;
+    if (a <= 0.0 && e <= 0.0)
+    {
+        outP = inP0;
+        outQ = inQ0;
+        return;
+    }
+    if (a <= 0.0)
+        t = std::clamp(f / e, 0.0, 1.0);
+    else
+    {
+        const double c = d1.dot(r);
+        if (e <= 0.0)
+            s = std::clamp(-c / a, 0.0, 1.0);
+        else
+        {
+            const double b = d1.dot(d2), denominator = a * e - b * b;
+            s = denominator > 0.0 ? std::clamp((b * f - c * e) / denominator, 0.0, 1.0) : 0.0;
+            t = (b * s + f) / e;
+            if (t < 0.0)
+            {
+                t = 0.0;
+                s = std::clamp(-c / a, 0.0, 1.0);
+            }
+            else if (t > 1.0)
+            {
+                t = 1.0;
+                s = std::clamp((b - c) / a, 0.0, 1.0);
+            }
+        }
+    }
+    outP = inP0 + s * d1;
+    outQ = inQ0 + t * d2;
+}
+
+// The piece's edge along axis `inAxis` furthest along `inDirection`: its two ends.
+void EdgeAlong(const PlacedPiece& inPiece, int inAxis, const Vec3d& inDirection, Vec3d& outA, Vec3d& outB)
+{
+    Vec3d centre = inPiece.center;
+    for (int k = 0; k < 3; ++k)
+        if (k != inAxis)
+            centre += Sign(inDirection.dot(inPiece.axes.col(k))) * inPiece.halfExtents[k] * inPiece.axes.col(k);
+    const Vec3d along = inPiece.halfExtents[inAxis] * inPiece.axes.col(inAxis);
+    outA = centre - along;
+    outB = centre + along;
+}
+
+} // namespace
+
+void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReach,
+                   std::vector<PieceContact>& outContacts)
+{
+    const Mat3d& a = inA.axes;
+    const Mat3d& b = inB.axes;
+    const Vec3d& ha = inA.halfExtents;
+    const Vec3d& hb = inB.halfExtents;
+    const Vec3d offset = inB.center - inA.center;
+    const Vec3d t = a.transpose() * offset; // B's centre in A's axes
+    const Mat3d r = a.transpose() * b;      // B's axes in A's axes
+    const Mat3d absR = r.cwiseAbs().array() + 1e-12;
+    const Vec3d u = r.transpose() * t; // B's centre from A's, in B's axes
+    Axis best;
+    const auto consider = [&](Axis::EKind inKind, int inIndexA, int inIndexB, double inSide, const Vec3d& inNormal,
+                              double inSeparation, bool inAllowed)
+    {
+        if (inSeparation > inReach)
+            return false; // apart
+        if (inAllowed && inSeparation > best.separation)
+            best = {inKind, inIndexA, inIndexB, inSide, inNormal, inSeparation};
+        return true;
+    };
+    for (int i = 0; i < 3; ++i)
+    {
+        const double side = Sign(t[i]); // B lies on this side of A
+        const Vec3d normal = -side * a.col(i);
+        const double separation = std::abs(t[i]) - ha[i] - absR.row(i).dot(hb);
+        if (!consider(Axis::EKind::FaceA, i, 0, side, normal, separation,
+                      Real(inA, i, side) && RealAlong(inB, normal)))
+            return;
+    }
+    for (int j = 0; j < 3; ++j)
+    {
+        const double side = -Sign(u[j]); // A lies on this side of B
+        const Vec3d normal = side * b.col(j);
+        const double separation = std::abs(u[j]) - hb[j] - absR.col(j).dot(ha);
+        if (!consider(Axis::EKind::FaceB, 0, j, side, normal, separation,
+                      Real(inB, j, side) && RealAlong(inA, -normal)))
+            return;
+    }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+        {
+            const Vec3d cross = a.col(i).cross(b.col(j));
+            const double length = cross.norm();
+            if (length < cParallelEdges)
+                continue;
+            const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            const double reachA = ha[i1] * absR(i2, j) + ha[i2] * absR(i1, j);
+            const double reachB = hb[j1] * absR(i, j2) + hb[j2] * absR(i, j1);
+            const double along = cross.dot(offset);
+            const double separation = (std::abs(along) - reachA - reachB) / length;
+            const Vec3d normal = -Sign(along) * cross / length; // from B towards A
+            if (!consider(Axis::EKind::Edges, i, j, 1.0, normal, separation,
+                          RealEdgeAlong(inA, i, -normal) && RealEdgeAlong(inB, j, normal)))
+                return;
+        }
+    switch (best.kind)
+    {
+    case Axis::EKind::None:
+        return;
+    case Axis::EKind::FaceA:
+        FacePoints(inA, best.indexA, best.side, inB, true, inReach, outContacts);
+        return;
+    case Axis::EKind::FaceB:
+        FacePoints(inB, best.indexB, best.side, inA, false, inReach, outContacts);
+        return;
+    case Axis::EKind::Edges:
+    {
+        Vec3d a0, a1, b0, b1, onA, onB;
+        EdgeAlong(inA, best.indexA, -best.normal, a0, a1);
+        EdgeAlong(inB, best.indexB, best.normal, b0, b1);
+        ClosestOnSegments(a0, a1, b0, b1, onA, onB);
+        PieceContact contact;
+        contact.normal = best.normal;
+        contact.pointOnB = onB;
+        // Along the axis: never more than the separation the test measured (the boxes' distance bound).
+        contact.distance = std::min(best.separation, best.normal.dot(onA - onB));
+        if (contact.distance <= inReach)
+            outContacts.push_back(contact);
+        return;
+    }
+    }
+}
+
+void CollidePieces(const PlacedPiece& inA, const Plane& inPlane, double inReach,
+                   std::vector<PieceContact>& outContacts)
+{
+    const std::size_t first = outContacts.size();
+    for (int corner = 0; corner < 8; ++corner)
+    {
+        Vec3d point = inA.center;
+        bool real = false;
+        for (int k = 0; k < 3; ++k)
+        {
+            const double side = (corner >> k) & 1 ? 1.0 : -1.0;
+            point += side * inA.halfExtents[k] * inA.axes.col(k);
+            // The corner's face along k faces the plane when its outward normal leans against the plane's.
+            if (side * inA.axes.col(k).dot(inPlane.normal) < -cTilt && Real(inA, k, side))
+                real = true;
+        }
+        const double height = inPlane.normal.dot(point) - inPlane.offset;
+        if (!real || height > inReach)
+            continue;
+        PieceContact contact;
+        contact.normal = inPlane.normal;
+        contact.distance = height;
+        contact.pointOnB = point - height * inPlane.normal;
+        outContacts.push_back(contact);
+    }
+    Reduce(outContacts, first);
+}
+
+void CollidePieces(const PlacedPiece& inA, const Sphere& inSphere, double inReach,
+                   std::vector<PieceContact>& outContacts)
+{
+    const Vec3d local = inA.axes.transpose() * (inSphere.center - inA.center);
+    Vec3d nearest = local;
+    for (int k = 0; k < 3; ++k)
+    {
+        const double h = inA.halfExtents[k];
+        if (local[k] > h && Real(inA, k, 1.0))
+            nearest[k] = h;
+        else if (local[k] < -h && Real(inA, k, -1.0))
+            nearest[k] = -h;
+    }
+    PieceContact contact;
+    const Vec3d delta = local - nearest;
+    const double length = delta.norm();
+    if (length > 0.0)
+    {
+        // The centre is outside a real face: the point on it nearest the centre.
+        const Vec3d away = inA.axes * (delta / length); // from A's point towards the centre
+        contact.normal = -away;
+        contact.distance = length - inSphere.radius;
+        contact.pointOnB = inSphere.center - inSphere.radius * away;
+    }
+    else
+    {
+        // Inside (or beyond cut faces only): out through the nearest real face.
+        int bestAxis = -1;
+        double bestSide = 1.0, bestDepth = std::numeric_limits<double>::infinity();
+        for (int k = 0; k < 3; ++k)
+            for (const double side : {-1.0, 1.0})
+                if (Real(inA, k, side))
+                {
+                    const double depth = inA.halfExtents[k] - side * local[k];
+                    if (depth < bestDepth)
+                    {
+                        bestDepth = depth;
+                        bestAxis = k;
+                        bestSide = side;
+                    }
+                }
+        if (bestAxis < 0)
+            return;
+        const Vec3d outward = bestSide * inA.axes.col(bestAxis);
+        contact.normal = -outward;
+        contact.distance = -bestDepth - inSphere.radius;
+        contact.pointOnB = inSphere.center - inSphere.radius * outward;
+    }
+    if (contact.distance <= inReach)
+        outContacts.push_back(contact);
+}
+
+void CollidePieces(const PlacedPiece& inA, const OrientedBox& inBox, double inReach,
+                   std::vector<PieceContact>& outContacts)
+{
+    PlacedPiece box;
+    box.center = inBox.pose.translation;
+    box.axes = inBox.pose.rotation;
+    box.halfExtents = inBox.halfExtents;
+    box.realFaces = 0x3f;
+    CollidePieces(inA, box, inReach, outContacts);
+}
+
+} // namespace bdt
