@@ -270,48 +270,6 @@ private:
     std::vector<float> mQq;
 };
 
-// Whether the box `inBox` (A's axes `inRotation`) is further than `inGap` from the primitive: then no
-// feature of the patch inside it comes within `inGap` of the primitive, in front of it or behind it.
-bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Plane& inPlane, double inGap)
-{
-    const double reach = (inRotation.transpose() * inPlane.normal).cwiseAbs().dot(inBox.halfExtents);
-    const double height = inPlane.normal.dot(inBox.center) - inPlane.offset;
-    return std::abs(height) > reach + inGap + 1e-9 * (reach + std::abs(inPlane.offset)) + 1e-12;
-}
-bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Sphere& inSphere, double inGap)
-{
-    const Vec3d local = inRotation.transpose() * (inSphere.center - inBox.center);
-    const Vec3d outside = (local.cwiseAbs() - inBox.halfExtents).cwiseMax(0.0);
-    const double slack = 1e-9 * (inSphere.radius + inBox.halfExtents.sum() + inSphere.center.cwiseAbs().maxCoeff());
-    return outside.norm() > inSphere.radius + inGap + slack;
-}
-bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const OrientedBox& inOther, double inGap)
-{
-    WorldBox grown = inBox;
-    grown.halfExtents.array() += inGap;
-    return !BoxOverlapTest(inRotation, inOther.pose.rotation)(grown, {inOther.pose.translation, inOther.halfExtents});
-}
-bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Capsule& inCapsule, double inGap)
-{
-    // The capsule's own box: along its segment and two directions across it.
-    const Vec3d axis = inCapsule.b - inCapsule.a;
-    const double length = axis.norm();
-    Mat3d frame = Mat3d::Identity();
-    if (length > 0.0)
-    {
-        const Vec3d u = axis / length;
-        const Vec3d v = (std::abs(u.x()) < 0.9 ? Vec3d::UnitX() : Vec3d::UnitY()).cross(u).normalized();
-        frame.col(0) = u;
-        frame.col(1) = v;
-        frame.col(2) = u.cross(v);
-    }
-    OrientedBox box;
-    box.pose.rotation = frame;
-    box.pose.translation = 0.5 * (inCapsule.a + inCapsule.b);
-    box.halfExtents = Vec3d(0.5 * length + inCapsule.radius, inCapsule.radius, inCapsule.radius);
-    return BoxApart(inBox, inRotation, box, inGap);
-}
-
 // The sphere contacts of the proxy pairs of a contact cut (`DescendToCut`) whose spheres overlap, as the sphere
 // descent gives them: A's sphere inflated by its margin and the band, B's by its margin, in ascending pairs.
 void AppendCutProxyContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
@@ -652,6 +610,31 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
                            piecesA.Tolerance() + piecesB->Tolerance();
         DescendToCut(piecesA, *piecesB, gap, cut, ioStats);
         AppendCutProxyContacts(inA, inB, inMaxDistance, cut.proxies, outContacts, ioStats);
+    }
+    else if (!piecesB && piecesA.Available() &&
+             (kind == EOtherShape::Plane || kind == EOtherShape::Sphere || kind == EOtherShape::Box))
+    {
+        const double gap = inMaxDistance + double(shapeA.getMargin()) + piecesA.Tolerance();
+        const DeformedBody inflated =
+            shapeA.QueryView(inA.getWorldTransform(), double(shapeA.getMargin()) + inMaxDistance);
+        thread_local std::vector<ProxyContact> proxyContacts;
+        proxyContacts.clear();
+        UsePrimitive(*inB.getCollisionShape(), kind, inB.getWorldTransform(),
+                     [&](const auto& inPrimitive)
+                     {
+                         if constexpr (!std::is_same_v<std::decay_t<decltype(inPrimitive)>, Capsule>)
+                         {
+                             DescendToCut(piecesA, inPrimitive, gap, cut, ioStats);
+                             for (const auto& [proxy, none] : cut.proxies)
+                                 if (const std::optional<ProxyContact> contact =
+                                         ProxyContactWith(inflated, proxy, inPrimitive))
+                                 {
+                                     proxyContacts.push_back(*contact);
+                                     ++ioStats.contacts;
+                                 }
+                         }
+                     });
+        AppendProxyContacts(proxyContacts, inMaxDistance, false, outContacts);
     }
     else
         GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);

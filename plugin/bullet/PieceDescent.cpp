@@ -60,6 +60,48 @@ void ProxiesMeeting(PieceSide& ioSide, std::uint32_t inPiece, const WorldBox& in
 
 } // namespace
 
+// Whether the box `inBox` (A's axes `inRotation`) is further than `inGap` from the primitive: then no
+// feature of the patch inside it comes within `inGap` of the primitive, in front of it or behind it.
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Plane& inPlane, double inGap)
+{
+    const double reach = (inRotation.transpose() * inPlane.normal).cwiseAbs().dot(inBox.halfExtents);
+    const double height = inPlane.normal.dot(inBox.center) - inPlane.offset;
+    return std::abs(height) > reach + inGap + 1e-9 * (reach + std::abs(inPlane.offset)) + 1e-12;
+}
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Sphere& inSphere, double inGap)
+{
+    const Vec3d local = inRotation.transpose() * (inSphere.center - inBox.center);
+    const Vec3d outside = (local.cwiseAbs() - inBox.halfExtents).cwiseMax(0.0);
+    const double slack = 1e-9 * (inSphere.radius + inBox.halfExtents.sum() + inSphere.center.cwiseAbs().maxCoeff());
+    return outside.norm() > inSphere.radius + inGap + slack;
+}
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const OrientedBox& inOther, double inGap)
+{
+    WorldBox grown = inBox;
+    grown.halfExtents.array() += inGap;
+    return !BoxOverlapTest(inRotation, inOther.pose.rotation)(grown, {inOther.pose.translation, inOther.halfExtents});
+}
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Capsule& inCapsule, double inGap)
+{
+    // The capsule's own box: along its segment and two directions across it.
+    const Vec3d axis = inCapsule.b - inCapsule.a;
+    const double length = axis.norm();
+    Mat3d frame = Mat3d::Identity();
+    if (length > 0.0)
+    {
+        const Vec3d u = axis / length;
+        const Vec3d v = (std::abs(u.x()) < 0.9 ? Vec3d::UnitX() : Vec3d::UnitY()).cross(u).normalized();
+        frame.col(0) = u;
+        frame.col(1) = v;
+        frame.col(2) = u.cross(v);
+    }
+    OrientedBox box;
+    box.pose.rotation = frame;
+    box.pose.translation = 0.5 * (inCapsule.a + inCapsule.b);
+    box.halfExtents = Vec3d(0.5 * length + inCapsule.radius, inCapsule.radius, inCapsule.radius);
+    return BoxApart(inBox, inRotation, box, inGap);
+}
+
 void DescendToCut(PieceSide& ioA, PieceSide& ioB, double inGap, CutPairs& outPairs, QueryStats& ioStats)
 {
     outPairs.Clear();
@@ -140,5 +182,45 @@ void DescendToCut(PieceSide& ioA, PieceSide& ioB, double inGap, CutPairs& outPai
         list->erase(std::unique(list->begin(), list->end()), list->end());
     }
 }
+
+template <class Primitive>
+void DescendToCut(PieceSide& ioA, const Primitive& inPrimitive, double inGap, CutPairs& outPairs, QueryStats& ioStats)
+{
+    outPairs.Clear();
+    const BDTree& tree = ioA.Body().state->Tree();
+    const Mat3d& rotation = ioA.Body().pose.rotation;
+    thread_local std::vector<std::uint32_t> stack;
+    stack.assign(1, 0u);
+    while (!stack.empty())
+    {
+        const std::uint32_t node = stack.back();
+        stack.pop_back();
+        ++ioStats.overlapTests;
+        if (BoxApart(ioA.Box(node), rotation, inPrimitive, inGap))
+            continue;
+        const ECut cut = ioA.Cut(node);
+        if (cut == ECut::Empty)
+            continue;
+        if (cut == ECut::Piece || cut == ECut::Facets)
+        {
+            for (const std::uint32_t piece : ioA.IdsOf(node, cut))
+                outPairs.pieces.emplace_back(piece, cNoIndex);
+            continue;
+        }
+        if (cut == ECut::Exact)
+        {
+            outPairs.proxies.emplace_back(node, cNoIndex);
+            continue;
+        }
+        stack.push_back(tree.Node(node).firstChild + 1);
+        stack.push_back(tree.Node(node).firstChild);
+    }
+    std::sort(outPairs.pieces.begin(), outPairs.pieces.end());
+    std::sort(outPairs.proxies.begin(), outPairs.proxies.end());
+}
+
+template void DescendToCut<Plane>(PieceSide&, const Plane&, double, CutPairs&, QueryStats&);
+template void DescendToCut<Sphere>(PieceSide&, const Sphere&, double, CutPairs&, QueryStats&);
+template void DescendToCut<OrientedBox>(PieceSide&, const OrientedBox&, double, CutPairs&, QueryStats&);
 
 } // namespace bdt

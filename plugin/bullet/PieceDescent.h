@@ -7,6 +7,7 @@
 #include "SurfacePieces.h"
 
 #include <bdt/core/Contact.h>
+#include <bdt/core/Primitives.h>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -36,5 +37,16 @@ struct CutPairs
 /// pair of triangles within the gap lies under one reported pair. About 100 flops a pair of boxes tested
 /// (counted in `ioStats.overlapTests`), each node's box updated once (12M flops).
 void DescendToCut(PieceSide& ioA, PieceSide& ioB, double inGap, CutPairs& outPairs, QueryStats& ioStats);
+/// The same for A against a plane, sphere or box: pairs (piece, cNoIndex) and (proxy, cNoIndex).
+template <class Primitive>
+void DescendToCut(PieceSide& ioA, const Primitive& inPrimitive, double inGap, CutPairs& outPairs,
+                  QueryStats& ioStats);
+
+/// Whether the world box `inBox` (axes `inRotation`) is further than `inGap` from the primitive: then nothing
+/// inside it comes within `inGap` of the primitive, in front of it or behind it.
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Plane& inPlane, double inGap);
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Sphere& inSphere, double inGap);
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const OrientedBox& inOther, double inGap);
+bool BoxApart(const WorldBox& inBox, const Mat3d& inRotation, const Capsule& inCapsule, double inGap);
 
 } // namespace bdt

@@ -9,6 +9,7 @@
 #include "TraversalFront.h"
 
 #include <bdt/core/TreeQueries.h>
+#include <optional>
 
 namespace bdt
 {
@@ -35,5 +36,13 @@ void CollideProxiesCached(DeformedBody inA, DeformedBody inB, ProxyPairCache& io
 template <PrimitiveShape Primitive>
 void CollideProxiesCached(DeformedBody inA, const Primitive& inPrimitive, PrimitivePairCache& ioCache,
                           std::vector<ProxyContact>& outContacts, QueryStats& ioStats);
+
+/// The proxy contact `CollideProxies(inA, inPrimitive, ...)` makes for proxy `inProxy` alone (its updated
+/// sphere, placed and inflated as `inA` places it), or nothing where that sphere misses the primitive. For a
+/// descent that reached the proxy by other bounds (the surface model's contact cut). Defined for the four
+/// `PrimitiveShape`s.
+template <PrimitiveShape Primitive>
+std::optional<ProxyContact> ProxyContactWith(const DeformedBody& inA, std::uint32_t inProxy,
+                                             const Primitive& inPrimitive);
 
 } // namespace bdt

@@ -587,6 +587,19 @@ void CollideTriangles(DeformedBody inA, const Primitive& inPrimitive, std::vecto
     CollideTrianglesWith(inA, AdapterOf(inPrimitive), outContacts, ioStats);
 }
 
+template <PrimitiveShape Primitive>
+std::optional<ProxyContact> ProxyContactWith(const DeformedBody& inA, std::uint32_t inProxy,
+                                             const Primitive& inPrimitive)
+{
+    const auto adapter = AdapterOf(inPrimitive);
+    const WorldSphere sphere = detail::PlaceSphere(inA, inA.state->ComputeSphereNow(inProxy));
+    if (!adapter.Overlaps(sphere))
+        return std::nullopt;
+    ProxyContact contact = adapter.Contact(sphere);
+    contact.nodeA = inProxy;
+    return contact;
+}
+
 // The primitive queries' definitions for each `PrimitiveShape`.
 #define BDT_PRIMITIVE_QUERIES(Primitive)                                                                      \
     template void CollideProxies<Primitive>(DeformedBody, const Primitive&, std::vector<ProxyContact>&,        \
@@ -594,7 +607,9 @@ void CollideTriangles(DeformedBody inA, const Primitive& inPrimitive, std::vecto
     template void CollideProxiesCached<Primitive>(DeformedBody, const Primitive&, PrimitivePairCache&,         \
                                                   std::vector<ProxyContact>&, QueryStats&);                   \
     template void CollideTriangles<Primitive>(DeformedBody, const Primitive&, std::vector<TriangleContact>&,   \
-                                              QueryStats&);
+                                              QueryStats&);                                                   \
+    template std::optional<ProxyContact> ProxyContactWith<Primitive>(const DeformedBody&, std::uint32_t,       \
+                                                                     const Primitive&);
 BDT_PRIMITIVE_QUERIES(Sphere)
 BDT_PRIMITIVE_QUERIES(Plane)
 BDT_PRIMITIVE_QUERIES(OrientedBox)
