@@ -6,6 +6,7 @@
 #include "core/TriangleGeometry.h"
 
 #include <limits>
+#include <cstdlib>
 
 namespace bdt
 {
@@ -18,10 +19,15 @@ PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody,
     mScratch.touched.clear();
     const ContactPieces* pieces = inShape.Pieces();
     mTolerance = inShape.Settings().pieceTolerance;
-    if (pieces == nullptr || pieces->PieceCount() + pieces->FacetCount() == 0 || !(mTolerance > 0.0) ||
+    if (std::getenv("BDT_NOPIECES") || pieces == nullptr || pieces->PieceCount() + pieces->FacetCount() == 0 || !(mTolerance > 0.0) ||
         &pieces->Boxes().Tree() != &inBody.state->Tree())
         return;
     mPieces = pieces;
+    // No piece coarser than the contact regions (`DeformableShapeSettings::regionDepth`): a region's manifold
+    // holds four points, and a face resting on another carries its load at points spread over it, as the
+    // triangles' contacts do, not at a large box's four corners.
+    const std::uint32_t level = inBody.state->Proxies().Level(), depth = inShape.Settings().regionDepth;
+    mCoarsest = level > depth ? level - depth : 0;
     const std::span<const float> q = inBody.state->Q();
     mQq.resize(8 * q.size());
     MakeBoxUpdateInput(q, mQq.data());
@@ -31,6 +37,7 @@ PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody,
         mScratch.covered.resize(pieces->NodeCount(), 0);
         mScratch.boxed.resize(pieces->NodeCount(), 0);
         mScratch.boxes.resize(pieces->NodeCount());
+        mScratch.centres.resize(pieces->NodeCount());
     }
 }
 
@@ -40,11 +47,10 @@ void PieceSide::Touch(std::uint32_t inNode)
         mScratch.touched.push_back(inNode);
 }
 
-Vec3d PieceSide::RestCentre(std::uint32_t inNode) const
+Vec3d PieceSide::RestCentre(std::uint32_t inNode)
 {
-    UpdatedBox box;
-    UpdateBox(mPieces->Boxes().Row(inNode), mQq.data(), mPieces->Boxes().ModeCount(), box);
-    return Vec3d(box.center[0], box.center[1], box.center[2]);
+    Box(inNode);
+    return mScratch.centres[inNode];
 }
 
 bool PieceSide::WithinTolerance(std::uint32_t inNode)
@@ -65,7 +71,8 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
 
 bool PieceSide::Usable(std::uint32_t inNode)
 {
-    return mPieces->Piece(inNode).IsPiece() && WithinTolerance(inNode);
+    return mPieces->Piece(inNode).IsPiece() && mBody.state->Tree().Node(inNode).level >= mCoarsest &&
+           WithinTolerance(inNode);
 }
 
 std::span<const std::uint32_t> PieceSide::IdsOf(std::uint32_t inNode, ECut inCut)
@@ -165,7 +172,8 @@ const WorldBox& PieceSide::Box(std::uint32_t inNode)
         UpdatedBox box;
         UpdateBox(mPieces->Boxes().Row(inNode), mQq.data(), mPieces->Boxes().ModeCount(), box);
         WorldBox& world = mScratch.boxes[inNode];
-        world.center = mBody.pose.Apply(mBody.scale * Vec3d(box.center[0], box.center[1], box.center[2]));
+        mScratch.centres[inNode] = Vec3d(box.center[0], box.center[1], box.center[2]);
+        world.center = mBody.pose.Apply(mBody.scale * mScratch.centres[inNode]);
         world.halfExtents = mBody.scale * Vec3d(box.halfExtents[0], box.halfExtents[1], box.halfExtents[2]);
         Touch(inNode);
         mScratch.boxed[inNode] = 1;
@@ -182,7 +190,7 @@ std::uint32_t PieceSide::ProxyAbove(std::uint32_t inNode) const
     return node;
 }
 
-PlacedPiece PieceSide::Place(std::uint32_t inPiece) const
+PlacedPiece PieceSide::Place(std::uint32_t inPiece)
 {
     PlacedPiece placed;
     if (inPiece >= mPieces->NodeCount())
@@ -202,7 +210,7 @@ PlacedPiece PieceSide::Place(std::uint32_t inPiece) const
     return placed;
 }
 
-ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint) const
+ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
 {
     // Back to the rest frame, the piece's modal motion (its node's box centre's) undone.
     const bool facet = inPiece >= mPieces->NodeCount();
@@ -235,12 +243,10 @@ ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
         feature.node = node;
         return feature;
     }
-    std::uint32_t proxy = cNoIndex;
-    feature.triangle =
-        mPieces->LocateTriangle(inPiece, rest, mBody.state->Proxies().Level(), feature.barycentric, proxy);
-    // The proxy holding it (the one above the piece if the piece lies below the proxies).
-    feature.node = mBody.state->Tree().Node(inPiece).level > mBody.state->Proxies().Level() ? ProxyAbove(inPiece)
-                                                                                              : proxy;
+    feature.triangle = mPieces->LocateTriangle(inPiece, rest, feature.barycentric);
+    // The piece itself names the contact's node: its contacts share the piece's region (`RegionOf`) when it is
+    // coarser than the regions, so a piece's few points make one manifold.
+    feature.node = inPiece;
     return feature;
 }
 

@@ -27,6 +27,7 @@ struct PieceScratch
     std::vector<std::uint8_t> covered; ///< 0 not yet decided, 1 no, 2 yes.
     std::vector<std::uint8_t> boxed;   ///< 1 when `boxes` holds the node's box.
     std::vector<WorldBox> boxes;
+    std::vector<Vec3d> centres; ///< The box centre at the current q, rest frame (with `boxes`).
     std::vector<std::uint32_t> touched;
 };
 
@@ -66,12 +67,12 @@ public:
 
     /// Piece `inPiece`'s box in world (a node's box, or a facet's): its rest box moved by the modes (the
     /// BD-AABB centre's Ū q) and placed.
-    PlacedPiece Place(std::uint32_t inPiece) const;
+    PlacedPiece Place(std::uint32_t inPiece);
 
     /// Where the world point `inPoint` on piece `inPiece`'s box lies on the body: the triangle under the piece
     /// nearest it at rest (after undoing the piece's modal motion), the barycentric coordinates of the nearest
     /// point on it, and the proxy holding that triangle.
-    ContactFeature FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint) const;
+    ContactFeature FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint);
 
     /// Whether every triangle under node `inNode` lies inside the body (`ContactPiece::inside`).
     bool Inside(std::uint32_t inNode) const { return mPieces != nullptr && mPieces->Piece(inNode).inside; }
@@ -89,13 +90,14 @@ private:
     /// Whether usable pieces below proxy `inProxy` (down to `cPieceLevelsBelow` levels) cover it, appended to
     /// `mList` when `inCollect`.
     bool Covered(std::uint32_t inProxy, bool inCollect);
-    Vec3d RestCentre(std::uint32_t inNode) const; ///< The BD-AABB centre at the current q, rest frame.
+    Vec3d RestCentre(std::uint32_t inNode); ///< The BD-AABB centre at the current q, rest frame (cached).
     void Touch(std::uint32_t inNode);
 
     const DeformableShape& mShape;
     DeformedBody mBody;
     const ContactPieces* mPieces = nullptr;
     double mTolerance = 0.0;
+    std::uint32_t mCoarsest = 0; ///< The coarsest level a piece may be at.
     std::vector<float> mQq;
     PieceScratch& mScratch;
     std::vector<std::uint32_t> mList, mStack, mIds;

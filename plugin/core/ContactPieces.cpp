@@ -362,6 +362,12 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
     const BDTree& tree = mBoxes->Tree();
     const std::uint32_t count = std::min(inNodeCount, tree.NodeCount());
     mPieces.resize(count);
+    mRestBoxes.resize(tree.NodeCount());
+    for (std::uint32_t node = 0; node < tree.NodeCount(); ++node)
+    {
+        const float* row = mBoxes->Row(node);
+        mRestBoxes[node] = {row[0], row[1], row[2], row[4], row[5], row[6]};
+    }
     mParents.assign(count, cNoIndex);
     for (std::uint32_t node = 0; node < count; ++node)
         if (const BDTreeNode& n = tree.Node(node); !n.IsLeaf())
@@ -387,46 +393,65 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
     }
 }
 
-std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t inLevel,
-                                            Vec3d& outBarycentric, std::uint32_t& outAtLevel) const
+std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, Vec3d& outBarycentric) const
 {
     const BDTree& tree = mBoxes->Tree();
-    // The squared distance from the point to a node's rest box.
+    const Model& model = tree.GetModel();
+    const auto positions = model.Positions();
+    const Vec3f point = inPoint.cast<float>();
+    // The squared distance from the point to a node's rest box (float: a bound to prune by, slightly loosened).
     const auto distance2 = [&](std::uint32_t inIndex)
     {
-        const float* row = mBoxes->Row(inIndex);
-        const Vec3d outside =
-            ((inPoint - Vec3d(row[0], row[1], row[2])).cwiseAbs() - Vec3d(row[4], row[5], row[6])).cwiseMax(0.0);
-        return outside.squaredNorm();
+        const std::array<float, 6>& box = mRestBoxes[inIndex];
+        const Vec3f outside = ((point - Vec3f(box[0], box[1], box[2])).cwiseAbs() - Vec3f(box[3], box[4], box[5]))
+                                  .cwiseMax(0.0f);
+        return 0.999 * double(outside.squaredNorm());
     };
-    std::uint32_t node = inNode;
-    outAtLevel = tree.Node(node).level >= inLevel ? node : cNoIndex;
-    while (!tree.Node(node).IsLeaf())
-    {
-        const std::uint32_t first = tree.Node(node).firstChild;
-        node = distance2(first + 1) < distance2(first) ? first + 1 : first;
-        if (tree.Node(node).level == inLevel)
-            outAtLevel = node;
-    }
-    if (outAtLevel == cNoIndex)
-        outAtLevel = node;
-    const Model& model = tree.GetModel();
-    const BDTreeNode& leaf = tree.Node(node);
-    const auto positions = model.Positions();
-    std::uint32_t best = leaf.firstTriangle;
+    std::uint32_t best = tree.Node(inNode).firstTriangle;
     double bestDistance2 = std::numeric_limits<double>::infinity();
-    for (std::uint32_t t = leaf.firstTriangle; t < leaf.firstTriangle + leaf.triangleCount; ++t)
+    outBarycentric = Vec3d(1.0, 0.0, 0.0);
+    // Branch and bound, the nearer child first: a point on the node's surface is found at distance 0 on the
+    // first path that holds it, and the boxes apart from it are not opened.
+    thread_local std::vector<std::pair<double, std::uint32_t>> stack;
+    stack.assign(1, {0.0, inNode});
+    while (!stack.empty())
     {
-        const auto& triangle = model.Triangles()[t];
-        const Vec3d corners[3] = {positions[triangle[0]].cast<double>(), positions[triangle[1]].cast<double>(),
-                                  positions[triangle[2]].cast<double>()};
-        const Vec3d bary = ClosestBarycentric(inPoint, corners);
-        const double gap2 = (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint).squaredNorm();
-        if (gap2 < bestDistance2)
+        const auto [bound, index] = stack.back();
+        stack.pop_back();
+        if (bound >= bestDistance2)
+            continue;
+        const BDTreeNode& node = tree.Node(index);
+        if (node.IsLeaf())
         {
-            bestDistance2 = gap2;
-            best = t;
-            outBarycentric = bary;
+            for (std::uint32_t t = node.firstTriangle; t < node.firstTriangle + node.triangleCount; ++t)
+            {
+                const auto& triangle = model.Triangles()[t];
+                const Vec3d corners[3] = {positions[triangle[0]].cast<double>(),
+                                          positions[triangle[1]].cast<double>(),
+                                          positions[triangle[2]].cast<double>()};
+                const Vec3d bary = ClosestBarycentric(inPoint, corners);
+                const double gap2 =
+                    (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint).squaredNorm();
+                if (gap2 < bestDistance2)
+                {
+                    bestDistance2 = gap2;
+                    best = t;
+                    outBarycentric = bary;
+                }
+            }
+            continue;
+        }
+        const std::uint32_t first = node.firstChild;
+        const double near0 = distance2(first), near1 = distance2(first + 1);
+        if (near0 <= near1)
+        {
+            stack.emplace_back(near1, first + 1);
+            stack.emplace_back(near0, first);
+        }
+        else
+        {
+            stack.emplace_back(near0, first);
+            stack.emplace_back(near1, first + 1);
         }
     }
     return best;

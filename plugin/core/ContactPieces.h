@@ -3,6 +3,7 @@
 #include <bdt/core/BDAabbTree.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -100,17 +101,15 @@ public:
     /// The parent of node `inNode` (< `NodeCount`); cNoIndex for the root.
     std::uint32_t Parent(std::uint32_t inNode) const { return mParents[inNode]; }
 
-    /// A triangle under node `inNode` at the rest-frame point `inPoint` (on or near the node's surface): a
-    /// greedy descent into the child whose rest box is nearest the point, down to a leaf, whose triangle's
-    /// point nearest `inPoint` gives `outBarycentric`. Within a triangle's size of the nearest triangle on a
-    /// piece's faces; about 30 flops a level. `outAtLevel` gets the node passed at level `inLevel` (or the
-    /// node itself if it is deeper, or the leaf if the leaf is shallower).
-    std::uint32_t LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t inLevel,
-                                 Vec3d& outBarycentric, std::uint32_t& outAtLevel) const;
+    /// The triangle under node `inNode` nearest the rest-frame point `inPoint`, and the barycentric
+    /// coordinates of its point nearest it: branch and bound on the nodes' rest boxes, the nearer child first.
+    /// For a point on the node's surface, about one root-to-leaf path of box tests.
+    std::uint32_t LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, Vec3d& outBarycentric) const;
 
     std::size_t MemoryBytes() const
     {
         return mPieces.capacity() * sizeof(ContactPiece) + mFacets.capacity() * sizeof(ContactFacet) +
+               mRestBoxes.capacity() * sizeof(std::array<float, 6>) +
                (mParents.capacity() + mFacetBegin.capacity() + mFacetIds.capacity() + mFacetTriangles.capacity()) *
                    sizeof(std::uint32_t);
     }
@@ -118,6 +117,7 @@ public:
 private:
     std::shared_ptr<const BDAabbTree> mBoxes;
     std::vector<ContactPiece> mPieces;
+    std::vector<std::array<float, 6>> mRestBoxes; // every node's rest box: centre, half extents (`LocateTriangle`)
     std::vector<std::uint32_t> mParents;
     std::vector<ContactFacet> mFacets;
     std::vector<std::uint32_t> mFacetBegin;     // per node (+ 1): its range of mFacetIds

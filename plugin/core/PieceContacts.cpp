@@ -15,6 +15,9 @@ namespace
 constexpr double cTilt = 1e-6;
 // Edge axes of nearly parallel edges (|a × b| below this) are left out: the face axes decide those pairs.
 constexpr double cParallelEdges = 1e-6;
+// How much more (a share of the boxes' sizes) B's face must separate than A's, or an edge pair than a face,
+// to be the contact's normal.
+constexpr double cAxisPreference = 0.01;
 
 bool Real(const PlacedPiece& inPiece, int inAxis, double inSide)
 {
@@ -136,6 +139,14 @@ void Reduce(std::vector<PieceContact>& ioContacts, std::size_t inFirst)
     ioContacts.insert(ioContacts.end(), kept.begin(), kept.end());
 }
 
+// Drops the contacts from `inFirst` on that are further than `inReach`.
+void DropBeyond(std::vector<PieceContact>& ioContacts, std::size_t inFirst, double inReach)
+{
+    ioContacts.erase(std::remove_if(ioContacts.begin() + std::ptrdiff_t(inFirst), ioContacts.end(),
+                                    [inReach](const PieceContact& inContact) { return inContact.distance > inReach; }),
+                     ioContacts.end());
+}
+
 // The points of a face contact: each real face of `inIncident` that faces the reference face (axis k, side σ)
 // of `inReference`, clipped to it. `inReferenceIsA`: the reference face is A's (the points lie on B), else
 // B's (the points lie on A, and are projected onto B's face for `pointOnB`).
@@ -163,8 +174,6 @@ void FacePoints(const PlacedPiece& inReference, int inAxis, double inSide, const
         for (const Vec3d& point : polygon)
         {
             const double separation = outward.dot(point - inReference.center) - half;
-            if (separation > inReach)
-                continue;
             PieceContact contact;
             if (inReferenceIsA)
             {
@@ -180,7 +189,9 @@ void FacePoints(const PlacedPiece& inReference, int inAxis, double inSide, const
             outContacts.push_back(contact);
         }
     }
+    // Reduced before the reach is applied: the points chosen do not depend on how far a step searches.
     Reduce(outContacts, first);
+    DropBeyond(outContacts, first, inReach);
 }
 
 // The closest points of segments [p0, p1] and [q0, q1].
@@ -250,12 +261,16 @@ void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReac
     const Mat3d r = a.transpose() * b;      // B's axes in A's axes
     const Mat3d absR = r.cwiseAbs().array() + 1e-12;
     const Vec3d u = r.transpose() * t; // B's centre from A's, in B's axes
-    Axis best;
+    // The best allowed axis of each kind: A's faces, B's faces, the edge pairs.
+    Axis bestOf[3];
+    double widest = -std::numeric_limits<double>::infinity(); // the largest separation over every axis
     const auto consider = [&](Axis::EKind inKind, int inIndexA, int inIndexB, double inSide, const Vec3d& inNormal,
                               double inSeparation, bool inAllowed)
     {
         if (inSeparation > inReach)
             return false; // apart
+        widest = std::max(widest, inSeparation);
+        Axis& best = bestOf[int(inKind) - 1];
         if (inAllowed && inSeparation > best.separation)
             best = {inKind, inIndexA, inIndexB, inSide, inNormal, inSeparation};
         return true;
@@ -295,16 +310,50 @@ void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReac
                           RealEdgeAlong(inA, i, -normal) && RealEdgeAlong(inB, j, normal)))
                 return;
         }
+    // A's faces unless B's separate clearly more, faces unless an edge pair does (`cAxisPreference` of the
+    // boxes' size): two faces resting on each other keep one normal from step to step, not whichever of two
+    // nearly equal axes rounding favours, which would turn the contact's friction directions back and forth.
+    const double preference = cAxisPreference * (ha.maxCoeff() + hb.maxCoeff());
+    Axis best = bestOf[0];
+    if (bestOf[1].separation > best.separation + preference)
+        best = bestOf[1];
+    if (bestOf[2].separation > best.separation + preference)
+        best = bestOf[2];
+    // Apart across a cut face (a separating axis no contact may take): beyond it the neighbouring piece carries
+    // the surface on, and makes the contact.
+    if (widest > 0.0 && std::max({bestOf[0].separation, bestOf[1].separation, bestOf[2].separation}) < widest)
+        return;
     switch (best.kind)
     {
     case Axis::EKind::None:
         return;
     case Axis::EKind::FaceA:
-        FacePoints(inA, best.indexA, best.side, inB, true, inReach, outContacts);
-        return;
     case Axis::EKind::FaceB:
-        FacePoints(inB, best.indexB, best.side, inA, false, inReach, outContacts);
+    {
+        const std::size_t first = outContacts.size();
+        if (best.kind == Axis::EKind::FaceA)
+            FacePoints(inA, best.indexA, best.side, inB, true, inReach, outContacts);
+        else
+            FacePoints(inB, best.indexB, best.side, inA, false, inReach, outContacts);
+        double least = std::numeric_limits<double>::infinity();
+        for (std::size_t i = first; i < outContacts.size(); ++i)
+            least = std::min(least, outContacts[i].distance);
+        if (least > best.separation + 1e-9 * (1.0 + std::abs(best.separation)))
+        {
+            // The nearest approach lies outside the reference face (a corner over its edge, or the outlines
+            // missing each other): B's corner furthest towards A, at the separation the axis measured, which
+            // is never more than the boxes' distance.
+            PieceContact contact;
+            contact.normal = best.normal;
+            contact.pointOnB = inB.center;
+            for (int k = 0; k < 3; ++k)
+                contact.pointOnB += Sign(best.normal.dot(b.col(k))) * hb[k] * b.col(k);
+            contact.distance = best.separation;
+            outContacts.push_back(contact);
+            Reduce(outContacts, first);
+        }
         return;
+    }
     case Axis::EKind::Edges:
     {
         Vec3d a0, a1, b0, b1, onA, onB;
@@ -340,7 +389,7 @@ void CollidePieces(const PlacedPiece& inA, const Plane& inPlane, double inReach,
                 real = true;
         }
         const double height = inPlane.normal.dot(point) - inPlane.offset;
-        if (!real || height > inReach)
+        if (!real)
             continue;
         PieceContact contact;
         contact.normal = inPlane.normal;
@@ -349,6 +398,7 @@ void CollidePieces(const PlacedPiece& inA, const Plane& inPlane, double inReach,
         outContacts.push_back(contact);
     }
     Reduce(outContacts, first);
+    DropBeyond(outContacts, first, inReach);
 }
 
 void CollidePieces(const PlacedPiece& inA, const Sphere& inSphere, double inReach,
@@ -374,6 +424,41 @@ void CollidePieces(const PlacedPiece& inA, const Sphere& inSphere, double inReac
         contact.normal = -away;
         contact.distance = length - inSphere.radius;
         contact.pointOnB = inSphere.center - inSphere.radius * away;
+        if (contact.distance > inReach)
+            return;
+        outContacts.push_back(contact);
+        // Over a face's inside, a fan of four more around it where the sphere stays within `cFanHeight` of
+        // the face: a body resting on a large sphere sits on a small patch, not on one point it would rock on
+        // (the ball's own fan, for a ball small against the face, merges into the touch).
+        int onFaces = 0, faceAxis = 0;
+        for (int k = 0; k < 3; ++k)
+            if (nearest[k] != local[k])
+            {
+                ++onFaces;
+                faceAxis = k;
+            }
+        if (onFaces != 1)
+            return;
+        constexpr double cFanHeight = 1e-6; // m
+        const double spread = std::sqrt(2.0 * inSphere.radius * cFanHeight);
+        for (const int k : {(faceAxis + 1) % 3, (faceAxis + 2) % 3})
+            for (const double side : {-1.0, 1.0})
+            {
+                Vec3d point = nearest;
+                point[k] += side * spread;
+                if (std::abs(point[k]) > inA.halfExtents[k] && Real(inA, k, side))
+                    continue; // off a real edge
+                const Vec3d world = inA.center + inA.axes * point;
+                const Vec3d towards = inSphere.center - world;
+                const double gap = towards.norm();
+                PieceContact fan;
+                fan.normal = -towards / gap;
+                fan.distance = gap - inSphere.radius;
+                fan.pointOnB = inSphere.center - inSphere.radius * (towards / gap);
+                if (fan.distance <= inReach)
+                    outContacts.push_back(fan);
+            }
+        return;
     }
     else
     {

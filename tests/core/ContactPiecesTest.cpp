@@ -1,0 +1,183 @@
+// The surface model's contact pieces (core/ContactPieces.h), checked triangle by triangle on procedural meshes:
+// a piece's box holds its node's outer triangles, each on a real face it faces out of; a facet's triangles lie
+// in its plane inside its box; the triangles found inside the body are those an analytic test puts there.
+#include "core/ContactPieces.h"
+
+#include <bdt/bake/SmoothBasis.h>
+#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/ProceduralShapes.h>
+#include <gtest/gtest.h>
+
+namespace bdt
+{
+namespace
+{
+
+std::shared_ptr<const DeformableAsset> MakeAsset(EShape inShape, std::uint32_t inTriangles)
+{
+    ShapeMesh mesh = MakeShape(inShape, inTriangles);
+    return DeformableAsset::Create(std::make_shared<const BDTree>(
+        BDTree::Build(MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), 4))));
+}
+
+// Whether a point lies inside one of the chair's boxes (strictly).
+bool InsideChair(const Vec3d& inPoint)
+{
+    for (const BoxPart& part : ChairParts())
+        if (((inPoint - part.center).cwiseAbs() - 0.5 * part.size).maxCoeff() < 0.0)
+            return true;
+    return false;
+}
+
+Vec3d Corner(const Model& inModel, std::uint32_t inTriangle, int inCorner)
+{
+    return inModel.Positions()[inModel.Triangles()[inTriangle][std::size_t(inCorner)]].cast<double>();
+}
+
+// Whether triangle t is inside the body by the analytic test: just off its outside, inside a part.
+bool AnalyticInside(const Model& inModel, std::uint32_t inTriangle)
+{
+    const Vec3d a = Corner(inModel, inTriangle, 0), b = Corner(inModel, inTriangle, 1),
+                c = Corner(inModel, inTriangle, 2);
+    return InsideChair((a + b + c) / 3.0 + 1e-5 * (b - a).cross(c - a).normalized());
+}
+
+TEST(ContactPieces, ChairPiecesHoldTheirTrianglesOnRealFaces)
+{
+    const auto asset = MakeAsset(EShape::Chair, 4000);
+    constexpr std::uint32_t cLevel = 8;
+    const auto pieces = asset->Pieces(cLevel);
+    const BDTree& tree = asset->Tree();
+    const Model& model = tree.GetModel();
+    ASSERT_EQ(pieces->NodeCount(), tree.LevelEnd(cLevel + cPieceLevelsBelow));
+    std::uint32_t checked = 0;
+    for (std::uint32_t node = 0; node < pieces->NodeCount(); ++node)
+    {
+        const ContactPiece& piece = pieces->Piece(node);
+        if (!piece.IsPiece())
+            continue;
+        const float* row = pieces->Boxes().Row(node);
+        const Vec3d centre = Vec3d(row[0], row[1], row[2]) + piece.offset.cast<double>();
+        const Vec3d half = piece.halfExtents.cast<double>();
+        const BDTreeNode& n = tree.Node(node);
+        for (std::uint32_t t = n.firstTriangle; t < n.firstTriangle + n.triangleCount; ++t)
+        {
+            if (AnalyticInside(model, t))
+                continue;
+            const Vec3d normal = (Corner(model, t, 1) - Corner(model, t, 0))
+                                     .cross(Corner(model, t, 2) - Corner(model, t, 0))
+                                     .normalized();
+            bool onRealFace = false;
+            for (int k = 0; k < 3; ++k)
+                for (const int side : {-1, 1})
+                {
+                    bool on = piece.Real(k, side) && side * normal[k] > 0.999;
+                    for (int c = 0; c < 3 && on; ++c)
+                        on = std::abs(Corner(model, t, c)[k] - (centre[k] + side * half[k])) < 1e-5;
+                    onRealFace = onRealFace || on;
+                }
+            EXPECT_TRUE(onRealFace) << "node " << node << " triangle " << t;
+            for (int c = 0; c < 3; ++c)
+                EXPECT_LE(((Corner(model, t, c) - centre).cwiseAbs() - half).maxCoeff(), 1e-5)
+                    << "node " << node << " triangle " << t;
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, model.TriangleCount()) << "the pieces of many levels hold every outer triangle";
+    // Pieces cover most of the chair a few levels down: the levels' nodes that are pieces.
+    std::uint32_t level8 = 0;
+    for (std::uint32_t node = tree.LevelBegin(cLevel); node < tree.LevelEnd(cLevel); ++node)
+        level8 += pieces->Piece(node).IsPiece() ? 1 : 0;
+    EXPECT_GT(level8, (tree.LevelEnd(cLevel) - tree.LevelBegin(cLevel)) * 3 / 4);
+}
+
+TEST(ContactPieces, FacetsLieInTheirPlanes)
+{
+    const auto asset = MakeAsset(EShape::Chair, 4000);
+    const auto pieces = asset->Pieces(8);
+    const Model& model = asset->GetModel();
+    ASSERT_GT(pieces->FacetCount(), 0u);
+    for (std::uint32_t f = 0; f < pieces->FacetCount(); ++f)
+    {
+        const ContactFacet& facet = pieces->Facet(f);
+        EXPECT_FALSE(pieces->Piece(facet.node).IsPiece());
+        const float* row = pieces->Boxes().Row(facet.node);
+        const Vec3d centre = Vec3d(row[0], row[1], row[2]) + facet.offset.cast<double>();
+        const Mat3d axes = facet.axes.cast<double>();
+        const Vec3d half = facet.halfExtents.cast<double>();
+        ASSERT_GT(facet.triangleCount, 0u);
+        for (const std::uint32_t t : pieces->FacetTriangles().subspan(facet.firstTriangle, facet.triangleCount))
+        {
+            const Vec3d normal = (Corner(model, t, 1) - Corner(model, t, 0))
+                                     .cross(Corner(model, t, 2) - Corner(model, t, 0))
+                                     .normalized();
+            EXPECT_GT(normal.dot(axes.col(0)), 0.999) << "facet " << f;
+            for (int c = 0; c < 3; ++c)
+            {
+                const Vec3d local = axes.transpose() * (Corner(model, t, c) - centre);
+                // On the outward face (+ axis 0), within the rectangle.
+                EXPECT_NEAR(local[0], half[0], 1e-5) << "facet " << f;
+                EXPECT_LE(std::abs(local[1]) - half[1], 1e-5) << "facet " << f;
+                EXPECT_LE(std::abs(local[2]) - half[2], 1e-5) << "facet " << f;
+            }
+        }
+    }
+}
+
+TEST(ContactPieces, InsideTrianglesAreThoseBehindAnotherPart)
+{
+    const auto asset = MakeAsset(EShape::Chair, 4000);
+    const auto pieces = asset->Pieces(8);
+    const BDTree& tree = asset->Tree();
+    const Model& model = tree.GetModel();
+    // A node marked inside holds only triangles inside another part; and the legs' tops inside the seat are
+    // such triangles, in nodes of their own some levels down.
+    std::uint32_t insideNodes = 0;
+    for (std::uint32_t node = 0; node < pieces->NodeCount(); ++node)
+    {
+        if (!pieces->Piece(node).inside)
+            continue;
+        ++insideNodes;
+        const BDTreeNode& n = tree.Node(node);
+        for (std::uint32_t t = n.firstTriangle; t < n.firstTriangle + n.triangleCount; ++t)
+            EXPECT_TRUE(AnalyticInside(model, t)) << "node " << node << " triangle " << t;
+    }
+    EXPECT_GT(insideNodes, 0u);
+}
+
+TEST(ContactPieces, OpenSurfacesHaveNone)
+{
+    const auto asset = MakeAsset(EShape::Curtain, 2000);
+    const auto pieces = asset->Pieces(6);
+    EXPECT_EQ(pieces->PieceCount(), 0u);
+    EXPECT_EQ(pieces->FacetCount(), 0u);
+}
+
+TEST(ContactPieces, LocateTriangleFindsTheTriangleUnderAPointOnAFace)
+{
+    const auto asset = MakeAsset(EShape::Chair, 4000);
+    const auto pieces = asset->Pieces(8);
+    const Model& model = asset->GetModel();
+    // Each outer triangle's centroid, located from the root: the triangle through that point, the barycentric
+    // coordinates of the point on it.
+    std::uint32_t exact = 0, outer = 0;
+    for (std::uint32_t t = 0; t < model.TriangleCount(); ++t)
+    {
+        if (AnalyticInside(model, t))
+            continue;
+        ++outer;
+        const Vec3d centroid = (Corner(model, t, 0) + Corner(model, t, 1) + Corner(model, t, 2)) / 3.0;
+        Vec3d bary;
+        const std::uint32_t found = pieces->LocateTriangle(0, centroid, bary);
+        ASSERT_LT(found, model.TriangleCount());
+        EXPECT_NEAR(bary.sum(), 1.0, 1e-9);
+        const Vec3d at = bary[0] * Corner(model, found, 0) + bary[1] * Corner(model, found, 1) +
+                         bary[2] * Corner(model, found, 2);
+        EXPECT_LT((at - centroid).norm(), 1e-6) << "triangle " << t;
+        exact += (at - centroid).norm() < 1e-6 ? 1 : 0;
+    }
+    EXPECT_EQ(exact, outer);
+}
+
+} // namespace
+} // namespace bdt
