@@ -181,6 +181,23 @@ const WorldBox& PieceSide::Box(std::uint32_t inNode)
     return mScratch.boxes[inNode];
 }
 
+std::uint32_t PieceSide::ProxyOf(std::uint32_t inNode, std::uint32_t inTriangle) const
+{
+    // Named as the triangle contacts name their points (`ProxyPatches`): the proxy holding the triangle, so a
+    // point keeps its identifiers, and its warm start, when its pair goes from pieces to triangles and back.
+    const BDTree& tree = mBody.state->Tree();
+    const ContactProxies& proxies = mBody.state->Proxies();
+    if (tree.Node(inNode).level > proxies.Level())
+        return ProxyAbove(inNode);
+    std::uint32_t node = inNode;
+    while (!proxies.IsProxy(node) && !tree.Node(node).IsLeaf())
+    {
+        const std::uint32_t first = tree.Node(node).firstChild;
+        node = inTriangle >= tree.Node(first + 1).firstTriangle ? first + 1 : first;
+    }
+    return node;
+}
+
 std::uint32_t PieceSide::ProxyAbove(std::uint32_t inNode) const
 {
     const std::uint32_t level = mBody.state->Proxies().Level();
@@ -240,13 +257,11 @@ ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
                 feature.barycentric = bary;
             }
         }
-        feature.node = node;
+        feature.node = ProxyOf(node, feature.triangle);
         return feature;
     }
     feature.triangle = mPieces->LocateTriangle(inPiece, rest, feature.barycentric);
-    // The piece itself names the contact's node: its contacts share the piece's region (`RegionOf`) when it is
-    // coarser than the regions, so a piece's few points make one manifold.
-    feature.node = inPiece;
+    feature.node = ProxyOf(inPiece, feature.triangle);
     return feature;
 }
 

@@ -70,8 +70,9 @@ public:
     PlacedPiece Place(std::uint32_t inPiece);
 
     /// Where the world point `inPoint` on piece `inPiece`'s box lies on the body: the triangle under the piece
-    /// nearest it at rest (after undoing the piece's modal motion), the barycentric coordinates of the nearest
-    /// point on it, and the proxy holding that triangle.
+    /// nearest it at rest (after undoing the piece's modal motion; of several, the lowest in tree order, as the
+    /// triangle contacts name a vertex), the barycentric coordinates of the nearest point on it, and the proxy
+    /// holding that triangle.
     ContactFeature FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint);
 
     /// Whether every triangle under node `inNode` lies inside the body (`ContactPiece::inside`).
@@ -82,6 +83,8 @@ public:
     const WorldBox& Box(std::uint32_t inNode);
     /// The proxy holding node `inNode` (the node itself at the proxy level, an ancestor below it).
     std::uint32_t ProxyAbove(std::uint32_t inNode) const;
+    /// The proxy holding triangle `inTriangle` of node `inNode` (found below the node, or above it).
+    std::uint32_t ProxyOf(std::uint32_t inNode, std::uint32_t inTriangle) const;
     const DeformedBody& Body() const { return mBody; }
 
 private:

@@ -418,7 +418,7 @@ std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& i
     {
         const auto [bound, index] = stack.back();
         stack.pop_back();
-        if (bound >= bestDistance2)
+        if (bound > bestDistance2 + 1e-18 * (1.0 + inPoint.squaredNorm()))
             continue;
         const BDTreeNode& node = tree.Node(index);
         if (node.IsLeaf())
@@ -432,7 +432,9 @@ std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& i
                 const Vec3d bary = ClosestBarycentric(inPoint, corners);
                 const double gap2 =
                     (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint).squaredNorm();
-                if (gap2 < bestDistance2)
+                // Of triangles through the point (a vertex, an edge), the lowest in tree order.
+                const double tie = 1e-18 * (1.0 + inPoint.squaredNorm());
+                if (gap2 < bestDistance2 - tie || (gap2 <= bestDistance2 + tie && t < best))
                 {
                     bestDistance2 = gap2;
                     best = t;
