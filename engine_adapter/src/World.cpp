@@ -219,6 +219,9 @@ World::World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings)
         throw Error("world: the dispatcher lacks the BD-Tree collision algorithms (deformables would collide with "
                     "nothing): call bdt::registerCollisionAlgorithms(dispatcher) or give it a "
                     "bdt::CollisionConfiguration");
+    // Pairs collided in the order of their bodies' broadphase ids, not of the pair cache's history: two worlds
+    // built alike then write their manifolds, and solve them, in one order (a loaded snapshot steps alike).
+    ioWorld.getDispatchInfo().m_deterministicOverlappingPairs = true;
     mHostPreTick = TickCallbackAccess::Pre(ioWorld);
     mHostPostTick = TickCallbackAccess::Post(ioWorld);
     void* userInfo = ioWorld.getWorldUserInfo();

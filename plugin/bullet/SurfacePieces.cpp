@@ -19,7 +19,7 @@ PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody,
     mScratch.touched.clear();
     const ContactPieces* pieces = inShape.Pieces();
     mTolerance = inShape.Settings().pieceTolerance;
-    if (std::getenv("BDT_NOPIECES") || pieces == nullptr || pieces->PieceCount() + pieces->FacetCount() == 0 || !(mTolerance > 0.0) ||
+    if (pieces == nullptr || pieces->PieceCount() + pieces->FacetCount() == 0 || !(mTolerance > 0.0) ||
         &pieces->Boxes().Tree() != &inBody.state->Tree())
         return;
     mPieces = pieces;

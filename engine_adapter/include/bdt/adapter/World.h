@@ -229,7 +229,9 @@ struct DebugDrawOptions
 /// in each internal step between its integration and the post-tick: where the host has replaced one of the
 /// plugin's tick callbacks since the last step (`setInternalTickCallback` after attaching), it puts the
 /// plugin's back, chaining the host's new one, and counts it (`StepStats::callbackRepairs`). A replaced
-/// post-tick is thus never missed; a replaced pre-tick misses the modal step of that one step.
+/// post-tick is thus never missed; a replaced pre-tick misses the modal step of that one step. It also sets
+/// Bullet's `m_deterministicOverlappingPairs`: pairs are collided in the order of their bodies, whatever the
+/// broadphase's history, so that two worlds built alike and loaded from one snapshot step alike.
 ///
 /// Destroy the World before the `btDiscreteDynamicsWorld` (as Bullet wants constraints and actions removed
 /// before their world goes). Where the Bullet world is destroyed first while it still holds the World's bodies,
