@@ -13,16 +13,74 @@ namespace
 {
 
 // The share of the box's diagonal a flat piece is extruded by behind its real face: as deep as the surface
-// model takes a feature behind a face to be in the body (`PatchView::depthLimit`: half a proxy's radius).
+// model takes a feature behind a face to be in the body (`PatchView::depthLimit`: half a proxy's radius), and
+// never deeper than the body is thick there (`ThicknessBehind`).
 constexpr double cExtrusion = 0.25;
 // A triangle faces along a box face's normal when its unit normal is within about 1.8 degrees of it.
 constexpr double cFacingCos = 0.9995;
 
+// How deep the body goes behind a real face (model units): the least distance, over the face's centre and its
+// four quarter points, from the face along `inInward` to the next surface triangle that is not inside the body
+// (the far side of a seat or a plank), or +inf where no ray meets one. `inHalfU`, `inHalfV` are the face's half
+// sides as vectors. An extrusion deeper than this would stand out of the far side, where it would push a body
+// lying under a thin part up through it. A ray descent on the rest spheres per point.
+double ThicknessBehind(const BDTree& inTree, const std::vector<std::uint8_t>& inInternal, const Vec3d& inFaceCentre,
+                       const Vec3d& inHalfU, const Vec3d& inHalfV, const Vec3d& inInward)
+{
+    const Model& model = inTree.GetModel();
+    const auto positions = model.Positions();
+    const double skip = 1e-6 * double(inTree.Row(0)[3]); // past the face's own triangles
+    double thinnest = std::numeric_limits<double>::infinity();
+    thread_local std::vector<std::uint32_t> stack;
+    for (const Eigen::Vector2d& at : {Eigen::Vector2d(0.0, 0.0), Eigen::Vector2d(0.5, 0.5), Eigen::Vector2d(-0.5, 0.5),
+                                      Eigen::Vector2d(0.5, -0.5), Eigen::Vector2d(-0.5, -0.5)})
+    {
+        Ray ray;
+        ray.origin = inFaceCentre + at.x() * inHalfU + at.y() * inHalfV + skip * inInward;
+        ray.direction = inInward;
+        ray.maxT = thinnest;
+        stack.assign(1, 0u);
+        while (!stack.empty())
+        {
+            const std::uint32_t index = stack.back();
+            stack.pop_back();
+            const float* row = inTree.Row(index);
+            const Vec3d toCentre = Vec3d(row[0], row[1], row[2]) - ray.origin;
+            const double along = std::max(0.0, toCentre.dot(inInward));
+            const double radius2 = double(row[3]) * double(row[3]) * (1.0 + 1e-6);
+            if (along > ray.maxT + double(row[3]) ||
+                ((toCentre - along * inInward).squaredNorm() > radius2 && toCentre.squaredNorm() > radius2))
+                continue; // the ray misses the sphere, or meets it beyond the nearest hit
+            const BDTreeNode& node = inTree.Node(index);
+            if (!node.IsLeaf())
+            {
+                stack.push_back(node.firstChild);
+                stack.push_back(node.firstChild + 1);
+                continue;
+            }
+            for (std::uint32_t t = node.firstTriangle; t < node.firstTriangle + node.triangleCount; ++t)
+            {
+                if (inInternal[t] != 0)
+                    continue;
+                const Triangle& triangle = model.Triangles()[t];
+                const Vec3d corners[3] = {positions[triangle[0]].cast<double>(),
+                                          positions[triangle[1]].cast<double>(),
+                                          positions[triangle[2]].cast<double>()};
+                if (const std::optional<double> hit = RayTriangle(ray, corners))
+                    ray.maxT = std::min(ray.maxT, *hit);
+            }
+        }
+        thinnest = std::min(thinnest, ray.maxT + skip);
+    }
+    return thinnest;
+}
+
 // Classifies one node: the box of its rest triangles, each triangle on a face it faces out of, the real faces
 // covered. Not a piece (realFaces 0) otherwise.
-ContactPiece Classify(const Model& inModel, const BDTreeNode& inNode, const float* inRow,
+ContactPiece Classify(const BDTree& inTree, const BDTreeNode& inNode, const float* inRow,
                       const std::vector<std::uint8_t>& inInternal)
 {
+    const Model& inModel = inTree.GetModel();
     const auto positions = inModel.Positions();
     const auto triangles = inModel.Triangles();
     Vec3d lo = Vec3d::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
@@ -84,18 +142,25 @@ ContactPiece Classify(const Model& inModel, const BDTreeNode& inNode, const floa
     }
     if (real == 0)
         return piece;
-    // Along an axis with one real face, the box reaches at least the extrusion depth behind it.
-    const double depth = cExtrusion * extent.norm();
+    // Along an axis with one real face, the box reaches the extrusion depth behind it, or the body's thickness
+    // there if that is less (never less than the triangles' own extent).
+    const double extrusion = cExtrusion * extent.norm();
     for (int k = 0; k < 3; ++k)
     {
         const bool low = (real >> (2 * k)) & 1u, high = (real >> (2 * k + 1)) & 1u;
-        if (low != high && extent[k] < depth)
-        {
-            if (low)
-                hi[k] = lo[k] + depth;
-            else
-                lo[k] = hi[k] - depth;
-        }
+        if (low == high || extent[k] >= extrusion)
+            continue;
+        const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+        Vec3d faceCentre = 0.5 * (lo + hi);
+        faceCentre[k] = low ? lo[k] : hi[k];
+        const Vec3d halfU = 0.5 * extent[k1] * Vec3d::Unit(k1), halfV = 0.5 * extent[k2] * Vec3d::Unit(k2);
+        const Vec3d inward = (low ? 1.0 : -1.0) * Vec3d::Unit(k);
+        const double depth =
+            std::max(extent[k], std::min(extrusion, ThicknessBehind(inTree, inInternal, faceCentre, halfU, halfV, inward)));
+        if (low)
+            hi[k] = lo[k] + depth;
+        else
+            lo[k] = hi[k] - depth;
     }
     const Vec3d centre = 0.5 * (lo + hi);
     piece.offset = (centre - Vec3d(inRow[0], inRow[1], inRow[2])).cast<float>();
@@ -236,10 +301,11 @@ void LeastRectangle(std::vector<Eigen::Vector2d>& ioPoints, Eigen::Vector2d& out
 // The facets of a node that is not a box: its triangles grouped by plane (normals within `cFacingCos`, vertices
 // within the flatness of the node's size) and split into connected groups, each a thin box of its least-area
 // rectangle. False (and nothing appended) if a group covers its rectangle thinly, or there are too many.
-bool MakeFacets(const Model& inModel, std::uint32_t inNodeIndex, const BDTreeNode& inNode, const float* inRow,
+bool MakeFacets(const BDTree& inTree, std::uint32_t inNodeIndex, const BDTreeNode& inNode, const float* inRow,
                 const std::vector<std::uint8_t>& inInternal, std::vector<ContactFacet>& ioFacets,
                 std::vector<std::uint32_t>& ioTriangles)
 {
+    const Model& inModel = inTree.GetModel();
     const auto positions = inModel.Positions();
     const auto triangles = inModel.Triangles();
     const auto at = [&](std::uint32_t inVertex) { return Vec3d(positions[inVertex].cast<double>()); };
@@ -339,7 +405,9 @@ bool MakeFacets(const Model& inModel, std::uint32_t inNodeIndex, const BDTreeNod
         }
         const Vec3d u = axis2.x() * e1 + axis2.y() * e2;
         const Vec3d v = n.cross(u);
-        const double depth = cExtrusion * 2.0 * half2.norm();
+        const double depth = std::max(0.0, std::min(cExtrusion * 2.0 * half2.norm(),
+                                                    ThicknessBehind(inTree, inInternal, height * n + centre2.x() * e1 + centre2.y() * e2,
+                                                                    half2.x() * u, half2.y() * v, -n)));
         const Vec3d centre = (height - 0.5 * depth) * n + centre2.x() * e1 + centre2.y() * e2;
         facet.axes.col(0) = n.cast<float>();
         facet.axes.col(1) = u.cast<float>();
@@ -380,13 +448,13 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
     const std::vector<std::uint8_t> internal = InternalTriangles(tree);
     for (std::uint32_t node = 0; node < count; ++node)
     {
-        mPieces[node] = Classify(tree.GetModel(), tree.Node(node), mBoxes->Row(node), internal);
+        mPieces[node] = Classify(tree, tree.Node(node), mBoxes->Row(node), internal);
         mPieceCount += mPieces[node].IsPiece() ? 1 : 0;
         const BDTreeNode& n = tree.Node(node);
         const bool proxy = n.level == inProxyLevel || (n.level < inProxyLevel && n.IsLeaf());
         const std::size_t before = mFacets.size();
         if (proxy && !mPieces[node].IsPiece() &&
-            MakeFacets(tree.GetModel(), node, n, mBoxes->Row(node), internal, mFacets, mFacetTriangles))
+            MakeFacets(tree, node, n, mBoxes->Row(node), internal, mFacets, mFacetTriangles))
             for (std::size_t f = before; f < mFacets.size(); ++f)
                 mFacetIds.push_back(std::uint32_t(f));
         mFacetBegin[node + 1] = std::uint32_t(mFacetIds.size());

@@ -91,6 +91,58 @@ TEST(ContactPieces, ChairPiecesHoldTheirTrianglesOnRealFaces)
     EXPECT_GT(level8, (tree.LevelEnd(cLevel) - tree.LevelBegin(cLevel)) * 3 / 4);
 }
 
+TEST(ContactPieces, ExtrusionsStayInsideThinParts)
+{
+    // A piece or facet extruded behind its one real face along an axis ends inside the part it belongs to, not
+    // out of its far side: the chair's seat is 4 cm thick, a quarter of a seat-top piece's diagonal more. Its
+    // far face's centre and quarter points, just short of it, lie inside the chair (the analytic test).
+    const auto asset = MakeAsset(EShape::Chair, 4000);
+    const auto pieces = asset->Pieces(8);
+    const auto farFaceInside = [](const Vec3d& inCentre, const Mat3d& inAxes, const Vec3d& inHalf, int inAxis,
+                                  int inInward)
+    {
+        const int k1 = (inAxis + 1) % 3, k2 = (inAxis + 2) % 3;
+        bool inside = true;
+        for (const double u : {0.0, -0.5, 0.5})
+            for (const double v : {0.0, -0.5, 0.5})
+            {
+                if ((u == 0.0) != (v == 0.0))
+                    continue;
+                const Vec3d at = inCentre + inAxes.col(inAxis) * (inInward * (inHalf[inAxis] - 1e-4)) +
+                                 inAxes.col(k1) * (u * inHalf[k1]) + inAxes.col(k2) * (v * inHalf[k2]);
+                inside = inside && InsideChair(at);
+            }
+        return inside;
+    };
+    std::uint32_t extruded = 0;
+    for (std::uint32_t node = 0; node < pieces->NodeCount(); ++node)
+    {
+        const ContactPiece& piece = pieces->Piece(node);
+        if (!piece.IsPiece())
+            continue;
+        const float* row = pieces->Boxes().Row(node);
+        const Vec3d centre = Vec3d(row[0], row[1], row[2]) + piece.offset.cast<double>();
+        for (int k = 0; k < 3; ++k)
+            if (piece.Real(k, -1) != piece.Real(k, 1))
+            {
+                ++extruded;
+                EXPECT_TRUE(farFaceInside(centre, Mat3d::Identity(), piece.halfExtents.cast<double>(), k,
+                                          piece.Real(k, -1) ? 1 : -1))
+                    << "node " << node << " axis " << k;
+            }
+    }
+    for (std::uint32_t f = 0; f < pieces->FacetCount(); ++f)
+    {
+        const ContactFacet& facet = pieces->Facet(f);
+        const float* row = pieces->Boxes().Row(facet.node);
+        const Vec3d centre = Vec3d(row[0], row[1], row[2]) + facet.offset.cast<double>();
+        ++extruded;
+        EXPECT_TRUE(farFaceInside(centre, facet.axes.cast<double>(), facet.halfExtents.cast<double>(), 0, -1))
+            << "facet " << f;
+    }
+    EXPECT_GT(extruded, 100u);
+}
+
 TEST(ContactPieces, FacetsLieInTheirPlanes)
 {
     const auto asset = MakeAsset(EShape::Chair, 4000);
