@@ -15,9 +15,11 @@ namespace
 constexpr double cTilt = 1e-6;
 // Edge axes of nearly parallel edges (|a × b| below this) are left out: the face axes decide those pairs.
 constexpr double cParallelEdges = 1e-6;
-// How much more (a share of the boxes' sizes) B's face must separate than A's, or an edge pair than a face,
-// to be the contact's normal.
+// How much more (a share of the smaller box's size) B's face must separate than A's, or an edge pair than a
+// face, to be the contact's normal.
 constexpr double cAxisPreference = 0.01;
+// `PlacedPiece::realFaces` of a solid box.
+constexpr std::uint8_t cAllFaces = 0x3f;
 
 bool Real(const PlacedPiece& inPiece, int inAxis, double inSide)
 {
@@ -67,6 +69,7 @@ struct Axis
     double side = 1.0;
     Vec3d normal = Vec3d::UnitY();
     double separation = -std::numeric_limits<double>::infinity();
+    bool designated = false; ///< A solid box's face that A's body centre lies over (beyond it, within its outline).
 };
 
 // The corners of a piece's face (axis k, side σ), in order around it.
@@ -249,8 +252,9 @@ void EdgeAlong(const PlacedPiece& inPiece, int inAxis, const Vec3d& inDirection,
 
 } // namespace
 
-void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReach,
-                   std::vector<PieceContact>& outContacts)
+// `CollidePieces` of two pieces; `inBodyA`, where B is a solid box, A's body centre (world).
+void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* inBodyA, double inReach,
+                  std::vector<PieceContact>& outContacts)
 {
     const Mat3d& a = inA.axes;
     const Mat3d& b = inB.axes;
@@ -261,37 +265,52 @@ void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReac
     const Mat3d r = a.transpose() * b;      // B's axes in A's axes
     const Mat3d absR = r.cwiseAbs().array() + 1e-12;
     const Vec3d u = r.transpose() * t; // B's centre from A's, in B's axes
-    // The best allowed axis of each kind: A's faces, B's faces, the edge pairs.
+    // The best allowed axis of each kind: A's faces, B's faces, the edge pairs, in the direction of the side
+    // the other's centre lies on. With A's body centre given (B is a solid box), B's face that the centre
+    // lies over (beyond its plane, within its outline) is offered the other way too: a piece that went past the
+    // middle of a thin floor slab comes back out of the side its body is on, not out through the slab's
+    // underside. A body beside a small box (a plank under a crate that overhangs it) designates none.
+    Vec3d bodyA = Vec3d::Zero(); // A's body centre from B's, in B's axes
+    if (inBodyA != nullptr)
+        bodyA = b.transpose() * (*inBodyA - inB.center);
     Axis bestOf[3];
     double widest = -std::numeric_limits<double>::infinity(); // the largest separation over every axis
-    const auto consider = [&](Axis::EKind inKind, int inIndexA, int inIndexB, double inSide, const Vec3d& inNormal,
-                              double inSeparation, bool inAllowed)
+    const auto offer = [&](Axis::EKind inKind, int inIndexA, int inIndexB, double inSide, const Vec3d& inNormal,
+                           double inSeparation, bool inAllowed, bool inDesignated = false)
     {
-        if (inSeparation > inReach)
-            return false; // apart
-        widest = std::max(widest, inSeparation);
         Axis& best = bestOf[int(inKind) - 1];
         if (inAllowed && inSeparation > best.separation)
-            best = {inKind, inIndexA, inIndexB, inSide, inNormal, inSeparation};
-        return true;
+            best = {inKind, inIndexA, inIndexB, inSide, inNormal, inSeparation, inDesignated};
     };
     for (int i = 0; i < 3; ++i)
     {
+        const double spread = ha[i] + absR.row(i).dot(hb);
+        const double separation = std::abs(t[i]) - spread;
+        if (separation > inReach)
+            return; // apart
+        widest = std::max(widest, separation);
         const double side = Sign(t[i]); // B lies on this side of A
         const Vec3d normal = -side * a.col(i);
-        const double separation = std::abs(t[i]) - ha[i] - absR.row(i).dot(hb);
-        if (!consider(Axis::EKind::FaceA, i, 0, side, normal, separation,
-                      Real(inA, i, side) && RealAlong(inB, normal)))
-            return;
+        offer(Axis::EKind::FaceA, i, 0, side, normal, separation, Real(inA, i, side) && RealAlong(inB, normal));
     }
     for (int j = 0; j < 3; ++j)
     {
-        const double side = -Sign(u[j]); // A lies on this side of B
-        const Vec3d normal = side * b.col(j);
-        const double separation = std::abs(u[j]) - hb[j] - absR.col(j).dot(ha);
-        if (!consider(Axis::EKind::FaceB, 0, j, side, normal, separation,
-                      Real(inB, j, side) && RealAlong(inA, -normal)))
+        const double spread = hb[j] + absR.col(j).dot(ha);
+        const double separation = std::abs(u[j]) - spread;
+        if (separation > inReach)
             return;
+        widest = std::max(widest, separation);
+        for (const double side : {-Sign(u[j]), Sign(u[j])}) // A lies on this side of B
+        {
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            const bool designated = inBodyA != nullptr && side * bodyA[j] > hb[j] &&
+                                    std::abs(bodyA[j1]) <= hb[j1] && std::abs(bodyA[j2]) <= hb[j2];
+            if (side != -Sign(u[j]) && !designated)
+                break;
+            const Vec3d normal = side * b.col(j);
+            offer(Axis::EKind::FaceB, 0, j, side, normal, -side * u[j] - spread,
+                  Real(inB, j, side) && RealAlong(inA, -normal), designated);
+        }
     }
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
@@ -305,23 +324,32 @@ void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReac
             const double reachB = hb[j1] * absR(i, j2) + hb[j2] * absR(i, j1);
             const double along = cross.dot(offset);
             const double separation = (std::abs(along) - reachA - reachB) / length;
-            const Vec3d normal = -Sign(along) * cross / length; // from B towards A
-            if (!consider(Axis::EKind::Edges, i, j, 1.0, normal, separation,
-                          RealEdgeAlong(inA, i, -normal) && RealEdgeAlong(inB, j, normal)))
+            if (separation > inReach)
                 return;
+            widest = std::max(widest, separation);
+            const Vec3d normal = -Sign(along) * cross / length; // from B towards A
+            offer(Axis::EKind::Edges, i, j, 1.0, normal, separation,
+                  RealEdgeAlong(inA, i, -normal) && RealEdgeAlong(inB, j, normal));
         }
     // A's faces unless B's separate clearly more, faces unless an edge pair does (`cAxisPreference` of the
     // boxes' size): two faces resting on each other keep one normal from step to step, not whichever of two
     // nearly equal axes rounding favours, which would turn the contact's friction directions back and forth.
-    const double preference = cAxisPreference * (ha.maxCoeff() + hb.maxCoeff());
+    const double preference = cAxisPreference * std::min(ha.maxCoeff(), hb.maxCoeff());
     Axis best = bestOf[0];
     if (bestOf[1].separation > best.separation + preference)
         best = bestOf[1];
     if (bestOf[2].separation > best.separation + preference)
         best = bestOf[2];
     // Apart across a cut face (a separating axis no contact may take): beyond it the neighbouring piece carries
-    // the surface on, and makes the contact.
-    if (widest > 0.0 && std::max({bestOf[0].separation, bestOf[1].separation, bestOf[2].separation}) < widest)
+    // the surface on, and makes the contact. So too where the boxes overlap least across a cut face and every
+    // axis a contact may take is deeper by more than the reach: B came in through the cut face (a wall that a
+    // seat's top reaches into at its side), not through a real one, and the neighbouring piece whose real face
+    // it crossed pushes it back; a push along the real face's normal would take B the long way out. A solid
+    // box's face on the side A's body lies beyond is always taken: that is the side A came from.
+    const double allowed = std::max({bestOf[0].separation, bestOf[1].separation, bestOf[2].separation});
+    if (widest > 0.0 && allowed < widest)
+        return;
+    if (!best.designated && best.separation < widest - inReach)
         return;
     switch (best.kind)
     {
@@ -335,23 +363,29 @@ void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReac
             FacePoints(inA, best.indexA, best.side, inB, true, inReach, outContacts);
         else
             FacePoints(inB, best.indexB, best.side, inA, false, inReach, outContacts);
-        double least = std::numeric_limits<double>::infinity();
-        for (std::size_t i = first; i < outContacts.size(); ++i)
-            least = std::min(least, outContacts[i].distance);
-        if (least > best.separation + 1e-9 * (1.0 + std::abs(best.separation)))
+        if (outContacts.size() == first)
         {
-            // The nearest approach lies outside the reference face (a corner over its edge, or the outlines
-            // missing each other): B's corner furthest towards A, at the separation the axis measured, which
-            // is never more than the boxes' distance.
+            // The faces' outlines miss each other: one contact at B's corner furthest towards A, at the
+            // separation the axis measured.
             PieceContact contact;
             contact.normal = best.normal;
             contact.pointOnB = inB.center;
             for (int k = 0; k < 3; ++k)
                 contact.pointOnB += Sign(best.normal.dot(b.col(k))) * hb[k] * b.col(k);
             contact.distance = best.separation;
-            outContacts.push_back(contact);
-            Reduce(outContacts, first);
+            if (contact.distance <= inReach)
+                outContacts.push_back(contact);
+            return;
         }
+        // The clipped points measure the faces' distance within the reference face; where the boxes come
+        // nearer outside it (an edge of one over the other's rim), the deepest point is brought to the
+        // largest separation any axis measured, which is never more than the boxes' distance.
+        std::size_t deepest = first;
+        for (std::size_t i = first; i < outContacts.size(); ++i)
+            if (outContacts[i].distance < outContacts[deepest].distance)
+                deepest = i;
+        if (outContacts[deepest].distance > widest)
+            outContacts[deepest].distance = widest;
         return;
     }
     case Axis::EKind::Edges:
@@ -370,6 +404,12 @@ void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReac
         return;
     }
     }
+}
+
+void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReach,
+                   std::vector<PieceContact>& outContacts)
+{
+    CollideBoxes(inA, inB, nullptr, inReach, outContacts);
 }
 
 void CollidePieces(const PlacedPiece& inA, const Plane& inPlane, double inReach,
@@ -488,15 +528,15 @@ void CollidePieces(const PlacedPiece& inA, const Sphere& inSphere, double inReac
         outContacts.push_back(contact);
 }
 
-void CollidePieces(const PlacedPiece& inA, const OrientedBox& inBox, double inReach,
+void CollidePieces(const PlacedPiece& inA, const Vec3d& inBodyCentreA, const OrientedBox& inBox, double inReach,
                    std::vector<PieceContact>& outContacts)
 {
     PlacedPiece box;
     box.center = inBox.pose.translation;
     box.axes = inBox.pose.rotation;
     box.halfExtents = inBox.halfExtents;
-    box.realFaces = 0x3f;
-    CollidePieces(inA, box, inReach, outContacts);
+    box.realFaces = cAllFaces;
+    CollideBoxes(inA, box, &inBodyCentreA, inReach, outContacts);
 }
 
 } // namespace bdt

@@ -29,14 +29,16 @@ struct PieceContact
     double distance = 0.0;          ///< Signed, along the normal: A's point is pointOnB + normal · distance.
 };
 
-/// The most points a pair of pieces gives: the deepest and the three that spread most around it.
-inline constexpr std::size_t cPieceContactPoints = 4;
+/// The most points a pair of pieces gives: a face clipped to a face has at most eight corners, and all are
+/// kept. Fewer (the deepest and the spread around it) let the kept set change from step to step as the
+/// depths round, and a resting box then creeps over the points' flicker.
+inline constexpr std::size_t cPieceContactPoints = 8;
 
 /// Appends the contacts of two pieces whose distance is at most `inReach` (≥ 0), at most
 /// `cPieceContactPoints`. The normal is the separating axis of least penetration (most separation) among
 /// those a contact may have: a real face's normal of either box whose other box meets it with a real face,
-/// edge or corner, or the cross product of two real edges (edges between two real faces). A pair apart by
-/// more than the reach along any of the 15 axes, or with no such axis, gives nothing: a cut face lies inside
+/// edge or corner, or the cross product of two real edges (edges between two real faces), each the way the
+/// other's centre lies. A pair apart by more than the reach along any of the 15 axes, or with no such axis, gives nothing: a cut face lies inside
 /// its body, where the neighbouring pieces carry the surface on. Points: the other box's real faces facing the
 /// reference face clipped to it, or the closest points of the two edges. Distances are never more than the
 /// boxes' true distance (a separating axis underestimates it), and a penetration never less deep than the
@@ -51,8 +53,11 @@ void CollidePieces(const PlacedPiece& inA, const Plane& inPlane, double inReach,
 /// through the nearest real face.
 void CollidePieces(const PlacedPiece& inA, const Sphere& inSphere, double inReach,
                    std::vector<PieceContact>& outContacts);
-/// A piece against an oriented box (all its faces real).
-void CollidePieces(const PlacedPiece& inA, const OrientedBox& inBox, double inReach,
+/// A piece against a solid oriented box (all its faces real), as against a piece, and with each of the box's
+/// faces that A's body centre `inBodyCentreA` (world) lies beyond offered as the normal from either side of
+/// the box's middle: a piece that went past the middle of a thin floor slab comes back out of the side its
+/// body is on, not out through the slab's underside.
+void CollidePieces(const PlacedPiece& inA, const Vec3d& inBodyCentreA, const OrientedBox& inBox, double inReach,
                    std::vector<PieceContact>& outContacts);
 
 } // namespace bdt

@@ -183,6 +183,15 @@ TEST(PieceContacts, CutFacesAreNeverANormal)
     std::vector<PieceContact> beside;
     CollidePieces(patch, box, 0.01, beside);
     EXPECT_TRUE(beside.empty());
+    // A wall reaching 1 cm into the patch through its cut side, from far below to far above: it came in
+    // through the cut side, where the neighbouring piece's real face pushes it back; the top face's normal
+    // (out under the wall, 2 m deep) is no contact.
+    PlacedPiece wall;
+    wall.halfExtents = Vec3d(0.05, 1.0, 1.0);
+    wall.center = Vec3d(0.1 + 0.05 - 0.01, 0.0, 0.0);
+    std::vector<PieceContact> walled;
+    CollidePieces(patch, wall, 0.01, walled);
+    EXPECT_TRUE(walled.empty());
     box.center = Vec3d(0.0, -0.02 - 0.05 + 0.001, 0.0); // under it: the body's inside
     std::vector<PieceContact> under;
     CollidePieces(patch, box, 0.01, under);
@@ -236,14 +245,63 @@ TEST(PieceContacts, Primitives)
     EXPECT_NEAR(contacts[0].distance, -0.005 - 0.05, 1e-12);
     EXPECT_NEAR(contacts[0].normal.y(), -1.0, 1e-12);
 
+    // A foot (real bottom and sides, cut top) of a body above a thin floor slab, past its middle (its sole
+    // through the slab), is pushed back up out of the slab's top by its depth under it, not down through the
+    // slab's underside nor sideways.
+    PlacedPiece foot;
+    foot.center = Vec3d(0.0, -0.12 + 0.05, 0.0);
+    foot.halfExtents = Vec3d(0.02, 0.05, 0.02);
+    foot.realFaces = 0x3f & ~(1u << 3);
+    OrientedBox floor;
+    floor.pose.translation = Vec3d(0.0, -0.05, 0.0);
+    floor.halfExtents = Vec3d(8.0, 0.05, 8.0);
+    contacts.clear();
+    CollidePieces(foot, Vec3d(0.0, 0.5, 0.0), floor, 0.01, contacts);
+    ASSERT_FALSE(contacts.empty());
+    for (const PieceContact& contact : contacts)
+    {
+        EXPECT_NEAR(contact.normal.y(), 1.0, 1e-12);
+        EXPECT_NEAR(contact.distance, -0.12, 1e-12);
+        EXPECT_NEAR(contact.pointOnB.y(), 0.0, 1e-12);
+    }
+    // A foot pointing up from a body under the slab, its sole 4 cm above the slab's top and its centre past
+    // the slab's middle: out through the underside, the way its body is.
+    foot.center = Vec3d(0.0, 0.04 - 0.05, 0.0);
+    foot.realFaces = 0x3f & ~(1u << 2);
+    contacts.clear();
+    CollidePieces(foot, Vec3d(0.0, -0.5, 0.0), floor, 0.01, contacts);
+    ASSERT_FALSE(contacts.empty());
+    for (const PieceContact& contact : contacts)
+    {
+        EXPECT_NEAR(contact.normal.y(), -1.0, 1e-12);
+        EXPECT_NEAR(contact.distance, -0.14, 1e-12);
+    }
+
     OrientedBox crate;
     crate.pose.translation = Vec3d(0.0, 0.5 + 0.02 + 0.1 + 0.004, 0.0);
     crate.halfExtents = Vec3d(0.1, 0.1, 0.1);
     contacts.clear();
-    CollidePieces(patch, crate, 0.01, contacts);
+    CollidePieces(patch, Vec3d(0.0, 0.0, 0.0), crate, 0.01, contacts);
     ASSERT_FALSE(contacts.empty());
     for (const PieceContact& contact : contacts)
         EXPECT_NEAR(contact.distance, 0.004, 1e-12);
+
+    // A crate turned 50 degrees about y, sunk 1 mm into a plank's top, over a strip of the plank's side (real
+    // face −z, cut top): the plank's centre, half a metre along, lies beyond the crate's side faces but not
+    // over any of them. No side of the crate is the plank's: no contact pushes the crate sideways by its
+    // width; the strip is the top pieces' to push back.
+    PlacedPiece strip;
+    strip.center = Vec3d(0.0, 1.17, -0.09);
+    strip.halfExtents = Vec3d(0.05, 0.02, 0.01);
+    strip.realFaces = 1u << 4;
+    OrientedBox turned;
+    turned.pose.rotation = Eigen::AngleAxisd(0.87, Vec3d::UnitY()).toRotationMatrix();
+    turned.pose.translation = Vec3d(0.0, 1.19 - 0.001 + 0.08, -0.05);
+    turned.halfExtents = Vec3d(0.08, 0.08, 0.08);
+    contacts.clear();
+    CollidePieces(strip, Vec3d(-0.5, 1.15, 0.0), turned, 0.01, contacts);
+    for (const PieceContact& contact : contacts)
+        EXPECT_GT(contact.distance, -0.01) << contact.normal.transpose();
 }
 
 } // namespace
