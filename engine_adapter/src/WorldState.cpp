@@ -365,6 +365,7 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
                               body.shape->SetPendingImpulse(state.pending);
         (void)restored; // checked above: sizes and finiteness
         dynamics.ContinueGuardStats(state.guard);
+        body.shape->ForgetPieceUse();
         body.shape->BeginStep();
         if (btBroadphaseProxy* proxy = rigid.getBroadphaseHandle())
         {

@@ -270,6 +270,19 @@ private:
     std::vector<float> mQq;
 };
 
+// Whether A's contact pieces collide with the primitive `inOther` (of kind `inKind`): a plane or a box, and a
+// sphere no larger than A. A body resting on a larger sphere sits on one point of it, and a piece's one
+// contact there rocks where the triangles' fan of contacts around the touch holds it.
+bool PiecesAgainst(const DeformableShape& inA, EOtherShape inKind, const btCollisionShape& inOther)
+{
+    if (inKind == EOtherShape::Plane || inKind == EOtherShape::Box)
+        return true;
+    if (inKind != EOtherShape::Sphere)
+        return false;
+    const double size = inA.Asset().BoundingRadius() * double(inA.getLocalScaling().x());
+    return double(static_cast<const btSphereShape&>(inOther).getRadius()) <= size;
+}
+
 // The sphere contacts of the proxy pairs of a contact cut (`DescendToCut`) whose spheres overlap, as the sphere
 // descent gives them: A's sphere inflated by its margin and the band, B's by its margin, in ascending pairs.
 void AppendCutProxyContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
@@ -377,9 +390,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     // Contact pieces: proxy pairs whose proxies both lie in pieces within their tolerance (or, against a
     // plane, sphere or box, A's) collide as the pieces' boxes, each pair of pieces once.
     const bool piecesOn =
-        piecesA.Available() && (piecesB ? piecesB->Available()
-                                        : kind == EOtherShape::Plane || kind == EOtherShape::Sphere ||
-                                              kind == EOtherShape::Box);
+        piecesA.Available() && (piecesB ? piecesB->Available() : PiecesAgainst(shapeA, kind, *other));
     thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> piecePairs;
     piecePairs.assign(inPiecePairs.begin(), inPiecePairs.end());
     bool madeSurface = false;
@@ -484,7 +495,11 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
                 UsePrimitive(*other, kind, transformB,
                              [&](const auto& inPrimitive)
                              {
-                                 if constexpr (!std::is_same_v<std::decay_t<decltype(inPrimitive)>, Capsule>)
+                                 using Primitive = std::decay_t<decltype(inPrimitive)>;
+                                 if constexpr (std::is_same_v<Primitive, OrientedBox>)
+                                     CollidePieces(placedPieceA, piecesA.Body().pose.translation, inPrimitive,
+                                                   pieceReach, pieceContacts);
+                                 else if constexpr (!std::is_same_v<Primitive, Capsule>)
                                      CollidePieces(placedPieceA, inPrimitive, pieceReach, pieceContacts);
                              });
             ++ioStats.piecePairs;
@@ -493,12 +508,28 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             {
                 PairContact out;
                 out.normal = piece.normal;
-                out.distance = piece.distance - reach + inMaxDistance - toleranceA - toleranceB;
-                out.pointOnB = piece.pointOnB + (marginB + toleranceB) * piece.normal;
                 out.feature0 = piecesA.FeatureAt(pieceA, piece.pointOnB + piece.distance * piece.normal);
+                // The boxes' distance at the points' own deformation (each side's away from the other along
+                // the normal): the deformed surfaces' distance there, along the face's normal. The same as the
+                // triangles give it, so that a piece and its triangles taking turns (its growth about the
+                // tolerance) move no contact.
+                double offsetB = 0.0;
                 if (piecesB)
+                {
                     out.feature1 = piecesB->FeatureAt(pieceB, piece.pointOnB);
-                ioContacts.push_back(out);
+                    offsetB = piecesB->OffsetAlong(pieceB, out.feature1, piece.normal);
+                }
+                const double offsetA = piecesA.OffsetAlong(pieceA, out.feature0, piece.normal);
+                out.distance = piece.distance + offsetA - offsetB - reach + inMaxDistance;
+                out.pointOnB = piece.pointOnB + (offsetB + marginB) * piece.normal;
+                if (out.distance <= inMaxDistance)
+                    ioContacts.push_back(out);
+            }
+            if (!pieceContacts.empty())
+            {
+                piecesA.MadeContact(pieceA);
+                if (piecesB)
+                    piecesB->MadeContact(pieceB);
             }
             madeSurface = madeSurface || !pieceContacts.empty();
         }
@@ -604,15 +635,18 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
         piecesB.emplace(*shapeB, shapeB->QueryView(inB.getWorldTransform()), scratchB);
     thread_local CutPairs cut;
     cut.Clear();
-    if (piecesB && piecesA.Available() && piecesB->Available())
+    // A traversal budget bounds the pair's sphere descent; it takes precedence over the cut descent, which has
+    // no bound on its work.
+    const bool budgeted = shapeB != nullptr && (shapeA.Settings().traversalBudget != 0 ||
+                                                shapeB->Settings().traversalBudget != 0);
+    if (piecesB && !budgeted && piecesA.Available() && piecesB->Available())
     {
         const double gap = inMaxDistance + double(shapeA.getMargin()) + double(shapeB->getMargin()) +
                            piecesA.Tolerance() + piecesB->Tolerance();
         DescendToCut(piecesA, *piecesB, gap, cut, ioStats);
         AppendCutProxyContacts(inA, inB, inMaxDistance, cut.proxies, outContacts, ioStats);
     }
-    else if (!piecesB && piecesA.Available() &&
-             (kind == EOtherShape::Plane || kind == EOtherShape::Sphere || kind == EOtherShape::Box))
+    else if (!piecesB && piecesA.Available() && PiecesAgainst(shapeA, kind, *inB.getCollisionShape()))
     {
         const double gap = inMaxDistance + double(shapeA.getMargin()) + piecesA.Tolerance();
         const DeformedBody inflated =

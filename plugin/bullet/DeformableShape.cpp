@@ -3,6 +3,7 @@
 
 #include "core/ContactPieces.h"
 #include "core/SurfaceCache.h"
+#include "PieceMemory.h"
 
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <algorithm>
@@ -265,6 +266,8 @@ void DeformableShape::ApplySettings(const DeformableShapeSettings& inSettings)
             mSurfaceBoxes = mAsset->Boxes();
         if (!mPieces || mPieces->NodeCount() != mState.Tree().LevelEnd(mState.Proxies().Level() + cPieceLevelsBelow))
             mPieces = mAsset->Pieces(mState.Proxies().Level());
+        if (!mPieceUse || mPieceUse->NodeCount() != mPieces->NodeCount())
+            mPieceUse = std::make_unique<PieceMemory>(mPieces->NodeCount());
     }
     mSettings = inSettings;
 }
@@ -313,12 +316,20 @@ bool DeformableShape::ModeRow(const ContactFeature& inFeature, std::span<double>
 
 bool DeformableShape::BeginStep()
 {
+    if (mPieceUse)
+        mPieceUse->NextStep();
     if (mState.SetQ(mDynamics.Q()))
         return true;
     mDynamics.Reset();
     const std::vector<float> rest(mState.ModeCount(), 0.0f);
     (void)mState.SetQ(rest);
     return false;
+}
+
+void DeformableShape::ForgetPieceUse()
+{
+    if (mPieceUse)
+        mPieceUse->Clear();
 }
 
 bool DeformableShape::SetQ(std::span<const float> inQ)

@@ -1,12 +1,13 @@
 #include "SurfacePieces.h"
 
+#include "PieceMemory.h"
+
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/BDAabbTree.h>
 
 #include "core/TriangleGeometry.h"
 
 #include <limits>
-#include <cstdlib>
 
 namespace bdt
 {
@@ -23,6 +24,8 @@ PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody,
         &pieces->Boxes().Tree() != &inBody.state->Tree())
         return;
     mPieces = pieces;
+    mUse = inShape.PieceUse() != nullptr && inShape.PieceUse()->NodeCount() == pieces->NodeCount() ? inShape.PieceUse()
+                                                                                                   : nullptr;
     // No piece coarser than the contact regions (`DeformableShapeSettings::regionDepth`): a region's manifold
     // holds four points, and a face resting on another carries its load at points spread over it, as the
     // triangles' contacts do, not at a large box's four corners.
@@ -64,9 +67,20 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
         for (int k = 0; k < 3; ++k)
             growth += std::max(0.0, double(box.halfExtents[k]) - double(row[4 + k]));
         Touch(inNode);
-        mScratch.usable[inNode] = mBody.scale * growth <= mTolerance ? 2 : 1;
+        // Taken up within half the tolerance, kept up to all of it (a hysteresis): a piece whose growth hovers
+        // about the limit would otherwise take turns with its triangles step after step, each turn moving the
+        // contacts, whose impulses ring the modes that made the growth.
+        const double grown = mBody.scale * growth;
+        const bool usable = 2.0 * grown <= mTolerance || (grown <= mTolerance && mUse != nullptr && mUse->WasUsed(inNode));
+        mScratch.usable[inNode] = usable ? 2 : 1;
     }
     return mScratch.usable[inNode] == 2;
+}
+
+void PieceSide::MadeContact(std::uint32_t inId)
+{
+    if (mUse != nullptr && inId < mPieces->NodeCount())
+        mUse->MarkUsed(inId);
 }
 
 bool PieceSide::Usable(std::uint32_t inNode)
@@ -261,8 +275,36 @@ ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
         return feature;
     }
     feature.triangle = mPieces->LocateTriangle(inPiece, rest, feature.barycentric);
-    feature.node = ProxyOf(inPiece, feature.triangle);
+    // A point of the box its own triangles do not reach (a real face they cover only in part, as a cube's
+    // corner node covers its corner): the body's triangle there, whichever node holds it.
+    const Model& model = mBody.state->Tree().GetModel();
+    const Triangle& triangle = model.Triangles()[feature.triangle];
+    Vec3d onTriangle = Vec3d::Zero();
+    for (int k = 0; k < 3; ++k)
+        onTriangle += feature.barycentric[k] * model.Positions()[triangle[std::size_t(k)]].cast<double>();
+    const double size = double(mBody.state->Tree().Row(0)[3]);
+    if ((onTriangle - rest).squaredNorm() > 1e-8 * size * size)
+        feature.triangle = mPieces->LocateTriangle(0, rest, feature.barycentric);
+    feature.node = ProxyOf(0, feature.triangle);
     return feature;
+}
+
+double PieceSide::OffsetAlong(std::uint32_t inPiece, const ContactFeature& inFeature, const Vec3d& inDirection)
+{
+    const std::uint32_t node = inPiece >= mPieces->NodeCount() ? mPieces->Facet(inPiece - mPieces->NodeCount()).node
+                                                               : inPiece;
+    const Model& model = mBody.state->Tree().GetModel();
+    if (inFeature.triangle >= model.TriangleCount())
+        return 0.0;
+    const Triangle& corners = model.Triangles()[inFeature.triangle];
+    const std::span<const float> q = mBody.state->Q();
+    Vec3d moved = Vec3d::Zero();
+    for (int k = 0; k < 3; ++k)
+        moved += inFeature.barycentric[k] *
+                 (model.DeformedPosition(corners[std::size_t(k)], q) - model.Positions()[corners[std::size_t(k)]].cast<double>());
+    const float* row = mPieces->Boxes().Row(node);
+    const Vec3d boxMoved = RestCentre(node) - Vec3d(row[0], row[1], row[2]);
+    return inDirection.dot(mBody.pose.rotation * (mBody.scale * (moved - boxMoved)));
 }
 
 } // namespace bdt

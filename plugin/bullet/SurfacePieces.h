@@ -17,6 +17,8 @@
 namespace bdt
 {
 
+class PieceMemory;
+
 class DeformableShape;
 
 /// Per-node values a `PieceSide` works out during one query, kept by the thread for the next (only the nodes
@@ -71,12 +73,22 @@ public:
 
     /// Where the world point `inPoint` on piece `inPiece`'s box lies on the body: the triangle under the piece
     /// nearest it at rest (after undoing the piece's modal motion; of several, the lowest in tree order, as the
-    /// triangle contacts name a vertex), the barycentric coordinates of the nearest point on it, and the proxy
-    /// holding that triangle.
+    /// triangle contacts name a vertex), or the body's nearest where the piece's own triangles do not reach the
+    /// point; the barycentric coordinates of the nearest point on it, and the proxy holding that triangle.
     ContactFeature FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint);
 
     /// Whether every triangle under node `inNode` lies inside the body (`ContactPiece::inside`).
     bool Inside(std::uint32_t inNode) const { return mPieces != nullptr && mPieces->Piece(inNode).inside; }
+    /// How far (m, world) the deformed surface at `inFeature` (a point of piece `inPiece`, `FeatureAt`) stands
+    /// along the unit world direction `inDirection` off where the piece's box puts it: n·R s (U_f − Ū) q, the
+    /// point's own modal displacement less the box centre's. Within the piece's growth (BD-AABB, §3.5). 20M
+    /// flops.
+    double OffsetAlong(std::uint32_t inPiece, const ContactFeature& inFeature, const Vec3d& inDirection);
+
+    /// Notes that piece `inPiece` (a node's, not a facet's) made a contact this step: next step it stays in use up
+    /// to the whole tolerance (`PieceMemory`). Thread-safe; the bits do not depend on the pairs' order.
+    void MadeContact(std::uint32_t inPiece);
+
     /// Where node `inNode` stands in the contact cut, for a descent that reached it (no piece above it).
     ECut Cut(std::uint32_t inNode);
     /// Node `inNode`'s BD-AABB box in world at the current q (§3.5), computed once per query.
@@ -89,7 +101,9 @@ public:
 
 private:
     bool Usable(std::uint32_t inNode);
-    bool WithinTolerance(std::uint32_t inNode); ///< The node's BD-AABB growth is within the tolerance.
+    /// The node's BD-AABB growth is within half the tolerance, or within all of it for a node that made a
+    /// contact last step (`PieceMemory`, `MadeContact`).
+    bool WithinTolerance(std::uint32_t inNode);
     /// Whether usable pieces below proxy `inProxy` (down to `cPieceLevelsBelow` levels) cover it, appended to
     /// `mList` when `inCollect`.
     bool Covered(std::uint32_t inProxy, bool inCollect);
@@ -99,6 +113,7 @@ private:
     const DeformableShape& mShape;
     DeformedBody mBody;
     const ContactPieces* mPieces = nullptr;
+    PieceMemory* mUse = nullptr; ///< The body's pieces in use, last step and this one; null: no hysteresis.
     double mTolerance = 0.0;
     std::uint32_t mCoarsest = 0; ///< The coarsest level a piece may be at.
     std::vector<float> mQq;

@@ -17,6 +17,7 @@ namespace bdt
 {
 
 class SurfaceCache;
+class PieceMemory;
 
 /// How a deformable body's contacts are made once its BD-Tree has culled down to the proxies of level L.
 enum class EContactModel : std::uint8_t
@@ -88,7 +89,8 @@ struct DeformableShapeSettings
     /// runs out, the overlapping pairs of coarser spheres it had not refined become contacts themselves
     /// (centre-to-centre normals, the spheres' overlap as depth), so the response degrades gracefully to
     /// coarser contacts instead of missing any. The smaller non-zero budget of the two bodies applies, and
-    /// takes precedence over `frontTracking` and `pairCacheSkin` for that pair. A time budget is this test
+    /// takes precedence over `frontTracking`, `pairCacheSkin` and the contact pieces' descent (`pieceTolerance`) for
+    /// that pair. A time budget is this test
     /// budget at the cost of a test (tens of nanoseconds in a pile); a test budget keeps the world
     /// deterministic.
     std::uint32_t traversalBudget = 0;
@@ -100,13 +102,19 @@ struct DeformableShapeSettings
     /// little that the spheres do not, and a box test costs about ten sphere tests (`bdt-bench bounds`). Off by
     /// default.
     bool boxCulling = false;
-    /// Surface model: how far (m, world) a contact may stand off the deformed surface where the body's
-    /// triangles are the outside of a box (a *contact piece*: a flat patch, an edge or corner of a boxy part).
-    /// Where a piece's deformation bound stays within it, the piece collides as its box, moved by the modes,
-    /// instead of as its triangles (about 20 times cheaper), and its contacts are reported this much nearer
-    /// than the box: never further than the true surface, at most twice this nearer. 0 turns pieces off (every
-    /// contact on the triangles). Sensible values 0.0002 to 0.001; ≥ 0 and finite.
-    double pieceTolerance = 0.0005;
+    /// Surface model: how far (m, world) the deformed surface may bend away from a *contact piece*'s box (a
+    /// flat patch, an edge or corner of a boxy part, whose triangles are the outside of a box) for the piece to
+    /// collide as that box, moved by the modes, instead of as its triangles (about 20 times cheaper). A piece is
+    /// taken up while its BD-AABB growth (§3.5) is within half this, and kept while it is within all of it and
+    /// the piece made a contact the step before (a hysteresis: no piece and its triangles taking turns). Each
+    /// contact stands where the body's own surface is at that point (its modal displacement, not the box's), so
+    /// the tolerance trades the contacts' normals and spread, not the bodies' gap. 0 turns pieces off (every
+    /// contact on the triangles); ≥ 0 and finite. Below about 1 mm soft bodies resting on each other flip
+    /// between pieces and triangles and take thousands of tiny pieces. With pieces, a pair of two such bodies,
+    /// and a body's pair with a plane, a box or a sphere no larger than it, descends to its contact cut by the
+    /// BD-AABB boxes, not by the spheres: `frontTracking`, `pairCacheSkin` and `boxCulling`, which speed the
+    /// sphere descent up, do not apply to those pairs (`traversalBudget` does, and takes precedence).
+    double pieceTolerance = 0.002;
 };
 
 /// How a proxy of a deformable body will move over the coming step, along a direction, as the contact solver
@@ -296,8 +304,15 @@ public:
     const ContactPieces* Pieces() const { return mPieces.get(); }
     /// The deformed vertices of the patches the surface contacts touched this step (mutable, as `State`).
     SurfaceCache& Surface() const { return *mSurface; }
+    /// Which contact pieces the narrowphase used last step and uses this one (mutable, thread-safe as
+    /// `PieceMemory` says); null without pieces. `BeginStep` moves it on a step.
+    PieceMemory* PieceUse() const { return mPieceUse.get(); }
+    /// Forgets which contact pieces were in use: the next step chooses them as a new body's would (a restored
+    /// snapshot, whose manifolds start cold too).
+    void ForgetPieceUse();
 
-    /// Starts a collision step: gives the tree state the dynamics' current q (a new update stamp). Returns
+    /// Starts a collision step: gives the tree state the dynamics' current q (a new update stamp), and makes
+    /// this step's pieces in use last step's (`PieceUse`). Returns
     /// false if that q was rejected (non-finite or huge); the dynamics are then reset to rest and the state
     /// set to q = 0, so no bad value reaches a query. (A guard: `ModalDynamics` keeps q finite and within
     /// 1e9, which the tree state accepts.)
@@ -464,6 +479,7 @@ private:
     std::shared_ptr<const BDAabbTree> mSurfaceBoxes; // the surface model's box rows
     std::shared_ptr<const ContactPieces> mPieces;    // the surface model's contact pieces
     std::unique_ptr<SurfaceCache> mSurface; // mutable through the pointer, as the sphere cache
+    std::unique_ptr<PieceMemory> mPieceUse; // the pieces in use, last step and this one; with mPieces
     ModalDynamics mDynamics;
     std::vector<double> mPendingImpulse; // generalised impulse accumulated this step (M entries)
     // The coming step's motion if the contacts keep the held impulse H and the frame its inertial force F°,
