@@ -202,9 +202,20 @@ bool PreviousPoints::WarmStart(btManifoldPoint& ioPoint)
         mPoints[i].m_userPersistentData = nullptr;
         if ((old.m_contactPointFlags & BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED) != 0)
         {
-            ioPoint.m_lateralFrictionDir1 = old.m_lateralFrictionDir1;
-            ioPoint.m_lateralFrictionDir2 = old.m_lateralFrictionDir2;
-            ioPoint.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
+            // The old directions, turned into the new point's tangent plane: a normal that turned a little (a
+            // box's face contact choosing the other box's face) must not leave friction a share along it,
+            // which pushes the bodies sideways step after step.
+            const btVector3& normal = ioPoint.m_normalWorldOnB;
+            btVector3 first = old.m_lateralFrictionDir1 - normal * normal.dot(old.m_lateralFrictionDir1);
+            if (first.length2() > btScalar(0.25))
+            {
+                first.normalize();
+                ioPoint.m_lateralFrictionDir1 = first;
+                ioPoint.m_lateralFrictionDir2 = normal.cross(first);
+                if (old.m_lateralFrictionDir2.dot(ioPoint.m_lateralFrictionDir2) < 0)
+                    ioPoint.m_lateralFrictionDir2 = -ioPoint.m_lateralFrictionDir2;
+                ioPoint.m_contactPointFlags |= BT_CONTACT_FLAG_LATERAL_FRICTION_INITIALIZED;
+            }
         }
         return true;
     }
