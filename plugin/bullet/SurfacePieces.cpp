@@ -274,17 +274,10 @@ ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
         feature.node = ProxyOf(node, feature.triangle);
         return feature;
     }
-    feature.triangle = mPieces->LocateTriangle(inPiece, rest, feature.barycentric);
     // A point of the box its own triangles do not reach (a real face they cover only in part, as a cube's
     // corner node covers its corner): the body's triangle there, whichever node holds it.
-    const Model& model = mBody.state->Tree().GetModel();
-    const Triangle& triangle = model.Triangles()[feature.triangle];
-    Vec3d onTriangle = Vec3d::Zero();
-    for (int k = 0; k < 3; ++k)
-        onTriangle += feature.barycentric[k] * model.Positions()[triangle[std::size_t(k)]].cast<double>();
-    const double size = double(mBody.state->Tree().Row(0)[3]);
-    if ((onTriangle - rest).squaredNorm() > 1e-8 * size * size)
-        feature.triangle = mPieces->LocateTriangle(0, rest, feature.barycentric);
+    feature.triangle = mPieces->LocateTriangleAround(inPiece, rest, 1e-4 * double(mBody.state->Tree().Row(0)[3]),
+                                                     feature.barycentric);
     feature.node = ProxyOf(0, feature.triangle);
     return feature;
 }

@@ -463,6 +463,34 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
 
 std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, Vec3d& outBarycentric) const
 {
+    std::uint32_t best = mBoxes->Tree().Node(inNode).firstTriangle;
+    double bestDistance2 = std::numeric_limits<double>::infinity();
+    outBarycentric = Vec3d(1.0, 0.0, 0.0);
+    Search(inNode, inPoint, best, bestDistance2, outBarycentric);
+    return best;
+}
+
+std::uint32_t ContactPieces::LocateTriangleAround(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
+                                                  Vec3d& outBarycentric) const
+{
+    std::uint32_t best = mBoxes->Tree().Node(inNode).firstTriangle;
+    double bestDistance2 = std::numeric_limits<double>::infinity();
+    outBarycentric = Vec3d(1.0, 0.0, 0.0);
+    Search(inNode, inPoint, best, bestDistance2, outBarycentric);
+    // Up the ancestors while the point is off the triangles found: each adds its other child's subtree, opened
+    // only where its boxes come nearer than the best so far.
+    for (std::uint32_t node = inNode; bestDistance2 > inOnSurface * inOnSurface && Parent(node) != cNoIndex;
+         node = Parent(node))
+    {
+        const std::uint32_t first = mBoxes->Tree().Node(Parent(node)).firstChild;
+        Search(node == first ? first + 1 : first, inPoint, best, bestDistance2, outBarycentric);
+    }
+    return best;
+}
+
+void ContactPieces::Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t& ioBest, double& ioBestDistance2,
+                           Vec3d& ioBarycentric) const
+{
     const BDTree& tree = mBoxes->Tree();
     const Model& model = tree.GetModel();
     const auto positions = model.Positions();
@@ -475,18 +503,17 @@ std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& i
                                   .cwiseMax(0.0f);
         return 0.999 * double(outside.squaredNorm());
     };
-    std::uint32_t best = tree.Node(inNode).firstTriangle;
-    double bestDistance2 = std::numeric_limits<double>::infinity();
-    outBarycentric = Vec3d(1.0, 0.0, 0.0);
+    const double tie = 1e-18 * (1.0 + inPoint.squaredNorm());
     // Branch and bound, the nearer child first: a point on the node's surface is found at distance 0 on the
-    // first path that holds it, and the boxes apart from it are not opened.
+    // first path that holds it, and the boxes apart from it are not opened. Of triangles through the point (a
+    // vertex, an edge), the lowest in tree order.
     thread_local std::vector<std::pair<double, std::uint32_t>> stack;
-    stack.assign(1, {0.0, inNode});
+    stack.assign(1, {distance2(inNode), inNode});
     while (!stack.empty())
     {
         const auto [bound, index] = stack.back();
         stack.pop_back();
-        if (bound > bestDistance2 + 1e-18 * (1.0 + inPoint.squaredNorm()))
+        if (bound > ioBestDistance2 + tie)
             continue;
         const BDTreeNode& node = tree.Node(index);
         if (node.IsLeaf())
@@ -500,13 +527,11 @@ std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& i
                 const Vec3d bary = ClosestBarycentric(inPoint, corners);
                 const double gap2 =
                     (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint).squaredNorm();
-                // Of triangles through the point (a vertex, an edge), the lowest in tree order.
-                const double tie = 1e-18 * (1.0 + inPoint.squaredNorm());
-                if (gap2 < bestDistance2 - tie || (gap2 <= bestDistance2 + tie && t < best))
+                if (gap2 < ioBestDistance2 - tie || (gap2 <= ioBestDistance2 + tie && t < ioBest))
                 {
-                    bestDistance2 = gap2;
-                    best = t;
-                    outBarycentric = bary;
+                    ioBestDistance2 = gap2;
+                    ioBest = t;
+                    ioBarycentric = bary;
                 }
             }
             continue;
@@ -524,7 +549,6 @@ std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& i
             stack.emplace_back(near1, first + 1);
         }
     }
-    return best;
 }
 
 } // namespace bdt

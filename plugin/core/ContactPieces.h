@@ -105,6 +105,12 @@ public:
     /// coordinates of its point nearest it: branch and bound on the nodes' rest boxes, the nearer child first.
     /// For a point on the node's surface, about one root-to-leaf path of box tests.
     std::uint32_t LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, Vec3d& outBarycentric) const;
+    /// As `LocateTriangle`, and where the triangle found is further than `inOnSurface` (model units) from the
+    /// point, the nearest under the node's ancestors in turn, up to the root if need be (a point of a piece's
+    /// box that its own triangles do not reach: a neighbour's triangle). Each ancestor adds only its other
+    /// child's subtree, opened where its boxes come nearer than the best so far.
+    std::uint32_t LocateTriangleAround(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
+                                       Vec3d& outBarycentric) const;
 
     std::size_t MemoryBytes() const
     {
@@ -117,6 +123,11 @@ public:
 private:
     std::shared_ptr<const BDAabbTree> mBoxes;
     std::vector<ContactPiece> mPieces;
+    // Branch and bound under `inNode` for the triangle nearest `inPoint`, improving on `ioBest` (at
+    // `ioBestDistance2`, squared) where one is nearer, or as near and lower in tree order.
+    void Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t& ioBest, double& ioBestDistance2,
+                Vec3d& ioBarycentric) const;
+
     std::vector<std::array<float, 6>> mRestBoxes; // every node's rest box: centre, half extents (`LocateTriangle`)
     std::vector<std::uint32_t> mParents;
     std::vector<ContactFacet> mFacets;

@@ -205,6 +205,44 @@ TEST(ContactPieces, OpenSurfacesHaveNone)
     EXPECT_EQ(pieces->FacetCount(), 0u);
 }
 
+TEST(ContactPieces, LocateTriangleAroundReachesTheNeighboursTriangles)
+{
+    // A point on the surface, located from a node of the proxy level that does not hold it (a piece's box
+    // reaching past its own triangles): the search climbs the ancestors to a triangle through the point. From
+    // the node holding it, the answer is `LocateTriangle`'s. Brute force: the point lies on a triangle.
+    const auto asset = MakeAsset(EShape::Chair, 4000);
+    constexpr std::uint32_t cLevel = 8;
+    const auto pieces = asset->Pieces(cLevel);
+    const BDTree& tree = asset->Tree();
+    const Model& model = tree.GetModel();
+    const double onSurface = 1e-4 * double(tree.Row(0)[3]);
+    std::uint32_t checked = 0;
+    for (std::uint32_t t = 0; t < model.TriangleCount(); t += 7)
+    {
+        const Vec3d point = 0.2 * Corner(model, t, 0) + 0.3 * Corner(model, t, 1) + 0.5 * Corner(model, t, 2);
+        std::uint32_t holder = 0;
+        for (std::uint32_t node = tree.LevelBegin(cLevel); node < tree.LevelEnd(cLevel); ++node)
+            if (t >= tree.Node(node).firstTriangle && t < tree.Node(node).firstTriangle + tree.Node(node).triangleCount)
+                holder = node;
+        const std::uint32_t other = tree.LevelBegin(cLevel) + (holder - tree.LevelBegin(cLevel) + 5) %
+                                                                   (tree.LevelEnd(cLevel) - tree.LevelBegin(cLevel));
+        for (const std::uint32_t from : {holder, other})
+        {
+            Vec3d bary;
+            const std::uint32_t found = pieces->LocateTriangleAround(from, point, onSurface, bary);
+            ASSERT_LT(found, model.TriangleCount());
+            const Vec3d at = bary[0] * Corner(model, found, 0) + bary[1] * Corner(model, found, 1) +
+                             bary[2] * Corner(model, found, 2);
+            EXPECT_LT((at - point).norm(), onSurface) << "triangle " << t << " from node " << from;
+        }
+        Vec3d baryHolder, baryAround;
+        EXPECT_EQ(pieces->LocateTriangleAround(holder, point, onSurface, baryAround),
+                  pieces->LocateTriangle(holder, point, baryHolder));
+        ++checked;
+    }
+    EXPECT_GT(checked, 500u);
+}
+
 TEST(ContactPieces, LocateTriangleFindsTheTriangleUnderAPointOnAFace)
 {
     const auto asset = MakeAsset(EShape::Chair, 4000);
