@@ -729,6 +729,16 @@ void App::DrawStatsPanel()
                 static_cast<unsigned long long>(stats.contacts));
     ImGui::Text("ms: modal %.2f, collision %.2f, solver %.2f, read-back %.2f", stats.preTickMs,
                 stats.collisionMs, stats.solverMs, stats.postSolveMs);
+    // The narrowphase stage by stage (processor time summed over its threads), and what it made.
+    const NarrowphaseStats& narrow = stats.narrowphase;
+    ImGui::Text("narrowphase ms: descent %.2f, patches %.2f, features %.2f, regions %.2f, commit %.2f",
+                narrow.descentMs, narrow.placeMs, narrow.featuresMs, narrow.regionsMs, narrow.commitMs);
+    ImGui::Text("pairs %llu (%llu apart), piece pairs %llu, points found %llu, filtered %llu, kept %llu",
+                static_cast<unsigned long long>(narrow.pairs), static_cast<unsigned long long>(narrow.pairsApart),
+                static_cast<unsigned long long>(narrow.work.piecePairs),
+                static_cast<unsigned long long>(narrow.contactsFound),
+                static_cast<unsigned long long>(narrow.contactsFiltered),
+                static_cast<unsigned long long>(narrow.pointsKept));
     ImGui::Text("CPU-deformed vertices %llu, upload %.1f KB/frame",
                 static_cast<unsigned long long>(view.cpuDeformedVertices),
                 double(view.frameUploadBytes) / 1e3);

@@ -111,7 +111,9 @@ struct NarrowphaseStats
     std::uint64_t pointsKept = 0;       ///< Points written into manifolds after region reduction.
     double descentMs = 0.0;  ///< The sphere descents (BD-Tree §3.4) and their sphere contacts.
     double placeMs = 0.0;    ///< Surface model: deforming and placing patches.
-    double featuresMs = 0.0; ///< Surface model: the exact feature tests (and anything else per patch pair).
+    /// Surface model: the exact feature tests (and anything else per patch pair), the contact pieces' box tests
+    /// and the triangle under each piece point.
+    double featuresMs = 0.0;
     double regionsMs = 0.0;  ///< The speculative filter, region planning, point reduction and prediction.
     double commitMs = 0.0;   ///< Writing the points into Bullet's manifolds (warm starts, callbacks).
 
