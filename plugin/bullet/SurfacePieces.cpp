@@ -276,18 +276,8 @@ ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
     }
     // A point of the box its own triangles do not reach (a real face they cover only in part, as a cube's
     // corner node covers its corner): the body's triangle there, whichever node holds it.
-    const double size = double(mBody.state->Tree().Row(0)[3]);
-    // At a corner of the box (most clipped points are): the corner's, located once for the asset.
-    const ContactPiece& piece = mPieces->Piece(inPiece);
-    const Vec3d fromCentre = rest - (Vec3d(row[0], row[1], row[2]) + piece.offset.cast<double>());
-    if (((fromCentre.cwiseAbs() - piece.halfExtents.cast<double>()).cwiseAbs().array() <= 1e-7 * size).all())
-    {
-        const int corner =
-            (fromCentre.x() > 0.0 ? 1 : 0) | (fromCentre.y() > 0.0 ? 2 : 0) | (fromCentre.z() > 0.0 ? 4 : 0);
-        feature.triangle = mPieces->LocateCorner(inPiece, corner, 1e-4 * size, feature.barycentric);
-    }
-    else
-        feature.triangle = mPieces->LocateTriangleAround(inPiece, rest, 1e-4 * size, feature.barycentric);
+    feature.triangle = mPieces->LocateTriangleAround(inPiece, rest, 1e-4 * double(mBody.state->Tree().Row(0)[3]),
+                                                     feature.barycentric);
     feature.node = ProxyOf(0, feature.triangle);
     return feature;
 }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <thread>
 
 namespace bdt
 {
@@ -460,58 +459,6 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
                 mFacetIds.push_back(std::uint32_t(f));
         mFacetBegin[node + 1] = std::uint32_t(mFacetIds.size());
     }
-    mCornerSlot.assign(mPieces.size(), cNoIndex);
-    std::uint32_t slots = 0;
-    for (std::size_t node = 0; node < mPieces.size(); ++node)
-        if (mPieces[node].IsPiece())
-            mCornerSlot[node] = slots++;
-    mCorners.resize(std::size_t(slots) * 8);
-    mCornerState = std::make_unique<std::atomic<std::uint8_t>[]>(slots);
-    for (std::uint32_t slot = 0; slot < slots; ++slot)
-        mCornerState[slot].store(0, std::memory_order_relaxed);
-}
-
-std::uint32_t ContactPieces::LocateCorner(std::uint32_t inNode, int inCorner, double inOnSurface,
-                                          Vec3d& outBarycentric) const
-{
-    const std::uint32_t slot = mCornerSlot[inNode];
-    std::atomic<std::uint8_t>& state = mCornerState[slot];
-    CornerFeature* corners = mCorners.data() + std::size_t(slot) * 8;
-    if (state.load(std::memory_order_acquire) != 2)
-    {
-        const float* row = mBoxes->Row(inNode);
-        const ContactPiece& piece = mPieces[inNode];
-        const Vec3d centre = Vec3d(row[0], row[1], row[2]) + piece.offset.cast<double>();
-        const auto cornerAt = [&](int inIndex)
-        {
-            Vec3d at = centre;
-            for (int k = 0; k < 3; ++k)
-                at[k] += ((inIndex >> k) & 1 ? 1.0 : -1.0) * double(piece.halfExtents[k]);
-            return at;
-        };
-        std::uint8_t expected = 0;
-        if (state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel))
-        {
-            for (int c = 0; c < 8; ++c)
-            {
-                Vec3d barycentric;
-                corners[c].triangle = LocateTriangleAround(inNode, cornerAt(c), inOnSurface, barycentric);
-                for (int k = 0; k < 3; ++k)
-                    corners[c].barycentric[k] = float(barycentric[k]);
-            }
-            state.store(2, std::memory_order_release);
-        }
-        else
-        {
-            // Another thread is locating them (8 searches, microseconds): its answer, not one worked out here
-            // along another path, whose rounding could differ.
-            while (state.load(std::memory_order_acquire) != 2)
-                std::this_thread::yield();
-        }
-    }
-    const CornerFeature& corner = corners[inCorner];
-    outBarycentric = Vec3d(corner.barycentric[0], corner.barycentric[1], corner.barycentric[2]);
-    return corner.triangle;
 }
 
 std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, Vec3d& outBarycentric) const

@@ -4,7 +4,6 @@
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
 #include <array>
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -113,17 +112,9 @@ public:
     std::uint32_t LocateTriangleAround(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
                                        Vec3d& outBarycentric) const;
 
-    /// `LocateTriangleAround` at corner `inCorner` of piece `inNode`'s rest box (bit k of `inCorner`: the corner's
-    /// side along axis k, set for +), where a box's clipped contact points most often lie. A piece's eight
-    /// corners are located on the first call for any of them and kept (an answer that depends on the corner
-    /// alone, the same whichever thread made it; barycentric coordinates rounded to float): 8 searches once,
-    /// then a load. `inNode` must be a piece; `inOnSurface` the same on every call.
-    std::uint32_t LocateCorner(std::uint32_t inNode, int inCorner, double inOnSurface, Vec3d& outBarycentric) const;
-
     std::size_t MemoryBytes() const
     {
         return mPieces.capacity() * sizeof(ContactPiece) + mFacets.capacity() * sizeof(ContactFacet) +
-               mCorners.capacity() * sizeof(CornerFeature) + mPieces.size() * (1 + sizeof(std::uint32_t)) +
                mRestBoxes.capacity() * sizeof(std::array<float, 6>) +
                (mParents.capacity() + mFacetBegin.capacity() + mFacetIds.capacity() + mFacetTriangles.capacity()) *
                    sizeof(std::uint32_t);
@@ -137,19 +128,7 @@ private:
     void Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t& ioBest, double& ioBestDistance2,
                 Vec3d& ioBarycentric) const;
 
-    // A piece corner's triangle and barycentric coordinates (`LocateCorner`).
-    struct CornerFeature
-    {
-        std::uint32_t triangle = 0;
-        float barycentric[3] = {1.0f, 0.0f, 0.0f};
-    };
-
     std::vector<std::array<float, 6>> mRestBoxes; // every node's rest box: centre, half extents (`LocateTriangle`)
-    std::vector<std::uint32_t> mCornerSlot;       // per node: its pieces' first entry in mCorners, or cNoIndex
-    // Filled on first use (`LocateCorner`): a slot is written by the thread that claims it (0 -> 1) and read
-    // once it is published (2).
-    mutable std::vector<CornerFeature> mCorners;
-    std::unique_ptr<std::atomic<std::uint8_t>[]> mCornerState;
     std::vector<std::uint32_t> mParents;
     std::vector<ContactFacet> mFacets;
     std::vector<std::uint32_t> mFacetBegin;     // per node (+ 1): its range of mFacetIds

@@ -7,7 +7,6 @@
 #include <bdt/core/DeformableAsset.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <gtest/gtest.h>
-#include <thread>
 
 namespace bdt
 {
@@ -242,55 +241,6 @@ TEST(ContactPieces, LocateTriangleAroundReachesTheNeighboursTriangles)
         ++checked;
     }
     EXPECT_GT(checked, 500u);
-}
-
-TEST(ContactPieces, LocateCornerIsLocateTriangleAroundAtTheCornerFromAnyThread)
-{
-    // Two threads ask for every piece's corners of a fresh asset at once (each claims some, meets the other's
-    // claims mid-way): every answer is `LocateTriangleAround`'s at the corner (barycentrics rounded to float),
-    // and both threads' answers are the same, bit for bit.
-    const auto asset = MakeAsset(EShape::Chair, 4000);
-    const auto pieces = asset->Pieces(8);
-    const double onSurface = 1e-4 * double(asset->Tree().Row(0)[3]);
-    std::vector<std::uint32_t> nodes;
-    for (std::uint32_t node = 0; node < pieces->NodeCount(); ++node)
-        if (pieces->Piece(node).IsPiece())
-            nodes.push_back(node);
-    ASSERT_GT(nodes.size(), 100u);
-    std::vector<std::uint32_t> triangles[2];
-    std::vector<Vec3d> barycentrics[2];
-    const auto ask = [&](int inThread)
-    {
-        for (std::size_t i = 0; i < nodes.size(); ++i)
-            for (int corner = 0; corner < 8; ++corner)
-            {
-                const std::uint32_t node = nodes[inThread == 0 ? i : nodes.size() - 1 - i];
-                Vec3d bary;
-                triangles[inThread].push_back(pieces->LocateCorner(node, corner, onSurface, bary));
-                barycentrics[inThread].push_back(bary);
-            }
-    };
-    std::thread other(ask, 1);
-    ask(0);
-    other.join();
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-        for (int corner = 0; corner < 8; ++corner)
-        {
-            const std::uint32_t node = nodes[i];
-            const ContactPiece& piece = pieces->Piece(node);
-            const float* row = pieces->Boxes().Row(node);
-            Vec3d at = Vec3d(row[0], row[1], row[2]) + piece.offset.cast<double>();
-            for (int k = 0; k < 3; ++k)
-                at[k] += ((corner >> k) & 1 ? 1.0 : -1.0) * double(piece.halfExtents[k]);
-            Vec3d expected;
-            const std::uint32_t triangle = pieces->LocateTriangleAround(node, at, onSurface, expected);
-            const std::size_t mine = i * 8 + std::size_t(corner);
-            const std::size_t theirs = (nodes.size() - 1 - i) * 8 + std::size_t(corner);
-            EXPECT_EQ(triangles[0][mine], triangle) << "node " << node << " corner " << corner;
-            EXPECT_EQ(triangles[1][theirs], triangle) << "node " << node << " corner " << corner;
-            EXPECT_LT((barycentrics[0][mine] - expected).norm(), 1e-6);
-            EXPECT_EQ(barycentrics[1][theirs], barycentrics[0][mine]);
-        }
 }
 
 TEST(ContactPieces, LocateTriangleFindsTheTriangleUnderAPointOnAFace)
