@@ -177,6 +177,7 @@ void App::LoadSample(const std::string& inName)
     mSteps = 0;
     mHistory = PhysicsHistory();
     mPeakRootGrowth = 0.0;
+    mOverlapTestsTotal = 0;
     ApplyToBodies();
 }
 
@@ -212,6 +213,7 @@ void App::StepPhysics()
     mTime += cTimeStep;
     ++mSteps;
     mHistory.Add(mWorld->Deformables().Stats(), ms);
+    mOverlapTestsTotal += mWorld->Deformables().Stats().overlapTests;
     if (mOptions.headless) // for the stats only
         mPeakRootGrowth = std::max(mPeakRootGrowth, RootGrowthMax(mWorld->Deformables()));
 }
@@ -305,8 +307,25 @@ int App::RunHeadless()
                             {"render_ms", renderMs},
                             {"physics_seconds", physicsSeconds},
                             {"step_ms_median_last_240", Median(steps)},
+                            {"last_step_ms",
+                             {{"pre_tick", physics.preTickMs},
+                              {"collision", physics.collisionMs},
+                              {"solver", physics.solverMs},
+                              {"post_solve", physics.postSolveMs}}},
+                            {"last_narrowphase",
+                             {{"descent_ms", physics.narrowphase.descentMs},
+                              {"patches_ms", physics.narrowphase.placeMs},
+                              {"features_ms", physics.narrowphase.featuresMs},
+                              {"regions_ms", physics.narrowphase.regionsMs},
+                              {"commit_ms", physics.narrowphase.commitMs},
+                              {"pairs", physics.narrowphase.pairs},
+                              {"piece_pairs", physics.narrowphase.work.piecePairs},
+                              {"triangle_tests", physics.narrowphase.work.triangleTests},
+                              {"points_found", physics.narrowphase.contactsFound},
+                              {"points_kept", physics.narrowphase.pointsKept}}},
                             {"spheres_updated", physics.spheresUpdated},
                             {"overlap_tests", physics.overlapTests},
+                            {"overlap_tests_total", mOverlapTestsTotal},
                             {"contacts", physics.contacts},
                             {"surface_contact_points", surfacePoints},
                             {"vibration_energy_j", physics.vibrationEnergy},

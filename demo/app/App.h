@@ -127,6 +127,7 @@ private:
     OrbitCamera mCamera;
     PhysicsHistory mHistory;
     double mPeakRootGrowth = 0.0; // m, headless: the largest root-sphere growth of any body over the run
+    std::uint64_t mOverlapTestsTotal = 0; // bounding-volume tests over the run (StepStats::overlapTests summed)
     double mTime = 0.0;
     std::uint64_t mSteps = 0;
     bool mPaused = false;

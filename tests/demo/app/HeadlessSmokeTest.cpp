@@ -248,13 +248,14 @@ TEST(HeadlessScene, BoundsSceneCollidesEveryKind)
 TEST(HeadlessScene, InterruptibleTraversalIsWiredToTheBodies)
 {
     // --budget 4 (the Traversal panel's interruptible mode) limits every chair pair to 4 sphere tests a step: the
-    // 12 chairs test fewer spheres than with the complete traversal and still stand on the ground.
+    // 12 chairs test fewer spheres over the run than with the complete traversal (at a single step the two
+    // piles, which land differently, may not compare so) and still stand on the ground.
     BDT_REQUIRE_GL_CONTEXT();
     AppOptions options = SmallChairs(150, 12, "budget");
     const nlohmann::json complete = RunHeadless(options);
     options.traversalBudget = 4;
     const nlohmann::json limited = RunHeadless(options);
-    EXPECT_LT(limited["overlap_tests"].get<std::uint64_t>(), complete["overlap_tests"].get<std::uint64_t>());
+    EXPECT_LT(limited["overlap_tests_total"].get<std::uint64_t>(), complete["overlap_tests_total"].get<std::uint64_t>());
     EXPECT_GT(limited["contacts"].get<std::uint64_t>(), 0u);
     EXPECT_GT(limited["lowest_body_height_m"].get<double>(), 0.0);
     EXPECT_EQ(limited["nonfinite_resets"].get<std::uint64_t>(), 0u);
