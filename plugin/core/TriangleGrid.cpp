@@ -113,14 +113,16 @@ Eigen::Vector3i TriangleGrid::CellOf(const Vec3d& inPoint) const
 
 double TriangleGrid::SquaredDistance(std::uint32_t inTriangle, const Vec3d& inPoint) const
 {
-    const Vec3d corners[3] = {mCorners[3 * inTriangle].cast<double>(), mCorners[3 * inTriangle + 1].cast<double>(),
+    const Vec3d corners[3] = {mCorners[3 * inTriangle].cast<double>(),
+                              mCorners[3 * inTriangle + 1].cast<double>(),
                               mCorners[3 * inTriangle + 2].cast<double>()};
     return (ClosestPointOnTriangle(inPoint, corners) - inPoint).squaredNorm();
 }
 
 Vec3d TriangleGrid::Barycentric(std::uint32_t inTriangle, const Vec3d& inPoint) const
 {
-    const Vec3d corners[3] = {mCorners[3 * inTriangle].cast<double>(), mCorners[3 * inTriangle + 1].cast<double>(),
+    const Vec3d corners[3] = {mCorners[3 * inTriangle].cast<double>(),
+                              mCorners[3 * inTriangle + 1].cast<double>(),
                               mCorners[3 * inTriangle + 2].cast<double>()};
     return ClosestBarycentric(inPoint, corners);
 }
@@ -149,8 +151,8 @@ std::uint32_t TriangleGrid::Nearest(const Vec3d& inPoint, Vec3d& outBarycentric)
             for (int y = low.y(); y <= high.y(); ++y)
                 for (int x = low.x(); x <= high.x(); ++x)
                 {
-                    if (std::max({std::abs(x - centre.x()), std::abs(y - centre.y()), std::abs(z - centre.z())}) !=
-                        ring)
+                    if (std::max({std::abs(x - centre.x()), std::abs(y - centre.y()),
+                                  std::abs(z - centre.z())}) != ring)
                         continue;
                     const Vec3d cellLow = mOrigin + mCell * Vec3d(x, y, z);
                     if (!open((cellLow - inPoint)
@@ -158,19 +160,15 @@ std::uint32_t TriangleGrid::Nearest(const Vec3d& inPoint, Vec3d& outBarycentric)
                                   .cwiseMax(0.0)
                                   .squaredNorm()))
                         continue;
-                    // The cell's triangles by their bounding boxes' distance (a tenth of a closest point's
-                    // cost), nearest first: the first tested is mostly the one under the point, and the rest
-                    // stop at the first box further than the answer.
+                    // The cell's triangles by their bounding boxes' distance, nearest first: the first tested
+                    // is mostly the one under the point, and the rest stop at the first box further than the
+                    // answer.
                     const std::uint32_t index = CellIndex(x, y, z);
                     candidates.clear();
                     for (std::uint32_t i = mCellBegin[index]; i < mCellBegin[index + 1]; ++i)
                     {
                         const std::uint32_t t = mCellTriangles[i];
-                        const double box2 = (mBounds[2 * t].cast<double>() - inPoint)
-                                                .cwiseMax(inPoint - mBounds[2 * t + 1].cast<double>())
-                                                .cwiseMax(0.0)
-                                                .squaredNorm();
-                        if (open(box2))
+                        if (const double box2 = BoxDistance2(t, inPoint); open(box2))
                             candidates.emplace_back(box2, t);
                     }
                     std::sort(candidates.begin(), candidates.end());

@@ -28,20 +28,19 @@ public:
     /// range or a non-finite position throws `bdt::Error`. Cost: O(references), once per asset.
     TriangleGrid(std::span<const Vec3f> inPositions, std::span<const Triangle> inTriangles);
 
-    /// The triangle nearest `inPoint` (rest frame, model units), with the barycentric coordinates of its point
-    /// nearest `inPoint` in `outBarycentric`; of triangles as near within rounding (a shared edge or vertex),
-    /// the lowest index. cNoIndex, and (1, 0, 0), for an empty grid or a non-finite point. Cost: the point's
-    /// cell and those of its neighbours nearer than the best triangle so far, their triangles by bounding box
-    /// and then, nearest box first, by closest point (about 100 flops each); about a microsecond.
-    /// Thread-safe.
+    /// The triangle nearest `inPoint` (rest frame, model units), with the barycentric coordinates of its
+    /// point nearest `inPoint` in `outBarycentric`; of triangles as near within rounding (a shared edge or
+    /// vertex), the lowest index. cNoIndex, and (1, 0, 0), for an empty grid or a non-finite point. Cost: the
+    /// point's cell and those of its neighbours nearer than the best triangle so far, their triangles by
+    /// bounding box and then, nearest box first, by closest point (about 100 flops each); about a
+    /// microsecond. Thread-safe.
     std::uint32_t Nearest(const Vec3d& inPoint, Vec3d& outBarycentric) const;
 
     /// Calls `inVisit(triangle, squaredDistance)` for every triangle within `inRadius` (model units) of
-    /// `inPoint`, some more than once (a triangle is listed in every cell it overlaps), in no set order but the
-    /// same every time. Cost: the cells the ball overlaps, a bounding-box test per triangle listed there and
-    /// a closest point per triangle whose box the ball meets.
-    template <class Visit>
-    void ForEachWithin(const Vec3d& inPoint, double inRadius, Visit&& inVisit) const;
+    /// `inPoint`, some more than once (a triangle is listed in every cell it overlaps), in no set order but
+    /// the same every time. Cost: the cells the ball overlaps, a bounding-box test per triangle listed there
+    /// and a closest point per triangle whose box the ball meets.
+    template <class Visit> void ForEachWithin(const Vec3d& inPoint, double inRadius, Visit&& inVisit) const;
 
     /// The barycentric coordinates of triangle `inTriangle`'s point nearest `inPoint` (`ClosestBarycentric`).
     Vec3d Barycentric(std::uint32_t inTriangle, const Vec3d& inPoint) const;
@@ -58,6 +57,14 @@ public:
 
 private:
     double SquaredDistance(std::uint32_t inTriangle, const Vec3d& inPoint) const;
+    // The squared distance from the point to the triangle's bounding box (a tenth of a closest point's cost).
+    double BoxDistance2(std::uint32_t inTriangle, const Vec3d& inPoint) const
+    {
+        return (mBounds[2 * inTriangle].cast<double>() - inPoint)
+            .cwiseMax(inPoint - mBounds[2 * inTriangle + 1].cast<double>())
+            .cwiseMax(0.0)
+            .squaredNorm();
+    }
     // The cell index of a point along each axis, clamped into the grid.
     Eigen::Vector3i CellOf(const Vec3d& inPoint) const;
     std::uint32_t CellIndex(int inX, int inY, int inZ) const
@@ -91,11 +98,7 @@ void TriangleGrid::ForEachWithin(const Vec3d& inPoint, double inRadius, Visit&& 
                 for (std::uint32_t i = mCellBegin[index]; i < mCellBegin[index + 1]; ++i)
                 {
                     const std::uint32_t t = mCellTriangles[i];
-                    const double box2 = (mBounds[2 * t].cast<double>() - inPoint)
-                                            .cwiseMax(inPoint - mBounds[2 * t + 1].cast<double>())
-                                            .cwiseMax(0.0)
-                                            .squaredNorm();
-                    if (box2 > radius2)
+                    if (BoxDistance2(t, inPoint) > radius2)
                         continue;
                     const double distance2 = SquaredDistance(t, inPoint);
                     if (distance2 <= radius2)
