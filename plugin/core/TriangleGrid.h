@@ -49,6 +49,7 @@ public:
     std::uint32_t TriangleCount() const { return mGridded; }
     /// The edge of a cell (model units); 0 when empty.
     double CellSize() const { return mCell; }
+    /// Heap bytes held (cells, references, corners and bounding boxes).
     std::size_t MemoryBytes() const
     {
         return (mCellBegin.capacity() + mCellTriangles.capacity()) * sizeof(std::uint32_t) +
