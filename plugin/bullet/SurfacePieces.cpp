@@ -274,13 +274,10 @@ ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
         feature.node = ProxyOf(node, feature.triangle);
         return feature;
     }
-    // The triangle under the point: the piece's own where the point lies on one, else whichever node holds
-    // it (a box reaches past its own triangles: a real face they cover only in part, as a cube's corner node
-    // covers its corner).
-    feature.triangle =
-        mPieces->LocateTriangle(inPiece, rest, 1e-4 * double(mBody.state->Tree().Row(0)[3]), feature.barycentric);
-    if (feature.triangle == cNoIndex) // a non-finite point: the piece's own first triangle
-        feature.triangle = mBody.state->Tree().Node(node).firstTriangle;
+    // A point of the box its own triangles do not reach (a real face they cover only in part, as a cube's
+    // corner node covers its corner): the body's triangle there, whichever node holds it.
+    feature.triangle = mPieces->LocateTriangleAround(inPiece, rest, 1e-4 * double(mBody.state->Tree().Row(0)[3]),
+                                                     feature.barycentric);
     feature.node = ProxyOf(0, feature.triangle);
     return feature;
 }

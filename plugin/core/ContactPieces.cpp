@@ -427,10 +427,15 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
 {
     if (!mBoxes)
         throw Error("ContactPieces: no box rows given");
-    mTriangles = TriangleGrid(mBoxes->Tree().GetModel().Positions(), mBoxes->Tree().GetModel().Triangles());
     const BDTree& tree = mBoxes->Tree();
     const std::uint32_t count = std::min(inNodeCount, tree.NodeCount());
     mPieces.resize(count);
+    mRestBoxes.resize(tree.NodeCount());
+    for (std::uint32_t node = 0; node < tree.NodeCount(); ++node)
+    {
+        const float* row = mBoxes->Row(node);
+        mRestBoxes[node] = {row[0], row[1], row[2], row[4], row[5], row[6]};
+    }
     mParents.assign(count, cNoIndex);
     for (std::uint32_t node = 0; node < count; ++node)
         if (const BDTreeNode& n = tree.Node(node); !n.IsLeaf())
@@ -456,41 +461,94 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
     }
 }
 
-std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
-                                            Vec3d& outBarycentric) const
+std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, Vec3d& outBarycentric) const
+{
+    std::uint32_t best = mBoxes->Tree().Node(inNode).firstTriangle;
+    double bestDistance2 = std::numeric_limits<double>::infinity();
+    outBarycentric = Vec3d(1.0, 0.0, 0.0);
+    Search(inNode, inPoint, best, bestDistance2, outBarycentric);
+    return best;
+}
+
+std::uint32_t ContactPieces::LocateTriangleAround(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
+                                                  Vec3d& outBarycentric) const
+{
+    std::uint32_t best = mBoxes->Tree().Node(inNode).firstTriangle;
+    double bestDistance2 = std::numeric_limits<double>::infinity();
+    outBarycentric = Vec3d(1.0, 0.0, 0.0);
+    Search(inNode, inPoint, best, bestDistance2, outBarycentric);
+    // Up the ancestors while the point is off the triangles found: each adds its other child's subtree, opened
+    // only where its boxes come nearer than the best so far.
+    for (std::uint32_t node = inNode; bestDistance2 > inOnSurface * inOnSurface && Parent(node) != cNoIndex;
+         node = Parent(node))
+    {
+        const std::uint32_t first = mBoxes->Tree().Node(Parent(node)).firstChild;
+        Search(node == first ? first + 1 : first, inPoint, best, bestDistance2, outBarycentric);
+    }
+    return best;
+}
+
+void ContactPieces::Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t& ioBest, double& ioBestDistance2,
+                           Vec3d& ioBarycentric) const
 {
     const BDTree& tree = mBoxes->Tree();
-    // How many ancestors up from the node the triangle is first under (0: the node's own).
-    const auto climbs = [&](std::uint32_t inTriangle)
+    const Model& model = tree.GetModel();
+    const auto positions = model.Positions();
+    const Vec3f point = inPoint.cast<float>();
+    // The squared distance from the point to a node's rest box (float: a bound to prune by, slightly loosened).
+    const auto distance2 = [&](std::uint32_t inIndex)
     {
-        std::uint32_t count = 0;
-        for (std::uint32_t node = inNode; node != cNoIndex; node = Parent(node), ++count)
-            if (inTriangle - tree.Node(node).firstTriangle < tree.Node(node).triangleCount)
-                break;
-        return count;
+        const std::array<float, 6>& box = mRestBoxes[inIndex];
+        const Vec3f outside = ((point - Vec3f(box[0], box[1], box[2])).cwiseAbs() - Vec3f(box[3], box[4], box[5]))
+                                  .cwiseMax(0.0f);
+        return 0.999 * double(outside.squaredNorm());
     };
-    // Of the triangles through the point (within inOnSurface), those under the nearest ancestor, the nearest
-    // of them; of as near, the lowest index.
-    std::uint32_t best = cNoIndex, bestClimbs = cNoIndex;
-    double best2 = std::numeric_limits<double>::infinity();
     const double tie = 1e-18 * (1.0 + inPoint.squaredNorm());
-    mTriangles.ForEachWithin(inPoint, inOnSurface,
-                             [&](std::uint32_t inTriangle, double inDistance2)
-                             {
-                                 const std::uint32_t up = climbs(inTriangle);
-                                 if (up < bestClimbs ||
-                                     (up == bestClimbs && (inDistance2 < best2 - tie ||
-                                                           (inDistance2 <= best2 + tie && inTriangle < best))))
-                                 {
-                                     best = inTriangle;
-                                     bestClimbs = up;
-                                     best2 = inDistance2;
-                                 }
-                             });
-    if (best == cNoIndex)
-        return mTriangles.Nearest(inPoint, outBarycentric);
-    outBarycentric = mTriangles.Barycentric(best, inPoint);
-    return best;
+    // Branch and bound, the nearer child first: a point on the node's surface is found at distance 0 on the
+    // first path that holds it, and the boxes apart from it are not opened. Of triangles through the point (a
+    // vertex, an edge), the lowest in tree order.
+    thread_local std::vector<std::pair<double, std::uint32_t>> stack;
+    stack.assign(1, {distance2(inNode), inNode});
+    while (!stack.empty())
+    {
+        const auto [bound, index] = stack.back();
+        stack.pop_back();
+        if (bound > ioBestDistance2 + tie)
+            continue;
+        const BDTreeNode& node = tree.Node(index);
+        if (node.IsLeaf())
+        {
+            for (std::uint32_t t = node.firstTriangle; t < node.firstTriangle + node.triangleCount; ++t)
+            {
+                const auto& triangle = model.Triangles()[t];
+                const Vec3d corners[3] = {positions[triangle[0]].cast<double>(),
+                                          positions[triangle[1]].cast<double>(),
+                                          positions[triangle[2]].cast<double>()};
+                const Vec3d bary = ClosestBarycentric(inPoint, corners);
+                const double gap2 =
+                    (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint).squaredNorm();
+                if (gap2 < ioBestDistance2 - tie || (gap2 <= ioBestDistance2 + tie && t < ioBest))
+                {
+                    ioBestDistance2 = gap2;
+                    ioBest = t;
+                    ioBarycentric = bary;
+                }
+            }
+            continue;
+        }
+        const std::uint32_t first = node.firstChild;
+        const double near0 = distance2(first), near1 = distance2(first + 1);
+        if (near0 <= near1)
+        {
+            stack.emplace_back(near1, first + 1);
+            stack.emplace_back(near0, first);
+        }
+        else
+        {
+            stack.emplace_back(near0, first);
+            stack.emplace_back(near1, first + 1);
+        }
+    }
 }
 
 } // namespace bdt

@@ -3,7 +3,6 @@
 #include <bdt/core/BDAabbTree.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
-#include "TriangleGrid.h"
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -102,19 +101,21 @@ public:
     /// The parent of node `inNode` (< `NodeCount`); cNoIndex for the root.
     std::uint32_t Parent(std::uint32_t inNode) const { return mParents[inNode]; }
 
-    /// The triangle under a point of node `inNode`'s piece (rest frame, model units), and in `outBarycentric`
-    /// the barycentric coordinates of its point nearest `inPoint`. Of the triangles within `inOnSurface` of the
-    /// point, those under the node's nearest ancestor (the node itself first), the nearest of them; where none
-    /// is, the body's nearest triangle, whichever node holds it (a box reaches past its own triangles: a real
-    /// face they cover only in part, as a cube's corner node's box covers its corner). cNoIndex for a
-    /// non-finite point. About a microsecond (`TriangleGrid`).
-    std::uint32_t LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
-                                 Vec3d& outBarycentric) const;
+    /// The triangle under node `inNode` nearest the rest-frame point `inPoint`, and the barycentric
+    /// coordinates of its point nearest it: branch and bound on the nodes' rest boxes, the nearer child first.
+    /// For a point on the node's surface, about one root-to-leaf path of box tests.
+    std::uint32_t LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, Vec3d& outBarycentric) const;
+    /// As `LocateTriangle`, and where the triangle found is further than `inOnSurface` (model units) from the
+    /// point, the nearest under the node's ancestors in turn, up to the root if need be (a point of a piece's
+    /// box that its own triangles do not reach: a neighbour's triangle). Each ancestor adds only its other
+    /// child's subtree, opened where its boxes come nearer than the best so far.
+    std::uint32_t LocateTriangleAround(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
+                                       Vec3d& outBarycentric) const;
 
     std::size_t MemoryBytes() const
     {
         return mPieces.capacity() * sizeof(ContactPiece) + mFacets.capacity() * sizeof(ContactFacet) +
-               mTriangles.MemoryBytes() +
+               mRestBoxes.capacity() * sizeof(std::array<float, 6>) +
                (mParents.capacity() + mFacetBegin.capacity() + mFacetIds.capacity() + mFacetTriangles.capacity()) *
                    sizeof(std::uint32_t);
     }
@@ -122,7 +123,12 @@ public:
 private:
     std::shared_ptr<const BDAabbTree> mBoxes;
     std::vector<ContactPiece> mPieces;
-    TriangleGrid mTriangles; // every triangle, rest frame (`LocateTriangle`)
+    // Branch and bound under `inNode` for the triangle nearest `inPoint`, improving on `ioBest` (at
+    // `ioBestDistance2`, squared) where one is nearer, or as near and lower in tree order.
+    void Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t& ioBest, double& ioBestDistance2,
+                Vec3d& ioBarycentric) const;
+
+    std::vector<std::array<float, 6>> mRestBoxes; // every node's rest box: centre, half extents (`LocateTriangle`)
     std::vector<std::uint32_t> mParents;
     std::vector<ContactFacet> mFacets;
     std::vector<std::uint32_t> mFacetBegin;     // per node (+ 1): its range of mFacetIds

@@ -205,11 +205,11 @@ TEST(ContactPieces, OpenSurfacesHaveNone)
     EXPECT_EQ(pieces->FacetCount(), 0u);
 }
 
-TEST(ContactPieces, LocateTriangleKeepsTheNodesOwnAndReachesTheNeighbours)
+TEST(ContactPieces, LocateTriangleAroundReachesTheNeighboursTriangles)
 {
-    // A point on the surface, located from the proxy-level node holding it: one of that node's triangles
-    // through the point. From another node (a piece's box reaching past its own triangles): a triangle through
-    // the point, whichever node holds it. Brute force: the point lies on the triangle found.
+    // A point on the surface, located from a node of the proxy level that does not hold it (a piece's box
+    // reaching past its own triangles): the search climbs the ancestors to a triangle through the point. From
+    // the node holding it, the answer is `LocateTriangle`'s. Brute force: the point lies on a triangle.
     const auto asset = MakeAsset(EShape::Chair, 4000);
     constexpr std::uint32_t cLevel = 8;
     const auto pieces = asset->Pieces(cLevel);
@@ -229,19 +229,44 @@ TEST(ContactPieces, LocateTriangleKeepsTheNodesOwnAndReachesTheNeighbours)
         for (const std::uint32_t from : {holder, other})
         {
             Vec3d bary;
-            const std::uint32_t found = pieces->LocateTriangle(from, point, onSurface, bary);
+            const std::uint32_t found = pieces->LocateTriangleAround(from, point, onSurface, bary);
             ASSERT_LT(found, model.TriangleCount());
-            EXPECT_NEAR(bary.sum(), 1.0, 1e-9);
             const Vec3d at = bary[0] * Corner(model, found, 0) + bary[1] * Corner(model, found, 1) +
                              bary[2] * Corner(model, found, 2);
-            EXPECT_LT((at - point).norm(), 1e-6) << "triangle " << t << " from node " << from;
-            const BDTreeNode& own = tree.Node(holder);
-            EXPECT_TRUE(from != holder || (found >= own.firstTriangle && found < own.firstTriangle + own.triangleCount))
-                << "triangle " << t;
+            EXPECT_LT((at - point).norm(), onSurface) << "triangle " << t << " from node " << from;
         }
+        Vec3d baryHolder, baryAround;
+        EXPECT_EQ(pieces->LocateTriangleAround(holder, point, onSurface, baryAround),
+                  pieces->LocateTriangle(holder, point, baryHolder));
         ++checked;
     }
     EXPECT_GT(checked, 500u);
+}
+
+TEST(ContactPieces, LocateTriangleFindsTheTriangleUnderAPointOnAFace)
+{
+    const auto asset = MakeAsset(EShape::Chair, 4000);
+    const auto pieces = asset->Pieces(8);
+    const Model& model = asset->GetModel();
+    // Each outer triangle's centroid, located from the root: the triangle through that point, the barycentric
+    // coordinates of the point on it.
+    std::uint32_t exact = 0, outer = 0;
+    for (std::uint32_t t = 0; t < model.TriangleCount(); ++t)
+    {
+        if (AnalyticInside(model, t))
+            continue;
+        ++outer;
+        const Vec3d centroid = (Corner(model, t, 0) + Corner(model, t, 1) + Corner(model, t, 2)) / 3.0;
+        Vec3d bary;
+        const std::uint32_t found = pieces->LocateTriangle(0, centroid, bary);
+        ASSERT_LT(found, model.TriangleCount());
+        EXPECT_NEAR(bary.sum(), 1.0, 1e-9);
+        const Vec3d at = bary[0] * Corner(model, found, 0) + bary[1] * Corner(model, found, 1) +
+                         bary[2] * Corner(model, found, 2);
+        EXPECT_LT((at - centroid).norm(), 1e-6) << "triangle " << t;
+        exact += (at - centroid).norm() < 1e-6 ? 1 : 0;
+    }
+    EXPECT_EQ(exact, outer);
 }
 
 } // namespace
