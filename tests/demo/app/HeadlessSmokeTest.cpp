@@ -255,7 +255,8 @@ TEST(HeadlessScene, InterruptibleTraversalIsWiredToTheBodies)
     const nlohmann::json complete = RunHeadless(options);
     options.traversalBudget = 4;
     const nlohmann::json limited = RunHeadless(options);
-    EXPECT_LT(limited["overlap_tests_total"].get<std::uint64_t>(), complete["overlap_tests_total"].get<std::uint64_t>());
+    EXPECT_LT(limited["overlap_tests_total"].get<std::uint64_t>(),
+              complete["overlap_tests_total"].get<std::uint64_t>());
     EXPECT_GT(limited["contacts"].get<std::uint64_t>(), 0u);
     EXPECT_GT(limited["lowest_body_height_m"].get<double>(), 0.0);
     EXPECT_EQ(limited["nonfinite_resets"].get<std::uint64_t>(), 0u);
