@@ -80,7 +80,7 @@ LatticeModes ComputeLatticeModes(std::span<const Vec3f> inPositions, std::span<c
 
     static_cast<VibrationModes&>(out) = SolveVibrationModes(
         out.elasticity.stiffness, out.elasticity.mass, inSettings.modes, material, longest * inSettings.scale,
-        out.grid.cellSize * inSettings.scale, "the lattice model", inProgress);
+        out.grid.cellSize * inSettings.scale, "the lattice model", inProgress, inSettings.factorisation);
     return out;
 }
 

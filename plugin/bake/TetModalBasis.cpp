@@ -149,7 +149,8 @@ TetModes ComputeTetModes(TetMesh inMesh, const ModalBakeSettings& inSettings,
     static_cast<VibrationModes&>(out) =
         SolveVibrationModes(out.elasticity.stiffness, out.elasticity.mass, inSettings.modes,
                             inSettings.material, box.sizes().maxCoeff() * inSettings.scale,
-                            out.elasticity.shortestEdge, "the tetrahedral model", inProgress);
+                            out.elasticity.shortestEdge, "the tetrahedral model", inProgress,
+                            inSettings.factorisation);
     out.mesh = std::move(inMesh);
     return out;
 }

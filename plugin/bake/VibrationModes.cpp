@@ -17,16 +17,17 @@ namespace bdt
 namespace
 {
 
-/// y = (K − σM)⁻¹ x for Spectra's shift-and-invert mode, by a sparse Cholesky (LLᵀ) factorisation. With σ
-/// below the smallest eigenvalue (0, the rigid modes) K − σM is positive definite.
+/// y = (K − σM)⁻¹ x for Spectra's shift-and-invert mode, by a sparse Cholesky (LLᵀ) factorisation, simplicial or
+/// supernodal (`EFactorisation`). With σ below the smallest eigenvalue (0, the rigid modes) K − σM is positive
+/// definite.
 class ShiftedSolve
 {
 public:
     using Scalar = double;
 
     ShiftedSolve(const Eigen::SparseMatrix<double>& inK, const Eigen::SparseMatrix<double>& inM,
-                 const ProgressCallback& inProgress)
-        : mK(inK), mM(inM), mProgress(inProgress)
+                 const ProgressCallback& inProgress, EFactorisation inFactorisation)
+        : mK(inK), mM(inM), mProgress(inProgress), mFast(inFactorisation == EFactorisation::Fast)
     {
     }
 
@@ -38,8 +39,11 @@ public:
         if (mProgress)
             mProgress("factorise", 0.0);
         const Eigen::SparseMatrix<double> shifted = mK - inSigma * mM;
-        mSolver.compute(shifted);
-        if (mSolver.info() != Eigen::Success)
+        if (mFast)
+            mSupernodal.compute(shifted);
+        else
+            mSimplicial.compute(shifted);
+        if ((mFast ? mSupernodal.info() : mSimplicial.info()) != Eigen::Success)
             throw Error("the factorisation of K - sigma M failed (the model is not positive definite)");
         if (mProgress)
             mProgress("factorise", 1.0);
@@ -49,14 +53,19 @@ public:
     {
         Eigen::Map<const Eigen::VectorXd> x(inX, mK.rows());
         Eigen::Map<Eigen::VectorXd> y(outY, mK.rows());
-        y = mSolver.solve(x);
+        if (mFast)
+            y = mSupernodal.solve(x);
+        else
+            y = mSimplicial.solve(x);
     }
 
 private:
     const Eigen::SparseMatrix<double>& mK;
     const Eigen::SparseMatrix<double>& mM;
     const ProgressCallback& mProgress;
-    Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower> mSolver;
+    bool mFast;
+    Eigen::CholmodSimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> mSimplicial;
+    Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower> mSupernodal;
 };
 
 // Modified Gram–Schmidt in the M inner product: Φᵀ M Φ = I to rounding, whatever the eigensolver's
@@ -90,7 +99,7 @@ VibrationModes SolveVibrationModes(const Eigen::SparseMatrix<double>& inStiffnes
                                    const Eigen::SparseMatrix<double>& inMass, std::uint32_t inModes,
                                    const ElasticMaterial& inMaterial, double inBodyLength,
                                    double inElementLength, const char* inWhat,
-                                   const ProgressCallback& inProgress)
+                                   const ProgressCallback& inProgress, EFactorisation inFactorisation)
 {
     const Eigen::Index dofs = inStiffness.rows();
     const Eigen::Index wanted = Eigen::Index(inModes) + 6;
@@ -103,7 +112,7 @@ VibrationModes SolveVibrationModes(const Eigen::SparseMatrix<double>& inStiffnes
     const Eigen::Index basisSize =
         std::min<Eigen::Index>(dofs, std::max<Eigen::Index>(2 * wanted + 1, wanted + 20));
 
-    ShiftedSolve op(inStiffness, inMass, inProgress);
+    ShiftedSolve op(inStiffness, inMass, inProgress, inFactorisation);
     Spectra::SparseSymMatProd<double> massProduct(inMass);
     Spectra::SymGEigsShiftSolver<ShiftedSolve, Spectra::SparseSymMatProd<double>,
                                  Spectra::GEigsMode::ShiftInvert>

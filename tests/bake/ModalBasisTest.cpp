@@ -69,6 +69,26 @@ TEST(ModalBasis, SlenderBeamBendsAtTheEulerBernoulliFrequency)
     EXPECT_LT(limit, theory);
 }
 
+TEST(ModalBasis, ReproducibleAndFastFactorisationsFindTheSameModes)
+{
+    // The same frequencies, and each mode of one bake lies in the span of the other's (the M-projection keeps
+    // its whole M-norm): only signs and turns within nearly equal frequencies may differ. The chair has such
+    // pairs (its symmetric legs).
+    const ShapeMesh mesh = MakeShape(EShape::Chair, 3000);
+    ModalBakeSettings settings;
+    settings.modes = 10;
+    settings.resolution = 24;
+    const LatticeModes fast = ComputeLatticeModes(mesh.positions, mesh.triangles, settings);
+    settings.factorisation = EFactorisation::Reproducible;
+    const LatticeModes reproducible = ComputeLatticeModes(mesh.positions, mesh.triangles, settings);
+    ASSERT_EQ(fast.eigenvalues.size(), reproducible.eigenvalues.size());
+    for (std::size_t j = 0; j < fast.eigenvalues.size(); ++j)
+        EXPECT_LT(RelativeError(reproducible.eigenvalues[j], fast.eigenvalues[j]), 1e-8) << "mode " << j;
+    const Eigen::MatrixXd overlap = reproducible.shapes.transpose() * (fast.elasticity.mass * fast.shapes);
+    for (Eigen::Index j = 0; j < overlap.cols(); ++j)
+        EXPECT_GT(overlap.col(j).squaredNorm(), 1.0 - 1e-6) << "mode " << j;
+}
+
 TEST(ModalBasis, ModesAreMassOrthonormalAndSixRigidModesAreSkipped)
 {
     for (EShape shape : {EShape::Beam, EShape::Torus, EShape::Chair})

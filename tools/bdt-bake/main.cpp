@@ -70,6 +70,7 @@ struct BakeOptions
     std::string density;    ///< ρ, kg/m³.
     std::string damping;    ///< "alpha,beta", Rayleigh.
     std::string scale;      ///< Mesh units to metres.
+    bool reproducible = false; ///< `EFactorisation::Reproducible` instead of the fast default.
 };
 
 /// Geometry to bake, with a line describing where it came from.
@@ -180,6 +181,9 @@ void AddOptions(CLI::App& ioApp, BakeOptions& outOptions)
                     "(default 0,0: the runtime's default ratio)")
         ->type_name("ALPHA,BETA");
     ioApp.add_option("--scale", outOptions.scale, "modal: metres per mesh unit (default 1)")->type_name("S");
+    ioApp.add_flag("--reproducible", outOptions.reproducible,
+                   "modal: the same .bdt bytes on every CPU (a factorisation without BLAS, 4-14x slower; by "
+                   "default the modes' rounding follows the CPU's BLAS kernels)");
 }
 
 /// `inText` as an integer in [inMin, inMax]; throws `ToolError` naming `inOption` otherwise.
@@ -241,6 +245,8 @@ ModalBakeSettings ModalSettings(const BakeOptions& inOptions, std::uint32_t inMo
         settings.material.density = ParseReal(inOptions.density, "--density");
     if (!inOptions.scale.empty())
         settings.scale = ParseReal(inOptions.scale, "--scale");
+    if (inOptions.reproducible)
+        settings.factorisation = EFactorisation::Reproducible;
     if (!inOptions.damping.empty())
     {
         const std::size_t comma = inOptions.damping.find(',');

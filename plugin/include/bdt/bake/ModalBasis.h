@@ -25,6 +25,9 @@ struct ModalBakeSettings
     double rayleighAlpha = 0.0; ///< Mass-proportional Rayleigh damping α, 1/s: ζ_j += α / (2ω_j).
     double rayleighBeta = 0.0;  ///< Stiffness-proportional Rayleigh damping β, s: ζ_j += β ω_j / 2.
     double scale = 1.0;         ///< Mesh units to metres.
+    /// Fast (the default): on the system BLAS, rounding that depends on the CPU; Reproducible: the same bytes
+    /// on every CPU, a slower factorisation.
+    EFactorisation factorisation = EFactorisation::Fast;
 
     static constexpr double cDefaultCells = 8000.0;
     static constexpr std::uint32_t cMinResolution = 16, cMaxResolution = 160;

@@ -12,6 +12,18 @@
 namespace bdt
 {
 
+/// How the modal bake factorises K − σM (`SolveVibrationModes`).
+enum class EFactorisation : std::uint8_t
+{
+    /// CHOLMOD's supernodal LLᵀ on the system BLAS, whose kernels OpenBLAS picks per CPU: the modes differ
+    /// from CPU to CPU by rounding, which can flip a mode's sign or turn a pair of nearly equal frequencies
+    /// into another pair spanning the same plane. Bodies behave alike, not bit for bit.
+    Fast,
+    /// CHOLMOD's simplicial LLᵀ, which calls no BLAS: every x86-64 CPU bakes the same `.bdt` bytes. Its
+    /// factorisation is 4 to 14 times slower on a default lattice (docs/BENCHMARKS.md, "Bake").
+    Reproducible,
+};
+
 /// The free vibration modes of a discretised solid: the solution of K φ = λ M φ nearest zero.
 struct VibrationModes
 {
@@ -28,12 +40,12 @@ void CheckModeCount(std::uint32_t inModes, std::size_t inDofs, const std::string
 
 /// Solves the generalised eigenproblem K φ = λ M φ of a free solid for its six rigid modes and the next
 /// `inModes` vibration modes, with Spectra's shift-and-invert Lanczos on a sparse Cholesky factorisation of
-/// K − σM (CHOLMOD supernodal LLᵀ; no dense matrices). The shift σ = −1e-3·(E/ρ)/L², a little below zero on
-/// the scale of the lowest modes of a body of length L (`inBodyLength`, metres), makes K − σM positive
-/// definite, so the eigenvalues nearest σ are the smallest. Eigenvalues with |λ| ≤ 1e-10·(E/ρ)/h², a tiny
-/// fraction of the stiffest element's scale (h = `inElementLength`, metres), count as rigid, far below any
-/// elastic mode of a model at most a few hundred elements across; exactly six must come first and are
-/// skipped. The kept modes are mass-orthonormalised again (modified Gram–Schmidt in the M inner product), so
+/// K − σM (CHOLMOD, `inFactorisation`; no dense matrices). The shift σ = −1e-3·(E/ρ)/L², a little below zero on the scale of the lowest modes of a body of length L
+/// (`inBodyLength`, metres), makes K − σM positive definite, so the eigenvalues nearest σ are the smallest.
+/// Eigenvalues with |λ| ≤ 1e-10·(E/ρ)/h², a tiny fraction of the stiffest element's scale (h =
+/// `inElementLength`, metres), count as rigid, far below any elastic mode of a model at most a few hundred
+/// elements across; exactly six must come first and are skipped. The kept modes are mass-orthonormalised
+/// again (modified Gram–Schmidt in the M inner product), so
 /// ‖Φᵀ M Φ − I‖ is at rounding level even for repeated frequencies, and each mode's largest component is made
 /// positive (a deterministic sign).
 ///
@@ -45,7 +57,8 @@ VibrationModes SolveVibrationModes(const Eigen::SparseMatrix<double>& inStiffnes
                                    const Eigen::SparseMatrix<double>& inMass, std::uint32_t inModes,
                                    const ElasticMaterial& inMaterial, double inBodyLength,
                                    double inElementLength, const char* inWhat,
-                                   const ProgressCallback& inProgress = {});
+                                   const ProgressCallback& inProgress = {},
+                                   EFactorisation inFactorisation = EFactorisation::Fast);
 
 /// The row sums of a mass matrix per node (3 degrees of freedom per node, `3·node + axis`): the lumped
 /// (diagonal) mass of each node, kg. For a consistent mass the x, y and z rows of a node sum alike.
