@@ -12,6 +12,7 @@
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
+#include <BulletCollision/CollisionShapes/btCompoundShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btActionInterface.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
@@ -340,12 +341,38 @@ btRigidBody* World::CreateBody(const std::string& inAssetPath, const BodyDesc& i
     return CreateBody(std::move(asset), inDesc);
 }
 
+namespace
+{
+
+/// Whether `inShape` is `inTarget` or holds it as a child (compounds, at any depth).
+bool HoldsShape(const btCollisionShape* inShape, const btCollisionShape* inTarget)
+{
+    if (inShape == inTarget)
+        return true;
+    if (inShape == nullptr || !inShape->isCompound())
+        return false;
+    const auto* compound = static_cast<const btCompoundShape*>(inShape);
+    for (int i = 0; i < compound->getNumChildShapes(); ++i)
+        if (HoldsShape(compound->getChildShape(i), inTarget))
+            return true;
+    return false;
+}
+
+} // namespace
+
 bool World::DestroyBody(btRigidBody* inBody)
 {
     for (std::size_t i = 0; i < mBodies.size(); ++i)
     {
         if (mBodies[i]->rigidBody.get() != inBody)
             continue;
+        // The shape dies with the body: an object still colliding with it would read freed memory next step.
+        const btCollisionShape* shape = inBody->getCollisionShape();
+        const btCollisionObjectArray& objects = mWorld.getCollisionObjectArray();
+        for (int k = 0; k < objects.size(); ++k)
+            if (objects[k] != inBody && HoldsShape(objects[k]->getCollisionShape(), shape))
+                throw Error("DestroyBody: collision object " + std::to_string(k) +
+                            " of the Bullet world still holds this body's DeformableShape; give it another shape first");
         DetachAll(inBody);
         mWorld.removeRigidBody(inBody);
         mBodyLookup.erase(inBody);
@@ -1347,30 +1374,45 @@ void World::PlaceBody(btRigidBody& ioBody, const btTransform& inTransform)
         ioBody.getMotionState()->setWorldTransform(inTransform);
 }
 
-std::uint64_t World::StateHash() const
+namespace
 {
-    Fnv1a64 hash;
-    const auto addVector = [&hash](const btVector3& inVector)
+
+/// Adds the bits of one body's transform, velocities, q and q̇ to `ioHash` (`World::StateHash`).
+void AddBodyState(Fnv1a64& ioHash, const btRigidBody& inBody, const ModalDynamics& inDynamics)
+{
+    const auto addVector = [&ioHash](const btVector3& inVector)
     {
         for (int axis = 0; axis < 3; ++axis)
         {
             const btScalar value = inVector[axis];
-            hash.Add(&value, sizeof value);
+            ioHash.Add(&value, sizeof value);
         }
     };
+    const btTransform& transform = inBody.getWorldTransform();
+    for (int row = 0; row < 3; ++row)
+        addVector(transform.getBasis()[row]);
+    addVector(transform.getOrigin());
+    addVector(inBody.getLinearVelocity());
+    addVector(inBody.getAngularVelocity());
+    ioHash.Add(inDynamics.QDouble().data(), inDynamics.QDouble().size_bytes());
+    ioHash.Add(inDynamics.QDot().data(), inDynamics.QDot().size_bytes());
+}
+
+} // namespace
+
+std::uint64_t World::StateHash() const
+{
+    Fnv1a64 hash;
     for (const std::unique_ptr<Body>& body : mBodies)
-    {
-        const btRigidBody& rigid = *body->rigidBody;
-        const btTransform& transform = rigid.getWorldTransform();
-        for (int row = 0; row < 3; ++row)
-            addVector(transform.getBasis()[row]);
-        addVector(transform.getOrigin());
-        addVector(rigid.getLinearVelocity());
-        addVector(rigid.getAngularVelocity());
-        const ModalDynamics& dynamics = body->shape->Dynamics();
-        hash.Add(dynamics.QDouble().data(), dynamics.QDouble().size_bytes());
-        hash.Add(dynamics.QDot().data(), dynamics.QDot().size_bytes());
-    }
+        AddBodyState(hash, *body->rigidBody, body->shape->Dynamics());
+    return hash.Value();
+}
+
+std::uint64_t World::BodyStateHash(const btRigidBody* inBody) const
+{
+    const Body& body = OwnBody(inBody, "BodyStateHash");
+    Fnv1a64 hash;
+    AddBodyState(hash, *body.rigidBody, body.shape->Dynamics());
     return hash.Value();
 }
 

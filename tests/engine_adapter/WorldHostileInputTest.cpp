@@ -17,7 +17,9 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
+#include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace bdt
@@ -242,6 +244,53 @@ TEST(WorldHostileInput, ZeroMassIsStaticAndNegativeOrNonFiniteMassThrows)
     EXPECT_EQ(fixed->getWorldTransform().getOrigin(), placed.getOrigin());
     EXPECT_EQ(fixed->getWorldTransform().getRotation(), placed.getRotation());
     EXPECT_LT((world.Deformables().MeshTransform(fixed).getOrigin() - btVector3(0, 3, 0)).length(), 1e-5f);
+}
+
+TEST(WorldHostileInput, DestroyingABodyWhoseShapeAnotherObjectHoldsThrows)
+{
+    // A plain Bullet box given a deformable's shape (as Bullet lets shapes be shared), a plank resting across
+    // both: destroying the deformable would free the shape the box still collides with.
+    SampleWorld world;
+    world.AddGroundPlane();
+    btRigidBody* deformable = AddBody(world, test::ShapeAsset("box", 300, 4), btVector3(-1.5f, 0.6f, 0.0f));
+    btRigidBody* box = world.AddRigid(std::make_unique<btBoxShape>(btVector3(0.5f, 0.5f, 0.5f)),
+                                      btTransform(btQuaternion::getIdentity(), btVector3(1.5f, 0.6f, 0.0f)), 2.0);
+    btRigidBody* plank = world.AddRigid(std::make_unique<btBoxShape>(btVector3(2.5f, 0.05f, 0.5f)),
+                                        btTransform(btQuaternion::getIdentity(), btVector3(0.0f, 1.25f, 0.0f)), 1.0);
+    btCollisionShape* ownShape = box->getCollisionShape();
+    const auto giveShape = [&](btCollisionShape* inShape)
+    {
+        world.Dynamics().removeRigidBody(box);
+        box->setCollisionShape(inShape);
+        world.Dynamics().addRigidBody(box);
+    };
+    giveShape(World::Shape(deformable));
+    StepAndCheck(world, 30);
+    try
+    {
+        world.Deformables().DestroyBody(deformable);
+        ADD_FAILURE() << "DestroyBody did not throw";
+    }
+    catch (const Error& error)
+    {
+        EXPECT_NE(std::string(error.what()).find("still holds this body's DeformableShape"), std::string::npos)
+            << error.what();
+    }
+    ASSERT_EQ(world.Deformables().Bodies().size(), 1u);
+    EXPECT_EQ(world.Deformables().Bodies()[0], deformable);
+    StepAndCheck(world, 30);
+
+    // Given back its own shape, the box lets the deformable go; the plank stays finite and on the box.
+    giveShape(ownShape);
+    EXPECT_TRUE(world.Deformables().DestroyBody(deformable));
+    EXPECT_TRUE(world.Deformables().Bodies().empty());
+    for (int step = 0; step < 60; ++step)
+        world.Step(1, cStep);
+    for (const btRigidBody* body : {box, plank})
+    {
+        EXPECT_TRUE(IsFinite(body->getWorldTransform()));
+        EXPECT_GT(body->getWorldTransform().getOrigin().y(), 0.0f);
+    }
 }
 
 TEST(WorldHostileInput, MassesTooSmallForTheSolversFloatsThrow)

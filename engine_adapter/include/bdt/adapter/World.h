@@ -257,14 +257,18 @@ public:
     /// The same from a `.bdt` file; assets loaded from one path are shared. Throws `bdt::Error` naming the
     /// file if it cannot be loaded.
     btRigidBody* CreateBody(const std::string& inAssetPath, const BodyDesc& inDesc);
-    /// Removes a body made by `CreateBody` from the world and deletes it. False if it is not one of ours.
+    /// Removes a body made by `CreateBody` from the world and deletes it, its shape with it. False if it is not
+    /// one of ours. Throws `bdt::Error`, changing nothing, while another object of the Bullet world holds the
+    /// body's `DeformableShape` (given by `setCollisionShape`, or as a compound's child): a shape holds one
+    /// body's state and is not to be shared. O(objects in the Bullet world).
     bool DestroyBody(btRigidBody* inBody);
     /// Bodies made by `CreateBody`, in creation order. A view: `CreateBody` and `DestroyBody` invalidate it
     /// (destroying bodies while iterating over it skips some and reads freed memory); to destroy them all,
     /// copy it first (`std::vector<btRigidBody*>(Bodies().begin(), Bodies().end())`) or destroy from the back.
     std::span<btRigidBody* const> Bodies() const { return mBodyPointers; }
 
-    /// The deformable shape of a body (null if it has none).
+    /// The deformable shape of a body (null if it has none). It holds that body's state: give it to no other
+    /// object (`DestroyBody` refuses while one holds it).
     static DeformableShape* Shape(btRigidBody* inBody);
 
     /// Where `inBody`'s mesh frame is: the frame its vertices were modelled in, scaled by `BodyDesc::scale`. A
@@ -396,6 +400,9 @@ public:
     /// states: what a replay, a lockstep peer or a determinism test compares (`bdt-bench soak` checks that it
     /// does not depend on the run or on the `ParallelDispatcher`'s thread count). O(bodies · M).
     std::uint64_t StateHash() const;
+    /// The same fingerprint of one body's state alone: where two runs' `StateHash` differ, which body did.
+    /// Throws `bdt::Error` for a null body or one this World did not make. O(M).
+    std::uint64_t BodyStateHash(const btRigidBody* inBody) const;
 
     /// Bytes held by the bodies' per-body state (q, caches, shapes), not counting shared assets or Bullet.
     std::size_t BodyMemoryBytes() const;
