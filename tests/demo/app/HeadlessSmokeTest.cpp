@@ -151,9 +151,13 @@ TEST(HeadlessScene, ImpactsVisiblyDeformTheSandboxsBodies)
     const double stiffPeak = stiff["root_growth_peak_m"].get<double>();
     EXPECT_GT(softPeak, 0.04);
     EXPECT_GT(softPeak, 5.0 * stiffPeak);
-    EXPECT_GT(soft["sphere_tightness_max"].get<double>(), 1.03);
+    // (1.027 in the portable build, the same on every x86-64 CPU; 1.03 to 1.04 where built with -march=native.)
+    const double softTightness = soft["sphere_tightness_max"].get<double>();
+    const double stiffTightness = stiff["sphere_tightness_max"].get<double>();
+    EXPECT_GT(softTightness, 1.02);
+    EXPECT_GT(softTightness - 1.0, 3.0 * (stiffTightness - 1.0)) << softTightness << " against " << stiffTightness;
     EXPECT_GT(soft["sphere_tightness_mean"].get<double>(), 1.01);
-    EXPECT_LT(stiff["sphere_tightness_max"].get<double>(), 1.01);
+    EXPECT_LT(stiffTightness, 1.01);
 }
 
 TEST(HeadlessScene, MotionViewColoursFallingBodiesByTheirSpeed)
