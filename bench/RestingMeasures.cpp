@@ -136,6 +136,7 @@ nlohmann::json BodyReport::Json() const
             {"gap_mm_min", mm(gapMinMm)},
             {"speed_max_m_s", speedMax},
             {"modal_energy_j", modalEnergy},
+            {"vibration_energy_j", vibrationEnergy},
             {"asleep", asleep},
             {"off", off ? 1 : 0}};
 }
@@ -206,7 +207,10 @@ std::vector<BodyReport> RestingMeter::Report()
         report.gapMeanMm = gaps.empty() ? nan : 1e3 * sum / double(gaps.size());
         report.speedMax = mSpeedMax[i];
         if (const DeformableShape* shape = AsDeformable(watched.body->getCollisionShape()))
+        {
             report.modalEnergy = shape->Dynamics().Energy();
+            report.vibrationEnergy = shape->Dynamics().VibrationEnergy();
+        }
         report.asleep = watched.body->getActivationState() == ISLAND_SLEEPING;
         Vec3d lowest;
         const std::optional<double> gap = Gap(i, lowest);

@@ -79,6 +79,9 @@ struct BodyReport
     double speedMax = 0.0; ///< m/s, the largest `LargestSpeed` over the measured steps.
     double modalEnergy =
         0.0;             ///< J, the modes' energy at the end (`ModalDynamics::Energy`); 0 for a rigid body.
+    /// J, what of it still rings at the end: the energy about the equilibrium of the last step's load
+    /// (`ModalDynamics::VibrationEnergy`); the rest is the deflection that carries the body's weight.
+    double vibrationEnergy = 0.0;
     bool asleep = false; ///< Bullet's activation state at the end is ISLAND_SLEEPING.
     /// At the end the body is no longer on its support: the vertical line through its lowest point misses the
     /// support, or the gap is above +`cOffGap` or below −`cOffGap` (sunk through it), or the lowest point is

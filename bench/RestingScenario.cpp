@@ -377,15 +377,16 @@ std::vector<std::string> CaseNames()
 
 void PrintHeader()
 {
-    std::printf("%-14s %-8s %-11s %8s %9s %9s %9s %10s %10s %6s %4s %3s\n", "case", "contacts", "body",
-                "step ms", "gap max", "gap mean", "gap min", "speed m/s", "modal J", "asleep", "off", "ok");
+    std::printf("%-14s %-8s %-11s %8s %9s %9s %9s %10s %10s %10s %6s %4s %3s\n", "case", "contacts", "body",
+                "step ms", "gap max", "gap mean", "gap min", "speed m/s", "modal J", "ringing J", "asleep", "off",
+                "ok");
 }
 
 void PrintRow(const char* inCase, const Scene& inScene, double inStepMs, const BodyReport& inBody)
 {
-    std::printf("%-14s %-8s %-11s %8.3f %9.3f %9.3f %9.3f %10.5f %10.3g %6s %4d %3s\n", inCase,
+    std::printf("%-14s %-8s %-11s %8.3f %9.3f %9.3f %9.3f %10.5f %10.3g %10.3g %6s %4d %3s\n", inCase,
                 ContactName(inScene.contacts), inBody.name.c_str(), inStepMs, inBody.gapMaxMm,
-                inBody.gapMeanMm, inBody.gapMinMm, inBody.speedMax, inBody.modalEnergy,
+                inBody.gapMeanMm, inBody.gapMinMm, inBody.speedMax, inBody.modalEnergy, inBody.vibrationEnergy,
                 inBody.asleep ? "yes" : "no", inBody.off ? 1 : 0,
                 inBody.Accepted(inScene.marginMm) ? "yes" : "no");
 }
