@@ -178,23 +178,30 @@ void CheckAgainstGolden(const std::string& inScene, const Trace& inRun)
     }
 }
 
-/// `AddChairPile`'s 100 chairs (3000 triangles, 10 smooth modes, level 7), in contact model `inModel`.
-void ChairPile(EContactModel inModel, const char* inScene)
+/// `inCount` bodies of `inAsset` in `inLayers` layers (`AddPile`, seed 1, spacing 0.8, level 7) dropped on the
+/// ground in contact model `inModel`, checked against scene `inScene`'s committed values.
+void PileScene(const char* inScene, const std::shared_ptr<const DeformableAsset>& inAsset, std::uint32_t inCount,
+               std::uint32_t inLayers, EContactModel inModel = EContactModel::Surface)
 {
     SampleWorld world;
     world.AddGroundPlane();
     PileSettings pile;
-    pile.count = 100;
-    pile.layers = 4;
+    pile.count = inCount;
+    pile.layers = inLayers;
     pile.spacing = 0.8;
     pile.body.proxyLevel = 7;
     pile.body.contacts = inModel;
-    const std::shared_ptr<const DeformableAsset> chair = test::ShapeAsset("chair", 3000, 10);
-    AddPile(world, chair, pile);
+    AddPile(world, inAsset, pile);
     Trace trace;
-    trace.assets["chair"] = AssetFingerprint(*chair);
+    trace.assets["chair"] = AssetFingerprint(*inAsset);
     RunScene(world, trace);
     CheckAgainstGolden(inScene, trace);
+}
+
+/// `AddChairPile`'s 100 chairs (3000 triangles, 10 smooth modes, level 7), in contact model `inModel`.
+void ChairPile(EContactModel inModel, const char* inScene)
+{
+    PileScene(inScene, test::ShapeAsset("chair", 3000, 10), 100, 4, inModel);
 }
 
 TEST(WorldGoldenState, HundredChairPileInTheSurfaceModel)
@@ -229,19 +236,7 @@ TEST(WorldGoldenState, HangScene)
 /// Twelve modal chairs (1500 triangles, 8 vibration modes) dropped in a pile.
 TEST(WorldGoldenState, ModalChairPile)
 {
-    SampleWorld world;
-    world.AddGroundPlane();
-    PileSettings pile;
-    pile.count = 12;
-    pile.layers = 2;
-    pile.spacing = 0.8;
-    pile.body.proxyLevel = 7;
-    const std::shared_ptr<const DeformableAsset> chair = test::ModalShapeAsset("chair", 1500, 8, 2e6);
-    AddPile(world, chair, pile);
-    Trace trace;
-    trace.assets["chair"] = AssetFingerprint(*chair);
-    RunScene(world, trace);
-    CheckAgainstGolden("modal-pile", trace);
+    PileScene("modal-pile", test::ModalShapeAsset("chair", 1500, 8, 2e6), 12, 2);
 }
 
 } // namespace
