@@ -34,9 +34,51 @@ double Ms(Clock::time_point inFrom, Clock::time_point inTo)
     return std::chrono::duration<double, std::milli>(inTo - inFrom).count();
 }
 
+const char* const cStages[] = {"voxelise", "assemble", "factorise", "eigensolve"};
+
+/// Bakes `inMesh` (shape `inName`) `inSamples` times with `inSettings`; prints its row and returns its report.
+nlohmann::json BakeRow(const std::string& inName, const char* inFactorisation, const ShapeMesh& inMesh,
+                       const ModalBakeSettings& inSettings, int inSamples)
+{
+    std::map<std::string, std::vector<double>> stageMs;
+    std::vector<double> totalMs;
+    LatticeModes modes;
+    for (int sample = 0; sample < inSamples; ++sample)
+    {
+        std::map<std::string, Clock::time_point> started;
+        const Clock::time_point start = Clock::now();
+        MakeModalModel(
+            inMesh.positions, inMesh.triangles, inSettings,
+            [&](const char* inStage, double inFraction)
+            {
+                if (inFraction <= 0.0)
+                    started[inStage] = Clock::now();
+                else if (inFraction >= 1.0 && started.count(inStage) != 0)
+                    stageMs[inStage].push_back(Ms(started[inStage], Clock::now()));
+            },
+            &modes);
+        totalMs.push_back(Ms(start, Clock::now()));
+    }
+    const double total = Median(totalMs);
+    nlohmann::json row = {{"shape", inName},
+                          {"factorisation", inFactorisation},
+                          {"triangles", inMesh.triangles.size()},
+                          {"solid_cells", modes.grid.SolidCount()},
+                          {"nodes", modes.nodes},
+                          {"total_ms_median", total},
+                          {"within_10_s", total <= 10000.0}};
+    for (const char* stage : cStages)
+        row[std::string(stage) + "_ms_median"] = Median(stageMs[stage]);
+    std::printf("%-8s %-12s %9zu %7zu %7zu %10.0f %10.0f %10.0f %10.0f %10.0f %10s\n", inName.c_str(),
+                inFactorisation, inMesh.triangles.size(), modes.grid.SolidCount(), modes.nodes,
+                Median(stageMs["voxelise"]), Median(stageMs["assemble"]), Median(stageMs["factorise"]),
+                Median(stageMs["eigensolve"]), total, total <= 10000.0 ? "yes" : "NO");
+    std::fflush(stdout);
+    return row;
+}
+
 int RunBake(const BakeOptions& inOptions)
 {
-    static const char* const cStages[] = {"voxelise", "assemble", "factorise", "eigensolve"};
     nlohmann::json report = {
         {"scenario", "bake"}, {"modes", inOptions.modes}, {"samples", inOptions.samples}};
     std::printf("%-8s %-12s %9s %7s %7s %10s %10s %10s %10s %10s %10s\n", "shape", "factorise by", "triangles",
@@ -47,7 +89,6 @@ int RunBake(const BakeOptions& inOptions)
     if (inOptions.factorisation != "fast")
         factorisations.emplace_back("reproducible", EFactorisation::Reproducible);
     for (const std::string& name : inOptions.shapes)
-        for (const auto& [factorisationName, factorisation] : factorisations)
     {
         const std::optional<EShape> shape = ShapeFromName(name);
         if (!shape)
@@ -56,44 +97,13 @@ int RunBake(const BakeOptions& inOptions)
             return 1;
         }
         const ShapeMesh mesh = MakeShape(*shape, inOptions.triangles);
-        ModalBakeSettings settings;
-        settings.modes = inOptions.modes;
-        settings.factorisation = factorisation;
-        std::map<std::string, std::vector<double>> stageMs;
-        std::vector<double> totalMs;
-        LatticeModes modes;
-        for (int sample = 0; sample < inOptions.samples; ++sample)
+        for (const auto& [factorisationName, factorisation] : factorisations)
         {
-            std::map<std::string, Clock::time_point> started;
-            const Clock::time_point start = Clock::now();
-            MakeModalModel(
-                mesh.positions, mesh.triangles, settings,
-                [&](const char* inStage, double inFraction)
-                {
-                    if (inFraction <= 0.0)
-                        started[inStage] = Clock::now();
-                    else if (inFraction >= 1.0 && started.count(inStage) != 0)
-                        stageMs[inStage].push_back(Ms(started[inStage], Clock::now()));
-                },
-                &modes);
-            totalMs.push_back(Ms(start, Clock::now()));
+            ModalBakeSettings settings;
+            settings.modes = inOptions.modes;
+            settings.factorisation = factorisation;
+            report["results"].push_back(BakeRow(name, factorisationName, mesh, settings, inOptions.samples));
         }
-        const double total = Median(totalMs);
-        nlohmann::json row = {{"shape", name},
-                              {"factorisation", factorisationName},
-                              {"triangles", mesh.triangles.size()},
-                              {"solid_cells", modes.grid.SolidCount()},
-                              {"nodes", modes.nodes},
-                              {"total_ms_median", total},
-                              {"within_10_s", total <= 10000.0}};
-        for (const char* stage : cStages)
-            row[std::string(stage) + "_ms_median"] = Median(stageMs[stage]);
-        std::printf("%-8s %-12s %9zu %7zu %7zu %10.0f %10.0f %10.0f %10.0f %10.0f %10s\n", name.c_str(),
-                    factorisationName, mesh.triangles.size(), modes.grid.SolidCount(), modes.nodes, Median(stageMs["voxelise"]),
-                    Median(stageMs["assemble"]), Median(stageMs["factorise"]), Median(stageMs["eigensolve"]),
-                    total, total <= 10000.0 ? "yes" : "NO");
-        std::fflush(stdout);
-        report["results"].push_back(row);
     }
     std::printf(
         "ms per modal bake (median of %d), %u modes, default resolution; total includes the surface and "

@@ -371,8 +371,8 @@ bool World::DestroyBody(btRigidBody* inBody)
         const btCollisionObjectArray& objects = mWorld.getCollisionObjectArray();
         for (int k = 0; k < objects.size(); ++k)
             if (objects[k] != inBody && HoldsShape(objects[k]->getCollisionShape(), shape))
-                throw Error("DestroyBody: collision object " + std::to_string(k) +
-                            " of the Bullet world still holds this body's DeformableShape; give it another shape first");
+                throw Error("DestroyBody: collision object " + std::to_string(k) + " of the Bullet world still "
+                            "holds this body's DeformableShape; give it another shape first");
         DetachAll(inBody);
         mWorld.removeRigidBody(inBody);
         mBodyLookup.erase(inBody);

@@ -17,9 +17,9 @@ namespace bdt
 namespace
 {
 
-/// y = (K − σM)⁻¹ x for Spectra's shift-and-invert mode, by a sparse Cholesky (LLᵀ) factorisation, simplicial or
-/// supernodal (`EFactorisation`). With σ below the smallest eigenvalue (0, the rigid modes) K − σM is positive
-/// definite.
+/// y = (K − σM)⁻¹ x for Spectra's shift-and-invert mode, by CHOLMOD's sparse Cholesky (LLᵀ) factorisation,
+/// supernodal or simplicial (`EFactorisation`). With σ below the smallest eigenvalue (0, the rigid modes) K − σM
+/// is positive definite.
 class ShiftedSolve
 {
 public:
@@ -27,8 +27,10 @@ public:
 
     ShiftedSolve(const Eigen::SparseMatrix<double>& inK, const Eigen::SparseMatrix<double>& inM,
                  const ProgressCallback& inProgress, EFactorisation inFactorisation)
-        : mK(inK), mM(inM), mProgress(inProgress), mFast(inFactorisation == EFactorisation::Fast)
+        : mK(inK), mM(inM), mProgress(inProgress)
     {
+        mSolver.setMode(inFactorisation == EFactorisation::Fast ? Eigen::CholmodSupernodalLLt
+                                                                 : Eigen::CholmodSimplicialLLt);
     }
 
     Eigen::Index rows() const { return mK.rows(); }
@@ -39,11 +41,8 @@ public:
         if (mProgress)
             mProgress("factorise", 0.0);
         const Eigen::SparseMatrix<double> shifted = mK - inSigma * mM;
-        if (mFast)
-            mSupernodal.compute(shifted);
-        else
-            mSimplicial.compute(shifted);
-        if ((mFast ? mSupernodal.info() : mSimplicial.info()) != Eigen::Success)
+        mSolver.compute(shifted);
+        if (mSolver.info() != Eigen::Success)
             throw Error("the factorisation of K - sigma M failed (the model is not positive definite)");
         if (mProgress)
             mProgress("factorise", 1.0);
@@ -53,19 +52,14 @@ public:
     {
         Eigen::Map<const Eigen::VectorXd> x(inX, mK.rows());
         Eigen::Map<Eigen::VectorXd> y(outY, mK.rows());
-        if (mFast)
-            y = mSupernodal.solve(x);
-        else
-            y = mSimplicial.solve(x);
+        y = mSolver.solve(x);
     }
 
 private:
     const Eigen::SparseMatrix<double>& mK;
     const Eigen::SparseMatrix<double>& mM;
     const ProgressCallback& mProgress;
-    bool mFast;
-    Eigen::CholmodSimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> mSimplicial;
-    Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower> mSupernodal;
+    Eigen::CholmodDecomposition<Eigen::SparseMatrix<double>, Eigen::Lower> mSolver;
 };
 
 // Modified Gram–Schmidt in the M inner product: Φᵀ M Φ = I to rounding, whatever the eigensolver's

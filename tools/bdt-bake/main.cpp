@@ -182,8 +182,8 @@ void AddOptions(CLI::App& ioApp, BakeOptions& outOptions)
         ->type_name("ALPHA,BETA");
     ioApp.add_option("--scale", outOptions.scale, "modal: metres per mesh unit (default 1)")->type_name("S");
     ioApp.add_flag("--reproducible", outOptions.reproducible,
-                   "modal: the same .bdt bytes on every CPU (a factorisation without BLAS, 4-14x slower; by "
-                   "default the modes' rounding follows the CPU's BLAS kernels)");
+                   "modal: the same .bdt bytes on every CPU (a factorisation without BLAS, several times "
+                   "slower; by default the modes' rounding follows the CPU's BLAS kernels)");
 }
 
 /// `inText` as an integer in [inMin, inMax]; throws `ToolError` naming `inOption` otherwise.

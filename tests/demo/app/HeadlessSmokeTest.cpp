@@ -151,7 +151,8 @@ TEST(HeadlessScene, ImpactsVisiblyDeformTheSandboxsBodies)
     const double stiffPeak = stiff["root_growth_peak_m"].get<double>();
     EXPECT_GT(softPeak, 0.04);
     EXPECT_GT(softPeak, 5.0 * stiffPeak);
-    // (1.027 in the portable build, the same on every x86-64 CPU; 1.03 to 1.04 where built with -march=native.)
+    // The portable build computes the same tightness on every x86-64 CPU; a -march=native build, its own: the
+    // bound leaves room below either, and the comparison with the stiff chairs carries the claim.
     const double softTightness = soft["sphere_tightness_max"].get<double>();
     const double stiffTightness = stiff["sphere_tightness_max"].get<double>();
     EXPECT_GT(softTightness, 1.02);

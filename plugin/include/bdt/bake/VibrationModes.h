@@ -20,7 +20,7 @@ enum class EFactorisation : std::uint8_t
     /// into another pair spanning the same plane. Bodies behave alike, not bit for bit.
     Fast,
     /// CHOLMOD's simplicial LLᵀ, which calls no BLAS: every x86-64 CPU bakes the same `.bdt` bytes. Its
-    /// factorisation is 4 to 14 times slower on a default lattice (docs/BENCHMARKS.md, "Bake").
+    /// factorisation is several times slower on compact solids (docs/BENCHMARKS.md, "Bake").
     Reproducible,
 };
 
@@ -40,12 +40,12 @@ void CheckModeCount(std::uint32_t inModes, std::size_t inDofs, const std::string
 
 /// Solves the generalised eigenproblem K φ = λ M φ of a free solid for its six rigid modes and the next
 /// `inModes` vibration modes, with Spectra's shift-and-invert Lanczos on a sparse Cholesky factorisation of
-/// K − σM (CHOLMOD, `inFactorisation`; no dense matrices). The shift σ = −1e-3·(E/ρ)/L², a little below zero on the scale of the lowest modes of a body of length L
-/// (`inBodyLength`, metres), makes K − σM positive definite, so the eigenvalues nearest σ are the smallest.
-/// Eigenvalues with |λ| ≤ 1e-10·(E/ρ)/h², a tiny fraction of the stiffest element's scale (h =
-/// `inElementLength`, metres), count as rigid, far below any elastic mode of a model at most a few hundred
-/// elements across; exactly six must come first and are skipped. The kept modes are mass-orthonormalised
-/// again (modified Gram–Schmidt in the M inner product), so
+/// K − σM (CHOLMOD, as `inFactorisation` says; no dense matrices). The shift σ = −1e-3·(E/ρ)/L², a little
+/// below zero on the scale of the lowest modes of a body of length L (`inBodyLength`, metres), makes K − σM
+/// positive definite, so the eigenvalues nearest σ are the smallest. Eigenvalues with |λ| ≤ 1e-10·(E/ρ)/h², a
+/// tiny fraction of the stiffest element's scale (h = `inElementLength`, metres), count as rigid, far below
+/// any elastic mode of a model at most a few hundred elements across; exactly six must come first and are
+/// skipped. The kept modes are mass-orthonormalised again (modified Gram–Schmidt in the M inner product), so
 /// ‖Φᵀ M Φ − I‖ is at rounding level even for repeated frequencies, and each mode's largest component is made
 /// positive (a deterministic sign).
 ///
