@@ -944,7 +944,7 @@ void World::OnPreTick(double inTimeStep)
             // this solve's impulses: its contacts tell the solver (`PredictContacts`).
             if (awake)
                 shape.PredictStep({inTimeStep, mSettings.inertialForcing, double(mWorld.getSolverInfo().m_erp2),
-                                   body->heldImpulse, body->heldInertial});
+                                   body->heldImpulse, body->heldInertial, body->previousQ});
             else
                 shape.ClearPrediction();
         }

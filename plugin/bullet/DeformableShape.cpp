@@ -358,7 +358,9 @@ void DeformableShape::PredictStep(const StepPrediction& inPrediction)
     const std::uint32_t modes = mDynamics.ModeCount();
     const std::span<const double> held = inPrediction.heldImpulse;
     const std::span<const double> force = inPrediction.heldForce;
-    if ((!held.empty() && held.size() != modes) || (!force.empty() && force.size() != modes))
+    const std::span<const float> previous = inPrediction.previousQ;
+    if ((!held.empty() && held.size() != modes) || (!force.empty() && force.size() != modes) ||
+        (!previous.empty() && previous.size() != modes))
     {
         ClearPrediction();
         return;
@@ -375,10 +377,25 @@ void DeformableShape::PredictStep(const StepPrediction& inPrediction)
         const double free = mStepDisplacement[j];
         mStepBase[j] = free + (mStepHeld[j] - mStepChange[j]) * impulse;
         mStepDisplacement[j] = free + mStepHeld[j] * (impulse + inertial);
+        // A mode held at its strain limit by a steady load (at the limit before and after the last modal step,
+        // on one side) that the held loads press further out stays there (`ModalDynamics::Step` stops it):
+        // linearised about these loads, it takes no share of a change of them. A mode an impact has just
+        // carried to its limit keeps the linear prediction: the impact's load mostly ends in this solve.
+        const double q = mDynamics.QDouble()[j];
+        const double limit = mDynamics.StrainLimit(j);
+        const bool steady = !previous.empty() && std::abs(double(previous[j])) >= (1.0 - 1e-6) * limit &&
+                            double(previous[j]) * q > 0.0;
+        if (steady && std::abs(q) >= limit && q * mStepDisplacement[j] > 0.0)
+        {
+            mStepDisplacement[j] = std::copysign(limit, q) - q;
+            mStepBase[j] = mStepDisplacement[j];
+            mStepHeld[j] = mStepChange[j] = 0.0;
+        }
     }
     mPrediction = inPrediction;
     mPrediction.heldImpulse = {}; // read, not kept
     mPrediction.heldForce = {};
+    mPrediction.previousQ = {};
     mPredicting = true;
 }
 

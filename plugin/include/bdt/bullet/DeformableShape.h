@@ -148,6 +148,9 @@ struct StepPrediction
     /// The other generalised force the step holds, M entries (N·model unit; empty: none): the frame's inertial
     /// force as last computed. Read by `PredictStep` only.
     std::span<const double> heldForce = {};
+    /// q before the modal step just taken, M entries (empty: unknown): a mode that stayed at its strain limit
+    /// through it is held there by a steady load, not carried there by a passing one. Read by `PredictStep` only.
+    std::span<const float> previousQ = {};
 };
 
 /// A reduced deformable body's collision shape for Bullet: a `btConcaveShape` of type
@@ -322,7 +325,9 @@ public:
     /// `ModalDynamics::Step` as `bdt::World` does: the held contact impulse as a constant force, the change this
     /// step's solve makes to it kicked at the start, plus, with `inertialForcing`, the inertial force of the
     /// frame, so that its contacts carry that motion to the solver (`ProxyResponse`, `PredictContacts`). Keeps
-    /// the parts of `ModalDynamics::StepParts` for the current state. Call it after the modal step
+    /// the parts of `ModalDynamics::StepParts` for the current state; a mode that stayed at its strain limit
+    /// through the last modal step (`previousQ`) and that the held loads press further out is predicted to stay
+    /// there and to take no share of a change of them. Call it after the modal step
     /// and `BeginStep`, before collision detection. A non-positive or non-finite step, or an erp outside
     /// (0, 1], clears the prediction. O(M).
     void PredictStep(const StepPrediction& inPrediction);
