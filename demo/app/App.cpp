@@ -232,9 +232,23 @@ int App::Run()
 
 int App::RunHeadless()
 {
+    // Progress on stderr every 2 s (stdout carries the outputs' paths): frames done, the pace, the time left.
     const Clock::time_point start = Clock::now();
+    std::fprintf(stderr, "headless: %d frames of %s\n", mOptions.frames, mSampleName.c_str());
+    Clock::time_point reported = start;
     for (int frame = 0; frame < mOptions.frames; ++frame)
+    {
         StepPhysics();
+        const Clock::time_point now = Clock::now();
+        if (now - reported >= std::chrono::seconds(2) && frame + 1 < mOptions.frames)
+        {
+            reported = now;
+            const double elapsed = std::chrono::duration<double>(now - start).count();
+            const double pace = double(frame + 1) / elapsed;
+            std::fprintf(stderr, "headless: frame %d of %d, %.1f frames/s, about %.0f s left\n", frame + 1,
+                         mOptions.frames, pace, double(mOptions.frames - frame - 1) / pace);
+        }
+    }
     const double physicsSeconds = std::chrono::duration<double>(Clock::now() - start).count();
 
     // The last frame, offscreen (a hidden window's own framebuffer is not guaranteed to hold pixels).
