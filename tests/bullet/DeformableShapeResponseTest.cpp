@@ -41,6 +41,14 @@ Vec3d ProxyCentreAt(const DeformableShape& inShape, std::uint32_t inNode, std::s
     return body.pose.Apply(body.scale * centre);
 }
 
+// How far proxy `inNode` moves along `inDirection` (world) from modal coordinates `inFrom` to `inTo`.
+double MotionAlong(const DeformableShape& inShape, std::uint32_t inNode, const Vec3d& inDirection,
+                   std::span<const double> inFrom, std::span<const double> inTo, const btTransform& inTransform)
+{
+    return inDirection.dot(ProxyCentreAt(inShape, inNode, inTo, inTransform) -
+                           ProxyCentreAt(inShape, inNode, inFrom, inTransform));
+}
+
 // A shape of a turned chair (principal frame not the rest frame), scaled, with a random state that stays
 // well inside the strain limits over a couple of steps, and the force of its last step held in its
 // equilibrium: the modes have stepped once under `force`.
@@ -122,8 +130,7 @@ TEST(DeformableShape, ProxyResponseDisplacementIsTheProxysMotionOverTheNextStepU
         {
             const std::uint32_t node = nodes[random() % nodes.size()];
             const Vec3d direction = RandomDirection(random);
-            const double moved = direction.dot(ProxyCentreAt(shape, node, after, fixture.transform) -
-                                               ProxyCentreAt(shape, node, before, fixture.transform));
+            const double moved = MotionAlong(shape, node, direction, before, after, fixture.transform);
             largest = std::max(largest, std::abs(moved));
             const ProxyStepResponse response = shape.ProxyResponse(node, direction, restToWorld);
             EXPECT_NEAR(response.displacement, moved, 1e-9 * ModelRadius(shape.Asset().GetModel()))
@@ -196,8 +203,7 @@ TEST(DeformableShape, ProxyResponseComplianceIsTheExtraMotionPerUnitImpulseOverT
                         force[j] += inertial[j];
                 }
                 const std::vector<double> pushed = SteppedQ(shape, h, force, kick);
-                return direction.dot(ProxyCentreAt(shape, node, pushed, fixture.transform) -
-                                     ProxyCentreAt(shape, node, held, fixture.transform)) /
+                return MotionAlong(shape, node, direction, held, pushed, fixture.transform) /
                        impulse;
             };
 
@@ -281,8 +287,7 @@ TEST(DeformableShape, ProxyResponseKeepsAModeASteadyLoadHoldsAtItsStrainLimitThe
     {
         const std::uint32_t node = nodes[random() % nodes.size()];
         const Vec3d direction = RandomDirection(random);
-        const double moved = direction.dot(ProxyCentreAt(shape, node, after, fixture.transform) -
-                                           ProxyCentreAt(shape, node, q, fixture.transform));
+        const double moved = MotionAlong(shape, node, direction, q, after, fixture.transform);
         largest = std::max(largest, std::abs(moved));
         const ProxyStepResponse response = shape.ProxyResponse(node, direction, restToWorld);
         EXPECT_NEAR(response.displacement, moved, 1e-9 * radius) << "node " << node;
@@ -291,8 +296,7 @@ TEST(DeformableShape, ProxyResponseKeepsAModeASteadyLoadHoldsAtItsStrainLimitThe
         shape.AddContactImpulse(node, ToBtVector(Vec3d(impulse * direction)), restToWorld);
         const std::vector<double> generalised(shape.PendingImpulse().begin(), shape.PendingImpulse().end());
         shape.ClearImpulses();
-        const double extra = direction.dot(ProxyCentreAt(shape, node, stepped(generalised), fixture.transform) -
-                                           ProxyCentreAt(shape, node, after, fixture.transform)) /
+        const double extra = MotionAlong(shape, node, direction, after, stepped(generalised), fixture.transform) /
                              impulse;
         EXPECT_NEAR(response.compliance, extra, 1e-6 * std::abs(extra) + 1e-12) << "node " << node;
 
@@ -306,8 +310,7 @@ TEST(DeformableShape, ProxyResponseKeepsAModeASteadyLoadHoldsAtItsStrainLimitThe
         for (std::uint32_t j = 0; j < modes; ++j)
             unclamped[j] += free[j] + held[j] * force[j] * h;
         EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld).displacement,
-                    direction.dot(ProxyCentreAt(shape, node, unclamped, fixture.transform) -
-                                  ProxyCentreAt(shape, node, q, fixture.transform)),
+                    MotionAlong(shape, node, direction, q, unclamped, fixture.transform),
                     1e-9 * radius)
             << "node " << node;
         shape.PredictStep({h, false, 0.2, {}, force, steady});
