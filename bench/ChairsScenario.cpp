@@ -294,7 +294,7 @@ std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
         settings.frontTracking = inSpec.front;
         settings.pairCacheSkin = inSpec.skin;
         settings.boxCulling = inSpec.boxes;
-        settings.contacts = inSpec.contacts;
+        settings.contactModel = inSpec.contacts;
         shape.SetSettings(settings);
         ioRun.chairs.push_back(body);
     }

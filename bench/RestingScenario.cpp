@@ -252,11 +252,11 @@ struct Builder
             scene.contacts == EContactModel::Proxies ? reach.withProxies : reach.mesh;
         const Vec3d origin(inX - reach.mesh.center().x(), inBase + cGap - touch.min().y(),
                            inZ - reach.mesh.center().z());
-        BodyDesc desc; // world = turn·rest + origin
+        BodySettings desc; // world = turn·rest + origin
         desc.transform = btTransform(ToBtMatrix(inTurn), ToBtVector(origin));
         desc.mass = cDensity * asset->Mass().volume * std::pow(desc.scale, 3);
         desc.proxyLevel = level;
-        desc.contacts = scene.contacts;
+        desc.contactModel = scene.contacts;
         btRigidBody* body = scene.world->Deformables().CreateBody(asset, desc);
         scene.marginMm = std::max(scene.marginMm, 1e3 * double(body->getCollisionShape()->getMargin()));
         scene.bodies.push_back({inName, body, inSupport});

@@ -283,7 +283,7 @@ nlohmann::json RunSize(const ScalingOptions& inOptions, std::uint32_t inTriangle
     // The BD-Tree scene: a static deformable body whose rest frame's origin is at cBoxCentre.
     SampleWorld bdWorld;
     bdWorld.AddGroundPlane();
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 0.0;
     desc.proxyLevel = inOptions.level;
     desc.transform.setOrigin(ToBtVector(cBoxCentre));
@@ -424,7 +424,7 @@ nlohmann::json RunReduced(const ScalingOptions& inOptions, std::uint32_t inTrian
     SampleWorld bdWorld;
     bdWorld.AddStatic(std::make_unique<btBoxShape>(btVector3(5, 0.5f, 5)),
                       btTransform(btQuaternion::getIdentity(), btVector3(0, -0.5f, 0)));
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = mass;
     desc.proxyLevel = level;
     desc.transform.setOrigin(btVector3(0, btScalar(lift), 0));

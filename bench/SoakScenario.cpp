@@ -130,7 +130,7 @@ SoakRun RunSoak(const SoakOptions& inOptions, const std::shared_ptr<const Deform
     pile.spacing = 0.8;
     pile.body.mass = 4.0;
     pile.body.proxyLevel = inOptions.level;
-    pile.body.contacts = inOptions.contacts == "proxies" ? EContactModel::Proxies : EContactModel::Surface;
+    pile.body.contactModel = inOptions.contacts == "proxies" ? EContactModel::Proxies : EContactModel::Surface;
     const std::vector<btRigidBody*> bodies = AddPile(world, inAsset, pile);
     World& deformables = world.Deformables();
 

@@ -195,7 +195,7 @@ void App::ApplyToBodies()
         settings.pairCacheSkin = double(mPairCacheSkin);
         settings.traversalBudget = mTraversalMode == 1 ? std::uint32_t(std::max(mTraversalBudget, 1)) : 0u;
         settings.boxCulling = mBoxCulling;
-        settings.contacts = mContactModel == 1 ? EContactModel::Proxies : EContactModel::Surface;
+        settings.contactModel = mContactModel == 1 ? EContactModel::Proxies : EContactModel::Surface;
         settings.modal = mOptions.modal;
         shape.SetSettings(settings);
     }
@@ -581,7 +581,7 @@ void App::SpawnBody()
     // Another body of the first deformable's asset, dropped from above the target.
     btRigidBody* first = mWorld->Deformables().Bodies().front();
     const DeformableShape& shape = *World::Shape(first);
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 1.0 / double(first->getInvMass());
     desc.scale = double(shape.getLocalScaling().x());
     desc.proxyLevel = shape.Settings().proxyLevel;

@@ -34,7 +34,7 @@ struct AppOptions
     /// Sphere tests per deformable pair and step (`DeformableShapeSettings::traversalBudget`): 0, the complete
     /// traversal; else the interruptible one (the Traversal panel's mode and slider).
     unsigned traversalBudget = 0;
-    /// Where every deformable body makes its contacts (`DeformableShapeSettings::contacts`, the Traversal
+    /// Where every deformable body makes its contacts (`DeformableShapeSettings::contactModel`, the Traversal
     /// panel's "contacts"): the deformed triangles under the proxies (default) or the proxy spheres.
     EContactModel contacts = EContactModel::Surface;
     /// Vibration of every deformable body (the Body panel's sliders). The sandbox's default is softer than

@@ -313,7 +313,7 @@ void SceneView::Render(SampleWorld& ioWorld, const OrbitCamera& inCamera, int in
     if (inOptions.proxies || inOptions.contacts)
     {
         DebugDrawBridge bridge(*mDebug);
-        DebugDrawOptions options;
+        DebugDrawSettings options;
         options.spheres = false;
         options.proxies = inOptions.proxies;
         options.contacts = inOptions.contacts;

@@ -43,7 +43,7 @@ public:
         mHierarchy = std::make_shared<const DistanceHierarchy>(DistanceHierarchy::Build(mTree));
         mBodies.clear();
         mDeformed.assign(cPawns, std::vector<Vec3f>(mTree->GetModel().VertexCount()));
-        BodyDesc desc;
+        BodySettings desc;
         desc.mass = 0.0; // placed and deformed by the scene every step
         desc.proxyLevel = inOptions.proxyLevel;
         for (std::uint32_t p = 0; p < cPawns; ++p)

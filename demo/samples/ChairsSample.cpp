@@ -88,7 +88,7 @@ private:
             btTransform transform = mTransforms[mSpawned];
             transform.getOrigin().setY(transform.getOrigin().y() -
                                        btScalar(double(mNextWave) * mLayerHeight));
-            BodyDesc desc = mBody;
+            BodySettings desc = mBody;
             desc.transform = MeshFromPrincipal(*mAsset, desc.scale, transform);
             ioWorld.Deformables().CreateBody(mAsset, desc);
         }
@@ -100,7 +100,7 @@ private:
     bool mRebuild = false;
     float mInterval = 0.45f; // s between waves
     std::shared_ptr<const DeformableAsset> mAsset;
-    BodyDesc mBody;
+    BodySettings mBody;
     std::vector<btTransform> mTransforms;
     std::uint32_t mSide = 4;
     double mLayerHeight = 0.0, mCellWidth = 1.0;

@@ -68,7 +68,7 @@ public:
     void Build(SampleWorld& ioWorld, const SampleOptions& inOptions) override
     {
         const auto asset = CurtainAsset();
-        BodyDesc desc;
+        BodySettings desc;
         desc.mass = 0.0; // static: q comes from the track
         desc.proxyLevel = inOptions.proxyLevel;
         // The rest mesh hangs as modelled (upright), its centre of mass cHangHeight above the ground.

@@ -53,7 +53,7 @@ private:
     {
         const float i = float(mDropped);
         const float angle = 0.7f * i;
-        BodyDesc desc = mBody;
+        BodySettings desc = mBody;
         desc.transform = btTransform(
             btQuaternion(btVector3(std::cos(angle), 0.3f, std::sin(angle)).normalized(), 0.5f + 0.3f * i),
             btVector3(0.15f * float(mDropped % 3) - 0.15f, 2.0f + 0.1f * i, 0.12f * float(mDropped % 2)));
@@ -62,7 +62,7 @@ private:
     }
 
     std::shared_ptr<const DeformableAsset> mAsset;
-    BodyDesc mBody;
+    BodySettings mBody;
     std::uint32_t mCount = 7, mDropped = 0;
     float mInterval = 0.72f; // s between drops
 };

@@ -49,7 +49,7 @@ public:
             default:
             {
                 const std::size_t kind = (i / 5 + i) % 3;
-                BodyDesc desc;
+                BodySettings desc;
                 desc.mass = 2.0;
                 desc.scale = scales[kind];
                 desc.proxyLevel = inOptions.proxyLevel;

@@ -59,7 +59,7 @@ std::vector<btRigidBody*> AddPile(SampleWorld& ioWorld, const std::shared_ptr<co
     bodies.reserve(inSettings.count);
     for (const btTransform& transform : PileTransforms(*inAsset, inSettings))
     {
-        BodyDesc desc = inSettings.body;
+        BodySettings desc = inSettings.body;
         desc.transform = MeshFromPrincipal(*inAsset, desc.scale, transform);
         bodies.push_back(ioWorld.Deformables().CreateBody(inAsset, desc));
     }
@@ -73,7 +73,7 @@ namespace
 btRigidBody* AddDeformable(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inAsset, double inMass,
                            const btVector3& inOrigin)
 {
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = inMass;
     desc.proxyLevel = 8;
     desc.transform.setOrigin(inOrigin);

@@ -5,7 +5,7 @@
 // modes together.
 
 #include <BulletDynamics/ConstraintSolver/btTypedConstraint.h>
-#include <bdt/adapter/World.h>
+#include <bdt/adapter/AttachmentSettings.h>
 #include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/Math.h>
 #include <cstdint>

@@ -152,7 +152,7 @@ bool ClampLength(btVector3& ioValue, double inLimit)
     return true;
 }
 
-void ValidateDesc(const BodyDesc& inDesc)
+void ValidateDesc(const BodySettings& inDesc)
 {
     if (!std::isfinite(inDesc.mass) || inDesc.mass < 0.0 || (inDesc.mass > 0.0 && inDesc.mass < cMinMass))
         throw Error("body: mass must be 0 (static) or finite and at least " + std::to_string(cMinMass) + " kg");
@@ -165,7 +165,7 @@ void ValidateDesc(const BodyDesc& inDesc)
     bool proper = false;
     if (RotationError(inDesc.transform.getBasis(), proper) > cBasisTolerance || !proper)
         throw Error("body: transform's basis is not a rotation (orthonormal columns, determinant 1); give the size "
-                    "as BodyDesc::scale");
+                    "as BodySettings::scale");
     const BodyMaterial& m = inDesc.material;
     if (!std::isfinite(m.friction) || m.friction < 0.0f || !std::isfinite(m.rollingFriction) ||
         m.rollingFriction < 0.0f)
@@ -279,7 +279,7 @@ void World::SetSettings(const WorldSettings& inSettings)
     mSettings = inSettings;
 }
 
-btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, const BodyDesc& inDesc)
+btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, const BodySettings& inDesc)
 {
     if (!inAsset)
         throw Error("body: the asset is null");
@@ -320,7 +320,7 @@ btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, c
     return pointer;
 }
 
-btRigidBody* World::CreateBody(const std::string& inAssetPath, const BodyDesc& inDesc)
+btRigidBody* World::CreateBody(const std::string& inAssetPath, const BodySettings& inDesc)
 {
     std::shared_ptr<const DeformableAsset> asset;
     for (const auto& [path, loaded] : mAssetsByPath)
@@ -1312,7 +1312,7 @@ void World::WalkManifolds(EWalk inWalk, std::vector<DeferredImpulse>* outDeferre
     }
 }
 
-void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions) const
+void World::DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawSettings& inOptions) const
 {
     const btVector3 sphereColor(0.3f, 0.6f, 1.0f), proxyColor(1.0f, 0.2f, 0.2f),
         contactColor(1.0f, 1.0f, 0.0f), triangleColor(1.0f, 0.5f, 0.0f);

@@ -158,7 +158,7 @@ std::pair<int, int> IdentifiersB(const PairContact& inContact, const DeformableS
 bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB)
 {
     const auto surface = [](const DeformableShape& inShape)
-    { return inShape.Settings().contacts == EContactModel::Surface && inShape.Patches() != nullptr; };
+    { return inShape.Settings().contactModel == EContactModel::Surface && inShape.Patches() != nullptr; };
     const DeformableShape* shapeB = AsDeformable(inB);
     return surface(inA) && (shapeB == nullptr || surface(*shapeB));
 }

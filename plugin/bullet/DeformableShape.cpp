@@ -258,7 +258,7 @@ void DeformableShape::ApplySettings(const DeformableShapeSettings& inSettings)
     mState.SetTemporalCoherence(inSettings.temporalCoherence);
     // The surface model's patches follow the proxy level; kept when a body switches to the proxies model (a
     // switch back costs nothing then).
-    if (inSettings.contacts == EContactModel::Surface || mPatches)
+    if (inSettings.contactModel == EContactModel::Surface || mPatches)
     {
         if (!mPatches || &mPatches->Proxies() != &mState.Proxies())
             mPatches = mAsset->Patches(mState.Proxies().Level());

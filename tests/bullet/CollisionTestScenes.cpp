@@ -102,7 +102,7 @@ DeformableObject::DeformableObject(double inMargin, std::uint32_t inRegionDepth,
 {
     DeformableShapeSettings settings;
     settings.proxyLevel = 5;
-    settings.contacts = inContacts;
+    settings.contactModel = inContacts;
     settings.regionDepth = inRegionDepth;
     settings.maxManifoldsPerPair = inMaxManifolds;
     shape = std::make_unique<DeformableShape>(BoxAsset(), settings);

@@ -378,7 +378,7 @@ TEST(PrimitiveCache, ChairsOnStaticPrimitivesStepIdentically)
             for (const double x : {-4.0, 0.0, 4.0})
                 for (const double z : {-0.7, 0.7})
                 {
-                    BodyDesc desc;
+                    BodySettings desc;
                     desc.mass = 4.0;
                     desc.proxyLevel = 8;
                     desc.transform =
@@ -442,7 +442,7 @@ TEST(PrimitiveCache, RigidBodiesOnADeformableStepIdentically)
         explicit Scene(double inSkin)
         {
             world.AddGroundPlane(0.0);
-            BodyDesc desc;
+            BodySettings desc;
             desc.mass = 20.0;
             desc.proxyLevel = 8;
             desc.transform = btTransform(btQuaternion(btVector3(0, 1, 0), 0.4f), btVector3(0, 0.52f, 0));

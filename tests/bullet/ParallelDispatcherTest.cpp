@@ -111,7 +111,7 @@ TEST(ParallelDispatcher, PrimitivePairsArePreparedToo)
         world->AddGroundPlane();
         for (float x : {-3.0f, 3.0f})
         {
-            BodyDesc desc;
+            BodySettings desc;
             desc.mass = 4.0;
             desc.proxyLevel = 7;
             desc.transform.setOrigin(btVector3(x, 1.0f, 0));
@@ -266,10 +266,10 @@ void CheckApartPairs(EContactModel inModel)
             settings.narrowphaseThreads = inThreads;
             settings.gravity = btVector3(0, 0, 0);
             auto world = std::make_unique<SampleWorld>(settings);
-            BodyDesc desc;
+            BodySettings desc;
             desc.mass = 2.0;
             desc.proxyLevel = 8;
-            desc.contacts = inModel;
+            desc.contactModel = inModel;
             btRigidBody* a = world->Deformables().CreateBody(asset, desc);
             const DeformableShape& shape = *World::Shape(a);
             btVector3 centre;

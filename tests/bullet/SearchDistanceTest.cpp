@@ -73,7 +73,7 @@ std::unique_ptr<SpeedScene> MakeSpeedScene(std::mt19937& ioRandom, double inScal
     SampleWorldSettings settings;
     settings.gravity = btVector3(0, 0, 0);
     auto scene = std::make_unique<SpeedScene>(settings);
-    BodyDesc desc;
+    BodySettings desc;
     desc.transform = btTransform(RandomQuaternion(ioRandom), ToBtVector(RandomVector(ioRandom, 3.0)));
     desc.mass = 5.0;
     desc.scale = inScale;
@@ -318,7 +318,7 @@ TEST(SearchDistance, TheNarrowphaseKeepsWhatThePairCanClose)
     settings.gravity = btVector3(0, 0, 0);
     SampleWorld world(settings);
     btRigidBody* ground = world.AddGroundPlane(0.0);
-    BodyDesc desc;
+    BodySettings desc;
     desc.transform.setOrigin(btVector3(0, 2, 0));
     desc.proxyLevel = 6;
     btRigidBody* body = world.Deformables().CreateBody(ShapeAsset("chair", 1500, 6), desc);

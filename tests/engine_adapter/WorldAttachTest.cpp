@@ -83,7 +83,7 @@ TEST(WorldAttach, AHostReplacingTheTickCallbacksAfterAttachingIsChained)
     sHostPre = sHostPost = 0;
     {
         World world(host.world);
-        BodyDesc desc;
+        BodySettings desc;
         desc.transform.setOrigin(btVector3(0, 10, 0));
         btRigidBody* body = world.CreateBody(test::ShapeAsset("box", 300, 4), desc);
         for (int i = 0; i < 2; ++i)
@@ -126,7 +126,7 @@ TEST(WorldAttach, DestroyingTheBulletWorldFirstLeavesItAlone)
     const auto asset = test::ShapeAsset("box", 300, 4);
     for (int i = 0; i < 3; ++i)
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.transform.setOrigin(btVector3(0, 1.2f * float(i) + 0.6f, 0));
         world->CreateBody(asset, desc);
     }
@@ -145,7 +145,7 @@ TEST(WorldAttach, AHostRemovingTheBodiesItselfStillGetsItsCallbacksBack)
     host.world.setInternalTickCallback(&HostPre, nullptr, true);
     {
         World world(host.world);
-        btRigidBody* body = world.CreateBody(test::ShapeAsset("box", 300, 4), BodyDesc{});
+        btRigidBody* body = world.CreateBody(test::ShapeAsset("box", 300, 4), BodySettings{});
         host.world.stepSimulation(btScalar(1.0 / 60.0), 0);
         host.world.removeRigidBody(body);
     }
@@ -201,7 +201,7 @@ TEST(WorldAttach, CreateBodyRejectsBadInput)
     HostWorld host;
     World world(host.world);
     const auto asset = test::ShapeAsset("box", 300, 4);
-    BodyDesc desc;
+    BodySettings desc;
     EXPECT_THROW(world.CreateBody(std::shared_ptr<const DeformableAsset>(), desc), Error);
     desc.mass = std::numeric_limits<double>::quiet_NaN();
     EXPECT_THROW(world.CreateBody(asset, desc), Error);
@@ -216,7 +216,7 @@ TEST(WorldAttach, CreateBodyRejectsBadInput)
     EXPECT_THROW(world.CreateBody(asset, desc), Error);
     try
     {
-        world.CreateBody("/nonexistent/chair.bdt", BodyDesc{});
+        world.CreateBody("/nonexistent/chair.bdt", BodySettings{});
         ADD_FAILURE() << "loading a missing asset did not throw";
     }
     catch (const Error& error)
@@ -233,7 +233,7 @@ TEST(WorldAttach, NonFiniteVelocityIsResetNotSpread)
     HostWorld host;
     World world(host.world);
     const auto asset = test::ShapeAsset("box", 300, 4);
-    BodyDesc desc;
+    BodySettings desc;
     desc.transform.setOrigin(btVector3(0, 2, 0));
     btRigidBody* body = world.CreateBody(asset, desc);
     desc.transform.setOrigin(btVector3(0, 4, 0));
@@ -267,7 +267,7 @@ TEST(WorldAttach, DestroyingEveryBodyFromACopyOfBodies)
     const auto asset = test::ShapeAsset("box", 300, 4);
     for (int i = 0; i < 10; ++i)
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.transform.setOrigin(btVector3(btScalar(2 * i), 3, 0));
         world.CreateBody(asset, desc);
     }

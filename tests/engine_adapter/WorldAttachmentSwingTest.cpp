@@ -62,7 +62,7 @@ Swing SwingFromCorner(const SwingCase& inCase, bool inBulletJoint, float inDampi
     const Body made = Make(inCase);
     SampleWorld world;
     World& deformables = world.Deformables();
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = made.mass;
     desc.transform.setOrigin(btVector3(0, 3, 0));
     btRigidBody* body = deformables.CreateBody(made.asset, desc);

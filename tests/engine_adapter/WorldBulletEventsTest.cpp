@@ -72,7 +72,7 @@ struct ScopedCallbacks
 
 btRigidBody* AddBox(SampleWorld& ioWorld, btVector3 inOrigin)
 {
-    BodyDesc desc;
+    BodySettings desc;
     desc.proxyLevel = 8;
     desc.transform.setOrigin(inOrigin);
     return ioWorld.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), desc);

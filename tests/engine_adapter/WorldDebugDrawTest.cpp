@@ -71,7 +71,7 @@ struct StackScene
         const auto bounds = asset->GetModel().RestBounds();
         const double height = bounds.max().y() - bounds.min().y();
         const double bottomY = 0.02 - bounds.min().y(); // the mesh frame's origin, its underside 2 cm up
-        BodyDesc desc;
+        BodySettings desc;
         desc.mass = 2.0;
         desc.transform.setOrigin(btVector3(0, btScalar(bottomY), 0));
         bottom = world.Deformables().CreateBody(asset, desc);
@@ -101,7 +101,7 @@ TEST(WorldDebugDraw, NothingWhenEverythingIsOff)
 {
     StackScene scene(30);
     RecordingDrawer drawer;
-    DebugDrawOptions options;
+    DebugDrawSettings options;
     options.spheres = false;
     options.proxies = false;
     options.contacts = false;
@@ -125,7 +125,7 @@ TEST(WorldDebugDraw, SpheresOfALevelContainTheirDeformedVertices)
     {
         SCOPED_TRACE(testing::Message() << "level " << level);
         RecordingDrawer drawer;
-        DebugDrawOptions options;
+        DebugDrawSettings options;
         options.spheres = true;
         options.sphereLevel = level;
         options.proxies = false;
@@ -183,7 +183,7 @@ TEST(WorldDebugDraw, ContactsAndProxiesAreThoseOfBulletsManifolds)
     ASSERT_GT(expectedPoints.size(), 4u) << "the boxes should touch each other and the ground";
 
     RecordingDrawer drawer;
-    DebugDrawOptions options;
+    DebugDrawSettings options;
     options.spheres = false;
     options.proxies = true;
     options.contacts = true;

@@ -30,7 +30,7 @@ RestResult DropOnPlane(const std::shared_ptr<const DeformableAsset>& inAsset, bo
     SampleWorld world;
     world.AddGroundPlane();
     world.Deformables().SetRigid(inRigid);
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 2.0;
     desc.material.margin = inMargin;
     // Upright, as modelled, its lowest rest vertex 5 cm above the ground.
@@ -91,7 +91,7 @@ TEST(WorldDynamics, TwoBodiesCollideSeparateConserveMomentumAndRing)
     settings.gravity = btVector3(0, 0, 0);
     SampleWorld world(settings);
     const auto asset = test::ShapeAsset("box", 1200, 10);
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 3.0;
     desc.material.restitution = 0.5f;
     desc.transform.setOrigin(btVector3(-1.0f, 0, 0));

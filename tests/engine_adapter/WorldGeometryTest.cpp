@@ -32,7 +32,7 @@ constexpr double cScale = 1.5;
 /// given a q of half each mode's strain limit with alternating signs.
 btRigidBody* AddDeformedBody(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inAsset)
 {
-    BodyDesc desc;
+    BodySettings desc;
     desc.scale = cScale;
     desc.proxyLevel = 6;
     desc.transform.setRotation(btQuaternion(btVector3(0.3f, 1.0f, -0.2f).normalized(), 0.9f));
@@ -145,7 +145,7 @@ TEST(WorldGeometry, PreviousStateIsTheLastStepsStartAndVertexMotionItsDifference
 TEST(WorldGeometry, AFreshBodyHasNoMotion)
 {
     SampleWorld world;
-    BodyDesc desc;
+    BodySettings desc;
     desc.transform.setOrigin(btVector3(1, 2, 3));
     btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), desc);
     const std::span<const float> q = World::Shape(body)->State().Q();
@@ -186,7 +186,7 @@ TEST(WorldGeometry, DeformedNormalsAreTheAreaWeightedNormalsOfTheDeformedTriangl
 TEST(WorldGeometry, ASpheresNormalsPointOutward)
 {
     SampleWorld world;
-    BodyDesc desc;
+    BodySettings desc;
     desc.transform.setRotation(btQuaternion(btVector3(1, 0, 0), 2.0f));
     desc.transform.setOrigin(btVector3(1, 2, 3));
     btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("sphere", 800, 4), desc);
@@ -247,8 +247,8 @@ TEST(WorldGeometry, SurfacePointsUseTheInputMeshOrderAndAreTheNearest)
 TEST(WorldGeometry, NullForeignBodiesAndWrongSizesThrowAndWriteNothing)
 {
     SampleWorld world, other;
-    btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), BodyDesc{});
-    btRigidBody* foreign = other.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), BodyDesc{});
+    btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), BodySettings{});
+    btRigidBody* foreign = other.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), BodySettings{});
     btRigidBody* crate = world.AddRigid(std::make_unique<btBoxShape>(btVector3(1, 1, 1)), btTransform::getIdentity(), 1.0);
     const std::size_t count = World::Shape(body)->Asset().GetModel().VertexCount();
     World& deformables = world.Deformables();

@@ -190,7 +190,7 @@ void PileScene(const char* inScene, const std::shared_ptr<const DeformableAsset>
     pile.layers = inLayers;
     pile.spacing = 0.8;
     pile.body.proxyLevel = 7;
-    pile.body.contacts = inModel;
+    pile.body.contactModel = inModel;
     AddPile(world, inAsset, pile);
     Trace trace;
     trace.assets["chair"] = AssetFingerprint(*inAsset);

@@ -41,7 +41,7 @@ std::shared_ptr<const DeformableAsset> MeshAsset(std::vector<Vec3f> inPositions,
 btRigidBody* AddBody(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inAsset, btVector3 inOrigin,
                      double inMass = 2.0)
 {
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = inMass;
     desc.proxyLevel = 8;
     desc.transform.setOrigin(inOrigin);
@@ -236,7 +236,7 @@ TEST(WorldHostileInput, ZeroMassIsStaticAndNegativeOrNonFiniteMassThrows)
     const btTransform placed = fixed->getWorldTransform();
     for (const double mass : {-1.0, -1e-30, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()})
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.mass = mass;
         EXPECT_THROW(world.Deformables().CreateBody(asset, desc), Error) << mass;
     }
@@ -300,7 +300,7 @@ TEST(WorldHostileInput, MassesTooSmallForTheSolversFloatsThrow)
     const auto asset = test::ShapeAsset("box", 300, 4);
     for (const double mass : {1e-45, 1e-30, 0.9 * cMinMass})
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.mass = mass;
         EXPECT_THROW(world.Deformables().CreateBody(asset, desc), Error) << mass;
         DeformableShapeSettings settings;
@@ -325,11 +325,11 @@ TEST(WorldHostileInput, RestitutionOutsideZeroToOneAndNonRotationBasesThrow)
     const auto asset = test::ShapeAsset("box", 300, 4);
     for (const float restitution : {-0.1f, 1.5f, std::numeric_limits<float>::quiet_NaN()})
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.material.restitution = restitution;
         EXPECT_THROW(world.Deformables().CreateBody(asset, desc), Error) << restitution;
     }
-    BodyDesc bouncy;
+    BodySettings bouncy;
     bouncy.material.restitution = 1.0f;
     EXPECT_NE(world.Deformables().CreateBody(asset, bouncy), nullptr);
 
@@ -341,11 +341,11 @@ TEST(WorldHostileInput, RestitutionOutsideZeroToOneAndNonRotationBasesThrow)
     };
     for (const btMatrix3x3& basis : bad)
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.transform.setBasis(basis);
         EXPECT_THROW(world.Deformables().CreateBody(asset, desc), Error);
     }
-    BodyDesc turned;
+    BodySettings turned;
     turned.transform.setRotation(btQuaternion(btVector3(1, 2, 3).normalized(), 0.7f));
     EXPECT_NE(world.Deformables().CreateBody(asset, turned), nullptr);
 }

@@ -56,7 +56,7 @@ TEST(WorldModalRest, ModalSlabRingsDownWithItsDampingAndSleeps)
     const auto asset = ModalSlab();
     SampleWorld world;
     world.AddGroundPlane();
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 100.0;
     // Tilted 0.05 rad about x so that it lands on an edge first: a slab landing flat on an even floor takes
     // its impulse evenly over its face and hardly rings its bending modes.

@@ -1,4 +1,4 @@
-// BodyDesc::transform places the mesh as it was modelled: right after creation `MeshTransform` is the transform
+// BodySettings::transform places the mesh as it was modelled: right after creation `MeshTransform` is the transform
 // given and every rest vertex p is at transform · (s·p) (brute force over the vertices); `MeshFromPrincipal` is
 // its inverse for placing by the centre of mass; a chair and a slab placed with an identity rotation come to rest
 // as modelled (the chair on its legs, the slab flat), the way a user of the README's snippet expects.
@@ -54,7 +54,7 @@ TEST(WorldPlacement, TheDescTransformPlacesTheMeshAsModelled)
     for (const auto& asset : {test::TurnedShapeAsset("chair", 1500, 6), test::ShapeAsset("slab", 800, 4)})
     {
         SampleWorld world;
-        BodyDesc desc;
+        BodySettings desc;
         desc.scale = 1.7;
         desc.transform = btTransform(btQuaternion(btVector3(0.3f, 1.0f, -0.2f).normalized(), 0.9f),
                                      btVector3(0.4f, 3.0f, -0.7f));
@@ -76,7 +76,7 @@ TEST(WorldPlacement, MeshFromPrincipalPlacesTheCentreOfMassAndPrincipalAxes)
     SampleWorld world;
     const btTransform principal(btQuaternion(btVector3(-0.5f, 0.2f, 1.0f).normalized(), 2.1f),
                                 btVector3(-1.0f, 2.0f, 0.5f));
-    BodyDesc desc;
+    BodySettings desc;
     desc.scale = 0.8;
     desc.transform = MeshFromPrincipal(*asset, desc.scale, principal);
     btRigidBody* body = world.Deformables().CreateBody(asset, desc);
@@ -92,7 +92,7 @@ TEST(WorldPlacement, AChairAndASlabPlacedUnturnedRestAsModelled)
 {
     SampleWorld world;
     world.AddGroundPlane();
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 4.0;
     desc.transform.setOrigin(btVector3(0, 1, 0));
     btRigidBody* chair = world.Deformables().CreateBody(test::ShapeAsset("chair", 3000, 10), desc);

@@ -25,7 +25,7 @@ constexpr std::size_t cVertex = 123;
 /// A turned, scaled chair placed at a tilt in a world without gravity, at rest.
 btRigidBody* AddChair(SampleWorld& ioWorld)
 {
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = cMass;
     desc.scale = cScale;
     desc.proxyLevel = 6;
@@ -131,11 +131,11 @@ TEST(WorldPointImpulse, BadInputChangesNothing)
 {
     SampleWorld world(Weightless()), other;
     btRigidBody* body = AddChair(world);
-    BodyDesc fixed;
+    BodySettings fixed;
     fixed.mass = 0.0;
     fixed.transform.setOrigin(btVector3(5, 0, 0));
     btRigidBody* staticBody = world.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), fixed);
-    btRigidBody* foreign = other.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), BodyDesc{});
+    btRigidBody* foreign = other.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), BodySettings{});
     btRigidBody* crate = world.AddRigid(std::make_unique<btBoxShape>(btVector3(1, 1, 1)), btTransform::getIdentity(), 1.0);
     world.Step(1, cStep);
     const btScalar nan = std::numeric_limits<btScalar>::quiet_NaN(), inf = std::numeric_limits<btScalar>::infinity();

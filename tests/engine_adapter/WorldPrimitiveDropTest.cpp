@@ -124,7 +124,7 @@ double HighestProxyWorldY(btRigidBody& inBody)
 
 /// Placement of `inBox` upright (its rest axes along the world's), the centre of its rest bounds at world
 /// x, z = `inX`, `inZ` and its lowest proxy point (at its level) at world y = `inProxyBottom`: the
-/// `BodyDesc::transform` (the mesh frame's placement).
+/// `BodySettings::transform` (the mesh frame's placement).
 btTransform UprightAt(const DeformableBox& inBox, double inX, double inProxyBottom, double inZ)
 {
     const DeformableAsset& asset = *inBox.asset;
@@ -136,7 +136,7 @@ btTransform UprightAt(const DeformableBox& inBox, double inX, double inProxyBott
 }
 
 /// A body of `inBox` made by `ioWorld` from `inDesc`, at the box's proxy level.
-btRigidBody* CreateBox(SampleWorld& ioWorld, const DeformableBox& inBox, BodyDesc inDesc)
+btRigidBody* CreateBox(SampleWorld& ioWorld, const DeformableBox& inBox, BodySettings inDesc)
 {
     inDesc.proxyLevel = inBox.proxyLevel;
     return ioWorld.Deformables().CreateBody(inBox.asset, inDesc);
@@ -407,7 +407,7 @@ DropResult DropDeformableBox(StaticSupport& ioSupport, float inMargin)
     else
         world.AddGroundPlane(ioSupport.top);
     const DeformableBox box = DroppedBox();
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 2.0;
     desc.material.margin = inMargin;
     desc.transform = UprightAt(box, ioSupport.dropX, ioSupport.top + cDropHeight, ioSupport.dropZ);
@@ -493,7 +493,7 @@ TEST(WorldPrimitiveDrop, DeformableBoxOnSphereFallsAsleep)
     SampleWorld world;
     world.AddStatic(std::move(support.shape), support.transform);
     const DeformableBox box = DroppedBox();
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 2.0;
     desc.transform = UprightAt(box, support.dropX, support.top + cDropHeight, support.dropZ);
     btRigidBody* body = CreateBox(world, box, desc);
@@ -613,7 +613,7 @@ PrimitiveDropResult DropOnDeformableBox(Primitive& ioPrimitive, bool inStaticDef
     world.AddGroundPlane();
     const DeformableBox supporting = SupportingBox();
     const Model& model = supporting.asset->GetModel();
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = inStaticDeformable ? 0.0 : 20.0;
     desc.transform = UprightAt(supporting, 0.0, 0.001, 0.0);
     btRigidBody* box = CreateBox(world, supporting, desc);
@@ -861,7 +861,7 @@ TEST(WorldPrimitiveDrop, BallsStayOnAVibratingFinelyMeshedFace)
     world.AddGroundPlane();
     const DeformableBox supporting{test::ShapeAsset("box", 20000, 10), 12};
     const Model& model = supporting.asset->GetModel();
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 0.0;
     desc.transform = UprightAt(supporting, 0.0, 0.001, 0.0);
     btRigidBody* box = CreateBox(world, supporting, desc);
@@ -957,7 +957,7 @@ TEST(WorldPrimitiveDrop, AChairPushedIntoAThinWallStaysOut)
         constexpr btScalar wallFace = 2.0f; // the wall's face towards the chair, z = 2 m
         world.AddStatic(std::make_unique<btBoxShape>(btVector3(4, 2, 0.05f)),
                         btTransform(btQuaternion::getIdentity(), btVector3(0, 2, wallFace + 0.05f)));
-        BodyDesc desc;
+        BodySettings desc;
         desc.mass = 4.0;
         desc.proxyLevel = 8;
         desc.transform = btTransform(test::RandomQuaternion(random), btVector3(0, 0.8f, 1.2f));

@@ -47,7 +47,7 @@ Stacks MakeStacks(unsigned inThreads)
     const auto box = test::ShapeAsset("box", 300, 4);
     auto deformable = [&](btVector3 inOrigin)
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.mass = 2.0;
         desc.proxyLevel = 8;
         desc.transform.setOrigin(inOrigin);
@@ -194,7 +194,7 @@ TEST_P(WorldStateGuard, ARestoredBodyInTheAirFallsOnAndLands)
     settings.narrowphaseThreads = GetParam();
     SampleWorld world(settings);
     world.AddGroundPlane();
-    BodyDesc desc;
+    BodySettings desc;
     desc.proxyLevel = 8;
     desc.transform.setOrigin(btVector3(0, 3, 0));
     btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), desc);

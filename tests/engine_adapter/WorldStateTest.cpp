@@ -121,7 +121,7 @@ std::unique_ptr<SampleWorld> MakeHangingChairs(std::vector<AttachmentId>& outAtt
     btRigidBody* chairs[2];
     for (int i = 0; i < 2; ++i)
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.mass = 4.0;
         desc.proxyLevel = 8;
         desc.transform.setOrigin(btVector3(0.3f * float(i), 3.0f - 1.2f * float(i), 0.0f));
@@ -161,7 +161,7 @@ TEST(WorldState, AttachmentsReplayBitForBit)
     // A world with other attachments, or none, refuses the snapshot.
     SampleWorld bare;
     for (int i = 0; i < 2; ++i)
-        bare.Deformables().CreateBody(test::ModalShapeAsset("chair", 1500, 8, 2e6), BodyDesc{});
+        bare.Deformables().CreateBody(test::ModalShapeAsset("chair", 1500, 8, 2e6), BodySettings{});
     EXPECT_NE(LoadError(bare.Deformables(), snapshot).find("attachments"), std::string::npos);
     btRigidBody* chair = loaded->Deformables().Bodies()[0];
     loaded->Deformables().Detach(loadedIds[1]);
@@ -197,7 +197,7 @@ TEST(WorldState, BadSnapshotsAreRefusedAndChangeNothing)
     SampleWorld boxes;
     for (std::uint32_t i = 0; i < cChairs; ++i)
     {
-        BodyDesc desc;
+        BodySettings desc;
         desc.transform.setOrigin(btVector3(float(i) * 2.0f, 1, 0));
         boxes.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), desc);
     }

@@ -42,7 +42,7 @@ std::shared_ptr<const DeformableAsset> Chair(bool inModal)
 btRigidBody* AddChair(SampleWorld& ioWorld, bool inModal, std::uint32_t inLevel, const btVector3& inOrigin,
                       float inDamping = 0.8f)
 {
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 4.0;
     desc.proxyLevel = inLevel;
     desc.transform.setOrigin(inOrigin);

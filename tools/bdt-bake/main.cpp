@@ -359,7 +359,7 @@ void ValidateOptions(const BakeOptions& inOptions)
 }
 
 /// A mesh file whose size suggests units other than metres (more than 50 across, or less than 1 cm): the runtime
-/// takes model units as metres unless told (`BodyDesc::scale`), and so does a modal bake's material unless given
+/// takes model units as metres unless told (`BodySettings::scale`), and so does a modal bake's material unless given
 /// --scale.
 void WarnAboutUnits(const BakeOptions& inOptions, const Model& inModel)
 {

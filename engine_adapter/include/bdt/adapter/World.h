@@ -1,6 +1,11 @@
 #pragma once
 
 #include <LinearMath/btTransform.h>
+#include <bdt/adapter/AttachmentSettings.h>
+#include <bdt/adapter/BodySettings.h>
+#include <bdt/adapter/DebugDrawSettings.h>
+#include <bdt/adapter/StepStats.h>
+#include <bdt/adapter/WorldSettings.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/DeformableAsset.h>
 #include <cstdint>
@@ -26,220 +31,15 @@ class SurfaceAttachment;
 struct CoupledBody;
 } // namespace detail
 
-/// The surface of a body made by `World::CreateBody` (its vibration is `DeformableShapeSettings::modal`).
-struct BodyMaterial
-{
-    float friction = 0.6f;        ///< Coulomb friction coefficient (Bullet multiplies the two bodies').
-    float restitution = 0.0f;     ///< Bounciness in [0, 1] (Bullet multiplies the two bodies').
-    float rollingFriction = 0.0f; ///< Bullet's rolling friction.
-    /// Collision skin, world units (m): around the deformed surface (surface contacts) or the proxy spheres
-    /// (proxy contacts); a resting body keeps this gap. 0 by default: the surface contacts need no skin to
-    /// rest on a surface (within 2 mm, `bdt-bench resting`); a few millimetres make contacts start earlier.
-    float margin = 0.0f;
-};
-
-/// How a body is made by `World::CreateBody`: every setting of its shape (`DeformableShapeSettings`: proxy level,
-/// contact model, mass, modal settings, narrowphase coherence and budget, contact regions), its placement and its
-/// surface. All of them are set here, at creation; the shape's settings can also change live
-/// (`DeformableShape::SetSettings`). `mass` (kg) may be 0 here: a static body, which collides and can be deformed
-/// by `DeformableShape::SetQ` but whose modes are not integrated (its shape takes 1 kg for the modal masses);
-/// otherwise at least `cMinMass`.
-struct BodyDesc : DeformableShapeSettings
-{
-    /// World placement of the mesh as authored: a rest vertex p (model units) starts at `transform * (scale · p)`.
-    /// Identity places the model as it was modelled (a chair modelled upright stands upright, its feet where they
-    /// were modelled). A rotation (orthonormal basis, determinant 1); the size goes in `scale`. Bullet's
-    /// transform of the body is its principal frame instead (`World::MeshTransform`, `MeshFromPrincipal`).
-    btTransform transform = btTransform::getIdentity();
-    double scale = 1.0; ///< Uniform scale of the model (model units to metres).
-    BodyMaterial material;
-};
-
-/// The `BodyDesc::transform` (mesh frame) that puts the principal frame of a body of `inAsset` at scale
-/// `inScale` (its centre of mass and principal axes: Bullet's transform of the body, `DeformableShape`) at
-/// `inPrincipal`: for placing a body by its centre of mass. `inPrincipal`'s basis must be a rotation. O(1).
-btTransform MeshFromPrincipal(const DeformableAsset& inAsset, double inScale, const btTransform& inPrincipal);
-
-/// How `World::Attach` holds a point to its target.
-struct AttachmentSettings
-{
-    /// N/m. Infinite (the default): a rigid pin. Finite and > 0: a spring between the two points; a body of mass
-    /// m hanging from it stretches it by m·g/stiffness.
-    double stiffness = std::numeric_limits<double>::infinity();
-    /// N·s/m, finite and >= 0: the spring's damping (a rigid pin has none to set).
-    double damping = 0.0;
-    /// A rigid pin's share of its position error corrected each step, in (0, 1] (Baumgarte stabilisation, as
-    /// Bullet's ERP; 0.2 is Bullet's default). Higher holds tighter and rings more.
-    double erp = 0.2;
-    /// Whether the two bodies still collide with each other (off: as Bullet's `addConstraint(c, true)`).
-    bool collideConnected = false;
-};
-
-/// Names an attachment made by `World::Attach`; `None` names none.
-enum class AttachmentId : std::uint64_t
-{
-    None = 0
-};
-
-/// Options of `World`.
-struct WorldSettings
-{
-    /// Drive the modes by the frame's acceleration and gravity (`InertialForce`), besides contact impulses.
-    bool inertialForcing = true;
-    /// While the kinetic energy of a body's modes per kg is above this (J/kg), it is kept awake. The default,
-    /// ½·(0.1 m/s)², is a surface vibrating at 10 cm/s rms, an eighth of Bullet's default linear sleeping
-    /// threshold (0.8 m/s): Bullet counts frames moving that slowly as at rest, and the residual jitter it
-    /// leaves a pile with rings the modes to about a fifth of this, so a much lower threshold keeps awake for
-    /// good a pile Bullet would put to sleep. Sleep does not freeze a vibration (a sleeping body's modes ring
-    /// down, see `World`), so this only decides when vibration is motion.
-    double wakeEnergyPerKg = 5e-3;
-    /// The contact's restitution also acts on the normal component of the modes' part of the surface velocity
-    /// at each contact that pushed (World's post-tick, after the coupled solve): a model choice (the contact is
-    /// inelastic for the whole surface, not for the frame alone). Off by default: the coupled solve
-    /// (`coupledSweeps`) already holds each contact at the gap the modes really give at the step's end, frame and
-    /// modes together, and a change of q̇ after it is one the prediction did not make.
-    bool modalContactConstraint = false;
-    /// After Bullet's solve, the normal impulses of the contacts of vibrating bodies are solved once more with
-    /// the coupling of the contacts through the modes they share (`detail::CoupledContactSolver`): Bullet's
-    /// solver can only see each contact's own modal give, and a body resting on many contacts that load the same
-    /// modes would otherwise pump them. The attachments (`World::Attach`) are solved in the same sweeps, three
-    /// rows each. At most this many Gauss-Seidel sweeps (0 turns it off), fewer once no gap
-    /// changes by more than `coupledTolerance` (m) in a sweep. Costs about (M + 20) flops per point and sweep.
-    int coupledSweeps = 16;
-    double coupledTolerance = 1e-6;
-    /// With a `ParallelDispatcher` of two threads or more, the post-solve read-back walks the manifolds on two
-    /// threads at once (the same results, bit for bit) when there are at least this many; below, starting the
-    /// thread costs more than it saves. Sensible values are 512 to 4096 (a 100-body pile has a few hundred
-    /// manifolds, a 3600-body one tens of thousands).
-    int parallelReadBackManifolds = 1024;
-    /// Continuous collision detection for fast bodies: a body whose centre of mass moved farther in a step
-    /// than `sweepTravelFraction` of its bounding radius has the sphere about its centre of mass that holds
-    /// its whole surface (`DeformableShape::SurfaceReach`) swept along the step's path. Where that sphere first
-    /// touched something it was moving into (any object that responds to contacts, other deformable bodies at
-    /// their contact proxies; not what it already touched at the step's start unless it moves into it by more
-    /// than the travel threshold below), the body is put back (no part of it is in what was hit), and the
-    /// impact the step skipped is applied: an impulse along the hit's normal through the centres of mass with
-    /// the contact's restitution, which stops (or bounces) the approach and keeps momentum; the next steps'
-    /// contacts do the rest. Bullet's own CCD clamps convex bodies only. Without it a thrown body crosses a
-    /// thin floor or wall in one step: at 60 Hz, a 1 m box at more than 7.5 m/s. The price is the sphere's
-    /// approximation of the fast body's side: one that only grazes something may be stopped as if it hit.
-    /// Costs one sphere sweep per fast body and step, none at rest.
-    bool sweepFastBodies = true;
-    /// How far (a fraction of the body's bounding radius) its centre must move in a step to be swept, > 0.
-    double sweepTravelFraction = 0.25;
-    /// The state guard's speed limits for deformable bodies (m/s, rad/s; finite, > 0), Jolt Physics' defaults:
-    /// before Bullet's solver sees a body, a faster linear or angular velocity is scaled down to them, and a
-    /// force or torque that would add more than them within the step is scaled down too (`World`, the state
-    /// guard). They keep a huge value (1e30) from overflowing the solver's floats in the bodies it touches.
-    double maxLinearSpeed = 500.0;
-    double maxAngularSpeed = 0.25 * 3.14159265358979323846 * 60.0;
-};
-
-/// What the last simulation step did, summed over the attached bodies.
-struct StepStats
-{
-    std::uint64_t steps = 0;          ///< Internal steps since attaching.
-    std::uint64_t spheresUpdated = 0; ///< BD-Tree sphere updates (8M flops each) in the last step.
-    std::uint64_t overlapTests = 0;   ///< Sphere overlap tests of the narrowphase in the last step.
-    std::uint64_t contacts = 0;       ///< Contact points in manifolds of deformable bodies after the solve.
-    std::uint64_t manifolds = 0;      ///< Those manifolds.
-    double vibrationEnergy = 0.0;     ///< Σ modal energy (J) after the step.
-    /// Guards (totals since attaching): strain- and speed-limit clamps of the modes, ignored non-finite impulses
-    /// or forces on them, and modal resets (`ModalGuardStats`, summed over the bodies).
-    std::uint64_t clamped = 0, rejected = 0, modalResets = 0;
-    /// The state guard (totals since attaching; see `World`): bodies put back at their last good transform
-    /// (a non-finite transform, or a basis far from a rotation), and values brought back in range on a body
-    /// left where it was (a velocity, force, torque, gravity or mass property not finite or beyond the speed
-    /// limits, a basis slightly off a rotation).
-    std::uint64_t transformResets = 0, stateRepairs = 0;
-    /// Times the plugin found that the host had replaced one of its tick callbacks and put its own back, now
-    /// chaining the host's (see `World`).
-    std::uint64_t callbackRepairs = 0;
-    /// Fast bodies swept in the last step (`WorldSettings::sweepFastBodies`), and the total since attaching put
-    /// back where their core hit something.
-    std::uint64_t sweeps = 0, sweepStops = 0;
-    /// Milliseconds in the last step: the modal pre-tick, Bullet's collision detection (broadphase and
-    /// narrowphase), its solver, and the post-solve impulse read-back. Bullet's phases are timed through
-    /// its profile-zone hooks, so they read 0 if another profiler replaced the hooks.
-    double preTickMs = 0.0, collisionMs = 0.0, solverMs = 0.0, postSolveMs = 0.0;
-    /// Of `collisionMs`, Bullet's pass over the overlapping pairs (the narrowphase, threads included); the rest
-    /// is the broadphase and the bounding boxes.
-    double narrowphaseMs = 0.0;
-    /// The last step's narrowphase of the deformable bodies, stage by stage (its times are processor time
-    /// summed over the narrowphase's threads).
-    NarrowphaseStats narrowphase;
-};
-
-/// What `World::DebugDraw` draws.
-struct DebugDrawOptions
-{
-    bool spheres = false; ///< Updated spheres of the tree level `sphereLevel`.
-    std::uint32_t sphereLevel = 3;
-    bool proxies = true;  ///< The contact proxies touched this step (spheres at level L in contact).
-    bool contacts = true; ///< Contact points and normals of deformable bodies.
-};
-
-/// Attaches reduced deformable bodies to an existing `btDiscreteDynamicsWorld`, which it does not own.
-///
-/// Per internal step of the host world (through its internal tick callbacks, chained with any the host had
-/// set — the world user info is left untouched):
-/// - pre-tick: each awake body's modes advance by the step (`ModalDynamics::Step`, exact), driven by the
-///   last solve's contact impulses (their generalised impulse held as a constant force over the step, the
-///   change since the step before kicked in at its start for the modes the step resolves,
-///   `ModalDynamics::KickedShare`: a steady load gives a steady deflection, and a change of it moves the
-///   surface as it moves the frame) and by the inertial force of the frame's motion; then
-///   `DeformableShape::BeginStep` stamps the new q, and `DeformableShape::PredictStep` tells the narrowphase
-///   how the modes will move over this step. The modes of a sleeping body ring down under the force they last
-///   held (`ModalDynamics::StepHeld`): sleep stops the frame, not the vibration;
-/// - Bullet: broadphase on the root spheres, our narrowphase to the proxies (and, in the surface model, their
-///   triangles), the solver. Each contact of an awake body carries its surface's predicted motion over the step
-///   and its own modal compliance (`PredictContacts`, as distance and CFM);
-/// - post-tick: the normal impulses of every contact of a predicting body, and its attachments, are solved once
-///   more with the coupling through the modes they share, frames and modes together (`detail::CoupledContactSolver`,
-///   `WorldSettings::coupledSweeps`): Bullet's rows hold each contact's own modal give only, and a body resting
-///   on many contacts that load the same modes would otherwise be pumped by the difference a step later. Then
-///   every contact impulse on a deformable body is projected on its contact point (Uᵀ Rᵀ J through the point's
-///   row, or the proxy's Ū in the proxies model) and accumulated for the next modal step: the normal impulse
-///   always, the friction impulse only where the contact slides (static friction is statically indeterminate
-///   for a rigid body: the solver's choice of it follows warm starting and iteration order, no load the modes
-///   could take; kinetic friction, μ·λ along the slip, is determinate). Then, with
-///   `WorldSettings::modalContactConstraint`, each contact that pushed also stops the normal component of the
-///   modes' part of its surface velocity (inelastic); non-finite transforms are restored and counted. With a
-///   `ParallelDispatcher` of two threads or more and at least `WorldSettings::parallelReadBackManifolds`
-///   manifolds, the two walks run at once, one on a helper thread that only reads Bullet's manifolds and bodies
-///   (the same results, bit for bit).
-///
-/// The state guard keeps what a host puts into a deformable body's state from reaching other bodies
-/// (docs/ROBUSTNESS.md):
-/// - pre-tick, before Bullet's solver sees the body: a non-finite transform, or a basis far from a rotation,
-///   puts the body back at its last good transform, at rest (see below). A basis slightly off a rotation is made
-///   one. A non-finite velocity is zeroed and one beyond `WorldSettings::maxLinearSpeed` or `maxAngularSpeed`
-///   scaled down to it; a non-finite total force or torque is dropped, and one that would add more than those
-///   speeds within the step scaled down; a non-finite or huge gravity goes back to the world's; non-finite or
-///   negative mass properties go back to the last good ones; a non-finite q or q̇ resets the modes;
-/// - post-tick, after Bullet's integration: a body whose transform or velocities became non-finite anyway
-///   (e.g. from a plain Bullet body that was already non-finite) is put back.
-/// A body put back is placed at its last good transform at rest, its modes reset, its contact manifolds
-/// emptied (`cleanProxyFromPairs`, so no stale impulse warm-starts the next solve) and reactivated, even if
-/// Bullet had removed it from the simulation for an overflowing box. Each is counted in `StepStats`.
+/// Attaches reduced deformable bodies to an existing `btDiscreteDynamicsWorld`, which it does not own: it steps
+/// their modes in Bullet's internal tick callbacks (chained with the host's) and solves their contacts and
+/// attachments with Bullet's solver. What each step does, in order: docs/ARCHITECTURE.md; the state guard that
+/// keeps a host's bad values from spreading: docs/ROBUSTNESS.md.
 ///
 /// The dispatcher must have the BD-Tree algorithms (`registerCollisionAlgorithms` or
-/// `bdt::CollisionConfiguration`); the constructor throws `bdt::Error` if it has not, or if another World is
-/// attached to the same Bullet world. The World also adds a `btActionInterface` to the world, which Bullet runs
-/// in each internal step between its integration and the post-tick: where the host has replaced one of the
-/// plugin's tick callbacks since the last step (`setInternalTickCallback` after attaching), it puts the
-/// plugin's back, chaining the host's new one, and counts it (`StepStats::callbackRepairs`). A replaced
-/// post-tick is thus never missed; a replaced pre-tick misses the modal step of that one step. It also sets
-/// Bullet's `m_deterministicOverlappingPairs`: pairs are collided in the order of their bodies, whatever the
-/// broadphase's history, so that two worlds built alike and loaded from one snapshot step alike.
-///
-/// Destroy the World before the `btDiscreteDynamicsWorld` (as Bullet wants constraints and actions removed
-/// before their world goes). Where the Bullet world is destroyed first while it still holds the World's bodies,
-/// `~World` notices (Bullet's destructor has taken the bodies' broadphase handles but left them in its object
-/// list) and touches nothing of it; with no body left it cannot tell, and the order is required. Never delete
-/// the World's bodies yourself (the loop of Bullet's examples that deletes every object in the world would):
-/// `DestroyBody` them or let `~World` do it.
-/// Not thread-safe, as Bullet: call it from the thread that steps the world.
+/// `bdt::CollisionConfiguration`), and one World per Bullet world: the constructor throws `bdt::Error` otherwise.
+/// Destroy the World before the Bullet world, and never delete its bodies yourself: `DestroyBody` them or let
+/// `~World` do it. Not thread-safe, as Bullet: call it from the thread that steps the world.
 class World
 {
 public:
@@ -253,10 +53,10 @@ public:
 
     /// A body of `inAsset` added to the world; owned by this World (remove it with `DestroyBody`).
     /// Throws `bdt::Error` on a null asset or a description out of range.
-    btRigidBody* CreateBody(std::shared_ptr<const DeformableAsset> inAsset, const BodyDesc& inDesc);
+    btRigidBody* CreateBody(std::shared_ptr<const DeformableAsset> inAsset, const BodySettings& inDesc);
     /// The same from a `.bdt` file; assets loaded from one path are shared. Throws `bdt::Error` naming the
     /// file if it cannot be loaded.
-    btRigidBody* CreateBody(const std::string& inAssetPath, const BodyDesc& inDesc);
+    btRigidBody* CreateBody(const std::string& inAssetPath, const BodySettings& inDesc);
     /// Removes a body made by `CreateBody` from the world and deletes it, its shape with it. False if it is not
     /// one of ours. Throws `bdt::Error`, changing nothing, while another object of the Bullet world holds the
     /// body's `DeformableShape` (given by `setCollisionShape`, or as a compound's child): a shape holds one
@@ -271,7 +71,7 @@ public:
     /// object (`DestroyBody` refuses while one holds it).
     static DeformableShape* Shape(btRigidBody* inBody);
 
-    /// Where `inBody`'s mesh frame is: the frame its vertices were modelled in, scaled by `BodyDesc::scale`. A
+    /// Where `inBody`'s mesh frame is: the frame its vertices were modelled in, scaled by `BodySettings::scale`. A
     /// rest vertex p (model units) is at `MeshTransform(body) * (scale · p)` in the world. Bullet's transform of
     /// the body places its principal frame instead (centre of mass, principal axes; `DeformableShape`). Throws
     /// `bdt::Error` for a null body or one this World did not make. O(1) (a nearest-rotation fit, kept while the
@@ -369,7 +169,7 @@ public:
     btDiscreteDynamicsWorld& DynamicsWorld() { return mWorld; }
 
     /// Draws through `ioDrawer` (Bullet's debug-draw interface).
-    void DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawOptions& inOptions = {}) const;
+    void DebugDraw(btIDebugDraw& ioDrawer, const DebugDrawSettings& inOptions = {}) const;
 
     /// Puts `ioBody` at `inTransform` between steps (a teleport, a restore): its world and interpolation
     /// transforms and its motion state's, so that rendering and the next step agree. Velocities unchanged.

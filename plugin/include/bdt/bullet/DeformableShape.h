@@ -32,7 +32,7 @@ enum class EContactModel : std::uint8_t
     Proxies,
 };
 
-/// The least mass, kg, a deformable body takes (`DeformableShapeSettings::mass`, `BodyDesc::mass`): the contacts'
+/// The least mass, kg, a deformable body takes (`DeformableShapeSettings::mass`, `BodySettings::mass`): the contacts'
 /// modal compliance grows as 1/mass and reaches Bullet's solver as a float (CFM), which a lighter body could
 /// overflow (1e-45 kg made every contact's CFM infinite); a milligram is far below any game body.
 inline constexpr double cMinMass = 1e-6;
@@ -41,9 +41,9 @@ inline constexpr double cMinMass = 1e-6;
 struct DeformableShapeSettings
 {
     /// Traversal depth L (§3.4): the spheres cull down to this level's proxies, where the contacts are made
-    /// (`contacts`).
+    /// (`contactModel`).
     std::uint32_t proxyLevel = 10;
-    EContactModel contacts = EContactModel::Surface; ///< Where contacts are made (`EContactModel`).
+    EContactModel contactModel = EContactModel::Surface; ///< Where contacts are made (`EContactModel`).
     /// Body mass in kg, for the modal masses (give the rigid body the same): at least `cMinMass`.
     double mass = 1.0;
     ModalSettings modal;           ///< Vibration: stiffness and damping scales, strain limit.

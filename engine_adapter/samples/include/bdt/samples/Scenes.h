@@ -20,11 +20,11 @@ struct PileSettings
     double dropHeight = 0.2;     ///< Gap between the ground and the lowest bounding sphere, metres.
     std::uint32_t seed = 1;      ///< Random orientations (about the vertical, plus a tilt) from this seed.
     double maxTiltRadians = 0.3; ///< Largest tilt away from upright.
-    BodyDesc body;               ///< Mass, scale, proxy level, material; the transform is set per body.
+    BodySettings body;               ///< Mass, scale, proxy level, material; the transform is set per body.
 };
 
 /// Where `AddPile` places the bodies, in creation order: the world transforms of their principal frames (centre
-/// of mass, principal axes: Bullet's transforms of the bodies; `MeshFromPrincipal` gives the `BodyDesc::transform`)
+/// of mass, principal axes: Bullet's transforms of the bodies; `MeshFromPrincipal` gives the `BodySettings::transform`)
 /// for bodies of `inAsset`, without creating them (to build the same pile from other shapes). Deterministic for a given seed. Throws `bdt::Error` on impossible settings. Cost O(count).
 std::vector<btTransform> PileTransforms(const DeformableAsset& inAsset, const PileSettings& inSettings);
 

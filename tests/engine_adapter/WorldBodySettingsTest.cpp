@@ -1,4 +1,4 @@
-// BodyDesc is the one home of a body's settings: every field of `DeformableShapeSettings` given in the desc is the
+// BodySettings is the one home of a body's settings: every field of `DeformableShapeSettings` given in the desc is the
 // shape's setting right after `World::CreateBody` (none has to be set afterwards), and a setting out of range is
 // refused at creation with a one-line error and nothing added to the world.
 #include "support/BulletScenes.h"
@@ -19,11 +19,11 @@ namespace
 {
 
 // A desc whose every shape setting differs from its default.
-BodyDesc EveryShapeSettingChanged()
+BodySettings EveryShapeSettingChanged()
 {
-    BodyDesc desc;
+    BodySettings desc;
     desc.proxyLevel = 5;
-    desc.contacts = EContactModel::Proxies;
+    desc.contactModel = EContactModel::Proxies;
     desc.mass = 3.5;
     desc.modal.stiffnessScale = 2.0f;
     desc.modal.dampingScale = 0.5f;
@@ -39,13 +39,13 @@ BodyDesc EveryShapeSettingChanged()
     return desc;
 }
 
-TEST(WorldBodyDesc, EveryShapeSettingGivenInTheDescIsTheShapesAtCreation)
+TEST(WorldBodySettings, EveryShapeSettingGivenInTheDescIsTheShapesAtCreation)
 {
     const DeformableShapeSettings defaults;
-    const BodyDesc desc = EveryShapeSettingChanged();
+    const BodySettings desc = EveryShapeSettingChanged();
     // The test means something only if each field differs from its default.
     ASSERT_NE(desc.proxyLevel, defaults.proxyLevel);
-    ASSERT_NE(desc.contacts, defaults.contacts);
+    ASSERT_NE(desc.contactModel, defaults.contactModel);
     ASSERT_NE(desc.mass, defaults.mass);
     ASSERT_NE(desc.modal.stiffnessScale, defaults.modal.stiffnessScale);
     ASSERT_NE(desc.bound, defaults.bound);
@@ -64,7 +64,7 @@ TEST(WorldBodyDesc, EveryShapeSettingGivenInTheDescIsTheShapesAtCreation)
     const DeformableShapeSettings& made = shape->Settings();
     EXPECT_EQ(made.proxyLevel, desc.proxyLevel);
     EXPECT_EQ(shape->State().Proxies().Level(), desc.proxyLevel);
-    EXPECT_EQ(made.contacts, desc.contacts);
+    EXPECT_EQ(made.contactModel, desc.contactModel);
     EXPECT_EQ(made.mass, desc.mass);
     EXPECT_EQ(made.modal.stiffnessScale, desc.modal.stiffnessScale);
     EXPECT_EQ(made.modal.dampingScale, desc.modal.dampingScale);
@@ -81,36 +81,36 @@ TEST(WorldBodyDesc, EveryShapeSettingGivenInTheDescIsTheShapesAtCreation)
     EXPECT_NEAR(1.0 / double(body->getInvMass()), desc.mass, 1e-5 * desc.mass);
 }
 
-TEST(WorldBodyDesc, AStaticBodysShapeTakesOneKilogramForItsModes)
+TEST(WorldBodySettings, AStaticBodysShapeTakesOneKilogramForItsModes)
 {
     SampleWorld world;
-    BodyDesc desc;
+    BodySettings desc;
     desc.mass = 0.0;
     btRigidBody* body = world.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), desc);
     EXPECT_EQ(body->getInvMass(), 0.0f);
     EXPECT_EQ(World::Shape(body)->Settings().mass, 1.0);
 }
 
-TEST(WorldBodyDesc, AShapeSettingOutOfRangeIsRefusedAtCreationAndNothingIsAdded)
+TEST(WorldBodySettings, AShapeSettingOutOfRangeIsRefusedAtCreationAndNothingIsAdded)
 {
     struct Case
     {
         const char* name;
-        void (*spoil)(BodyDesc&);
+        void (*spoil)(BodySettings&);
         const char* message; // a part of the one-line error
     };
     const Case cases[] = {
-        {"no manifolds", [](BodyDesc& d) { d.maxManifoldsPerPair = 0; }, "maxManifoldsPerPair"},
-        {"negative skin", [](BodyDesc& d) { d.pairCacheSkin = -0.01; }, "pairCacheSkin"},
-        {"NaN skin", [](BodyDesc& d) { d.pairCacheSkin = std::numeric_limits<double>::quiet_NaN(); }, "pairCacheSkin"},
-        {"tiny mass", [](BodyDesc& d) { d.mass = 1e-9; }, "mass"},
-        {"zero stiffness", [](BodyDesc& d) { d.modal.stiffnessScale = 0.0f; }, "stiffness"},
+        {"no manifolds", [](BodySettings& d) { d.maxManifoldsPerPair = 0; }, "maxManifoldsPerPair"},
+        {"negative skin", [](BodySettings& d) { d.pairCacheSkin = -0.01; }, "pairCacheSkin"},
+        {"NaN skin", [](BodySettings& d) { d.pairCacheSkin = std::numeric_limits<double>::quiet_NaN(); }, "pairCacheSkin"},
+        {"tiny mass", [](BodySettings& d) { d.mass = 1e-9; }, "mass"},
+        {"zero stiffness", [](BodySettings& d) { d.modal.stiffnessScale = 0.0f; }, "stiffness"},
     };
     SampleWorld world;
     const auto asset = test::ShapeAsset("box", 300, 4);
     for (const Case& c : cases)
     {
-        BodyDesc desc;
+        BodySettings desc;
         c.spoil(desc);
         const std::size_t before = world.Deformables().Bodies().size();
         const int objectsBefore = world.Dynamics().getNumCollisionObjects();
