@@ -370,7 +370,7 @@ void WarnAboutUnits(const BakeOptions& inOptions, const Model& inModel)
         return;
     char text[256];
     std::snprintf(text, sizeof(text),
-                  "warning: the mesh is %.4g units across: if its units are not metres, give %sBodyDesc::scale "
+                  "warning: the mesh is %.4g units across: if its units are not metres, give %sBodySettings::scale "
                   "(metres per unit, e.g. 0.01 for centimetres)",
                   across, inOptions.basis == "modal" ? "--scale and " : "");
     Note(cTool, text);
