@@ -152,7 +152,7 @@ bool ClampLength(btVector3& ioValue, double inLimit)
     return true;
 }
 
-void ValidateDesc(const BodySettings& inDesc)
+void ValidateBodySettings(const BodySettings& inDesc)
 {
     if (!std::isfinite(inDesc.mass) || inDesc.mass < 0.0 || (inDesc.mass > 0.0 && inDesc.mass < cMinMass))
         throw Error("body: mass must be 0 (static) or finite and at least " + std::to_string(cMinMass) + " kg");
@@ -283,7 +283,7 @@ btRigidBody* World::CreateBody(std::shared_ptr<const DeformableAsset> inAsset, c
 {
     if (!inAsset)
         throw Error("body: the asset is null");
-    ValidateDesc(inDesc);
+    ValidateBodySettings(inDesc);
     DeformableShapeSettings settings = inDesc;
     settings.mass = inDesc.mass > 0.0 ? inDesc.mass : 1.0;
 
