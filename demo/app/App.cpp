@@ -66,7 +66,7 @@ double RootGrowthMax(World& ioWorld)
     double largest = 0.0;
     for (btRigidBody* body : ioWorld.Bodies())
     {
-        const DeformableShape& shape = *World::Shape(body);
+        DeformableShape& shape = *World::Shape(body);
         const float rest = shape.State().Proxies().Row(0)[3];
         const double growth =
             double(shape.State().Sphere(0).radius - rest) * double(shape.getLocalScaling().x());

@@ -194,7 +194,7 @@ void SceneView::GatherInstances(SampleWorld& ioWorld, const Frustum& inFrustum, 
             ++mStats.bodies;
             const std::size_t index = deformableIndex++;
             const DeformedBody body = deformable->QueryView(object->getWorldTransform());
-            const UpdatedSphere root = deformable->State().Sphere(0);
+            const UpdatedSphere root = body.state->Sphere(0);
             const Vec3d center =
                 body.pose.Apply(body.scale * Vec3d(root.center[0], root.center[1], root.center[2]));
             if (inOptions.cull && !frustum.Intersects(center.cast<float>(), float(body.scale * root.radius)))
@@ -393,7 +393,7 @@ void SceneView::AddSphereView(SampleWorld& ioWorld, const Frustum& inFrustum, co
             break;
         const DeformableShape* shape = World::Shape(body);
         const DeformedBody view = shape->QueryView(body->getWorldTransform());
-        TreeState& state = shape->State();
+        TreeState& state = *view.state;
         const std::shared_ptr<const BDTree>& tree = shape->Asset().TreePtr();
         const Model& model = tree->GetModel();
         const std::span<const float> q = state.Q();

@@ -3,6 +3,8 @@
 
 #include "ContactModes.h"
 
+#include "bullet/ShapeSolver.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/ConstraintSolver/btContactSolverInfo.h>
@@ -69,15 +71,16 @@ void ConstrainPointModes(const btManifoldPoint& inPoint, DeformableShape* const 
     {
         if (inCouplings[side].empty())
             continue;
-        approach += (side == 0 ? 1.0 : -1.0) * inShapes[side]->ModalVelocityAlong(inCouplings[side]);
-        mobility += inShapes[side]->ModalMobilityAlong(inCouplings[side]);
+        approach +=
+            (side == 0 ? 1.0 : -1.0) * ShapeSolver::Of(*inShapes[side]).ModalVelocityAlong(inCouplings[side]);
+        mobility += ShapeSolver::Of(*inShapes[side]).ModalMobilityAlong(inCouplings[side]);
     }
     const double impulse = ContactImpulse(inPoint, inInfo, approach, mobility);
     if (!std::isfinite(impulse) || impulse == 0.0)
         return;
     for (int side = 0; side < 2; ++side)
         if (!inCouplings[side].empty())
-            inShapes[side]->ApplyModalImpulse(inCouplings[side], side == 0 ? impulse : -impulse);
+            ShapeSolver::Of(*inShapes[side]).ApplyImpulse(inCouplings[side], side == 0 ? impulse : -impulse);
 }
 
 void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableShape* const (&inShapes)[2],
@@ -100,9 +103,9 @@ void ConstrainManifoldModes(const btPersistentManifold& inManifold, DeformableSh
         const Vec3d normal = ToVec3d(point.m_normalWorldOnB);
         std::span<const double> couplings[2];
         for (int side = 0; side < 2; ++side)
-            if (inShapes[side] != nullptr &&
-                inShapes[side]->Coupling(FeatureOf(point, side, *inShapes[side]), normal, inRestToWorld[side],
-                                         coupling[side]))
+            if (inShapes[side] != nullptr && ShapeSolver::Of(*inShapes[side])
+                                                 .Coupling(FeatureOf(point, side, *inShapes[side]), normal,
+                                                           inRestToWorld[side], coupling[side]))
                 couplings[side] = coupling[side];
         ConstrainPointModes(point, inShapes, couplings, inInfo);
     }

@@ -3,6 +3,7 @@
 #include "CoupledContacts.h"
 
 #include "SurfaceAttachment.h"
+#include "bullet/ShapeSolver.h"
 
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
@@ -160,8 +161,8 @@ void CoupledContactSolver::SetUpModes(Row& ioRow, int inSide, int inModal, std::
     const Modal& body = mModal[std::size_t(inModal)];
     // A change of the impulse reaches the modes through K⊙u (its kicked share and the rest held); the frame
     // acceleration it causes loads them over the step (c⊙(w − u)).
-    const std::span<const double> held = body.shape->StepHeldCompliance();
-    const std::span<const double> change = body.shape->StepChangeCompliance();
+    const std::span<const double> held = ShapeSolver::Of(*body.shape).StepHeldCompliance();
+    const std::span<const double> change = ShapeSolver::Of(*body.shape).StepChangeCompliance();
     double* end = mEnd.data() + body.offset;
     for (std::uint32_t j = 0; j < body.modes; ++j)
     {
@@ -243,10 +244,11 @@ void CoupledContactSolver::AddContactRows(btDiscreteDynamicsWorld& ioWorld)
                 mResponse.resize(offset + modes);
                 mScratch.resize(modes);
                 Vec3d spin;
-                if (!shapes[side]->ResponseRows(FeatureOf(point, side, *shapes[side]),
-                                                side == 0 ? row.normal : Vec3d(-row.normal), rotations[side],
-                                                SideSpin(row, side, spin),
-                                                std::span<double>(mMotion).subspan(offset, modes), mScratch))
+                if (!ShapeSolver::Of(*shapes[side])
+                         .ResponseRows(FeatureOf(point, side, *shapes[side]),
+                                       side == 0 ? row.normal : Vec3d(-row.normal), rotations[side],
+                                       SideSpin(row, side, spin),
+                                       std::span<double>(mMotion).subspan(offset, modes), mScratch))
                 {
                     mMotion.resize(offset);
                     mResponse.resize(offset);
@@ -354,11 +356,11 @@ CoupledStats CoupledContactSolver::Solve(btDiscreteDynamicsWorld& ioWorld, std::
         return stats;
 
     // Each predicting body's modes over the step without its contacts' impulses: b + c⊙F (the frame's inertial
-    // impulse held over the step; `DeformableShape::StepBase`); the contacts add K⊙G below.
+    // impulse held over the step; `ShapeSolver::StepBase`); the contacts add K⊙G below.
     for (const CoupledBody& body : inBodies)
     {
-        const std::span<const double> base = body.shape->StepBase();
-        const std::span<const double> held = body.shape->StepHeldCompliance();
+        const std::span<const double> base = ShapeSolver::Of(*body.shape).StepBase();
+        const std::span<const double> held = ShapeSolver::Of(*body.shape).StepHeldCompliance();
         if (base.empty() || body.baseImpulse.size() != base.size())
             continue;
         mModalIndex.emplace(body.shape, int(mModal.size()));

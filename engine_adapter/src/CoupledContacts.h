@@ -24,7 +24,7 @@ namespace bdt::detail
 {
 class SurfaceAttachment;
 
-/// A body whose modes the coupled solve moves: its shape (with a prediction, `DeformableShape::Predicting`) and
+/// A body whose modes the coupled solve moves: its shape (with a prediction, `ShapeSolver::Predicting`) and
 /// the inertial impulse of the frame's motion as Bullet solved it (`InertialForce` times the step), which its modes
 /// hold over the coming modal step besides the contacts' impulses, M entries.
 struct CoupledBody
@@ -43,7 +43,7 @@ struct CoupledStats
 
 /// Bullet's solver sees each contact of a vibrating body with the modal give of that contact alone (its
 /// compliance c_ii, `PredictContacts`): one contact's impulse also moves the body's other contacts through the
-/// modes they share (C_ik = u_i·(c⊙w_k), `DeformableShape::ResponseRows`), and a body resting on N contacts that
+/// modes they share (C_ik = u_i·(c⊙w_k), `ShapeSolver::ResponseRows`), and a body resting on N contacts that
 /// all load one mode gives N times as much to a change of their common load as the solver assumed. The modes
 /// then move farther than any contact expected, the contacts open or close by the difference a step later, and
 /// the loop feeds the modes: a modal body on the ground rings for good instead of ringing down.
@@ -54,10 +54,10 @@ struct CoupledStats
 ///
 ///     g_i = d_i + h·(v_A(p_A) − v_B(p_B))·n_i + Σ_sides u_i·(b + c⊙F + K⊙G),   G = Σ_k u_k λ_k,
 ///
-/// the frames' velocities and each predicting body's whole modal step (`DeformableShape::StepBase` b, the
+/// the frames' velocities and each predicting body's whole modal step (`ShapeSolver::StepBase` b, the
 /// frame's inertial impulse F held over the step with `StepHeldCompliance` c, the contacts' generalised impulse
 /// G with `StepChangeCompliance` K: exactly what `World` steps the modes with; a change of λ_k also changes F
-/// through the frame's acceleration, `DeformableShape::ResponseRows`).
+/// through the frame's acceleration, `ShapeSolver::ResponseRows`).
 /// Each λ_i ≥ 0 makes g_i reach Bullet's own target (d + erp·penetration for a shallow penetration, d for a deep
 /// one Bullet leaves to split impulses, 0 apart: speculative), or is 0 with the gap beyond it. Frames take the
 /// change of their impulses as a change of velocity and, since Bullet has already integrated them, of position
@@ -124,7 +124,7 @@ private:
     /// unit impulse along the row.
     void SetUpFrame(Row& ioRow, int inSide, const btCollisionObject* inObject, const Vec3d& inLever);
     /// The frame's spin per unit impulse along side `inSide`'s direction (+n on A, −n on B), or null for a frame
-    /// the solve does not move: what `DeformableShape::ResponseRows` takes.
+    /// the solve does not move: what `ShapeSolver::ResponseRows` takes.
     const Vec3d* SideSpin(const Row& inRow, int inSide, Vec3d& outSpin) const;
     /// Side `inSide`'s modes (body `inModal`) take part, with u at `inOffset` of `mMotion` and w in `mScratch`:
     /// its response K⊙u + c⊙(w − u), and the impulse Bullet gave the row in the modes' motion.

@@ -1,5 +1,7 @@
 #include "SurfaceAttachment.h"
 
+#include "bullet/ShapeSolver.h"
+
 #include <BulletDynamics/ConstraintSolver/btSolverBody.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/bullet/Conversions.h>
@@ -70,10 +72,11 @@ void SurfaceAttachment::Prepare(int inSide, Prepared& outPrepared)
     outPrepared.motion.setZero();
     outPrepared.compliance.setZero();
     outPrepared.predicting = mModesTakePart && side.shape != nullptr && side.body->getInvMass() > 0 &&
-                             side.shape->Predicting();
+                             ShapeSolver::Of(*side.shape).Predicting();
     if (!outPrepared.predicting)
         return;
     const DeformableShape& shape = *side.shape;
+    const ShapeSolver& solver = ShapeSolver::Of(shape);
     outPrepared.feature.node = 0;
     outPrepared.feature.triangle = side.triangle;
     outPrepared.feature.barycentric = side.weights;
@@ -88,17 +91,17 @@ void SurfaceAttachment::Prepare(int inSide, Prepared& outPrepared)
         std::vector<double>& w = outPrepared.rows[3 + a];
         u.resize(modes);
         w.resize(modes);
-        if (!shape.ResponseRows(outPrepared.feature, Vec3d::Unit(a), outPrepared.restToWorld, &spin, u, w))
+        if (!solver.ResponseRows(outPrepared.feature, Vec3d::Unit(a), outPrepared.restToWorld, &spin, u, w))
         {
             outPrepared.predicting = false;
             outPrepared.motion.setZero();
             return;
         }
         outPrepared.motion[a] =
-            shape.Response(outPrepared.feature, Vec3d::Unit(a), outPrepared.restToWorld, &spin).displacement;
+            solver.Response(outPrepared.feature, Vec3d::Unit(a), outPrepared.restToWorld, &spin).displacement;
     }
-    const std::span<const double> change = shape.StepChangeCompliance();
-    const std::span<const double> held = shape.StepHeldCompliance();
+    const std::span<const double> change = solver.StepChangeCompliance();
+    const std::span<const double> held = solver.StepHeldCompliance();
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b)
         {
@@ -117,10 +120,10 @@ Vec3d SurfaceAttachment::SummedModalMotion(int inSide) const
     Vec3d motion = Vec3d::Zero();
     if (!prepared.predicting)
         return motion;
-    const DeformableShape& shape = *mSides[inSide].shape;
+    const ShapeSolver& solver = ShapeSolver::Of(*mSides[inSide].shape);
     const AttachmentModes& sum = *mSides[inSide].modes;
-    const std::span<const double> change = shape.StepChangeCompliance();
-    const std::span<const double> held = shape.StepHeldCompliance();
+    const std::span<const double> change = solver.StepChangeCompliance();
+    const std::span<const double> held = solver.StepHeldCompliance();
     for (std::size_t j = 0; j < sum.contact.size(); ++j)
     {
         const double moved = change[j] * sum.contact[j] + held[j] * (sum.inertial[j] - sum.contact[j]);
@@ -266,9 +269,10 @@ void SurfaceAttachment::AddPendingImpulse()
     mHeld = mImpulse;
     for (int side = 0; side < 2; ++side)
         if (mPrepared[side].predicting)
-            mSides[side].shape->AddContactImpulse(mPrepared[side].feature,
-                                                  ToBtVector(side == 0 ? mImpulse : Vec3d(-mImpulse)),
-                                                  mPrepared[side].restToWorld);
+            ShapeSolver::Of(*mSides[side].shape)
+                .AccumulateImpulse(mPrepared[side].feature,
+                                   ToBtVector(side == 0 ? mImpulse : Vec3d(-mImpulse)),
+                                   mPrepared[side].restToWorld);
 }
 
 void SurfaceAttachment::setParam(int, btScalar, int) {}

@@ -60,7 +60,7 @@ struct AttachmentSide
 /// impulse solver. It has no solver rows of its own (`getInfo1` gives none): it solves itself in
 /// `solveConstraintObsolete`, which the solver calls once per iteration, as one 3×3 block on where the held
 /// points will be once the step is done, the frame's motion and the modes' together, as the contacts do
-/// (`SetSolverGap`, `DeformableShape::ResponseRows`):
+/// (`SetSolverGap`, `ShapeSolver::ResponseRows`):
 ///
 ///     h·(v_A(x_A) − v_B(x_B)) + (D_A − D_B) + (C_A + C_B)·(λ − λ°) + h·γ·λ  =  −β·(x_A − x_B)
 ///
@@ -115,7 +115,7 @@ public:
     /// A side as this solve saw it at the step's start, for the coupled contact solve (`CoupledContactSolver`),
     /// which solves the attachment once more with the contacts: the held point and its lever from the centre of
     /// mass (m, world) and, for a side whose modes take part, its shape and rows along the world axes (u_a, and
-    /// w_a with the frame's inertial share: `DeformableShape::ResponseRows` along +x, +y, +z; M entries each).
+    /// w_a with the frame's inertial share: `ShapeSolver::ResponseRows` along +x, +y, +z; M entries each).
     struct SolveSide
     {
         btRigidBody* body = nullptr;

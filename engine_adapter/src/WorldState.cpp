@@ -2,6 +2,7 @@
 
 #include "WorldBody.h"
 
+#include "bullet/ShapeSolver.h"
 #include "core/Fnv1a.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
@@ -250,7 +251,7 @@ std::vector<std::uint8_t> World::SaveState() const
         out.Put(dynamics.QDouble());
         out.Put(dynamics.QDot());
         out.Put(dynamics.Equilibrium());
-        out.Put(shape.PendingImpulse());
+        out.Put(ShapeSolver::Of(shape).PendingImpulse());
         out.Put(dynamics.GuardStats().clamped);
         out.Put(dynamics.GuardStats().rejectedImpulses);
         out.Put(dynamics.GuardStats().resets);
@@ -361,11 +362,12 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         body.previousTransform = state.previousTransform;
         body.previousQ.assign(state.previousQ.begin(), state.previousQ.end());
         ModalDynamics& dynamics = body.shape->Dynamics();
-        const bool restored = dynamics.SetState(state.q, state.qDot) && dynamics.SetEquilibrium(state.equilibrium) &&
-                              body.shape->SetPendingImpulse(state.pending);
+        const bool restored = dynamics.SetState(state.q, state.qDot) &&
+                              dynamics.SetEquilibrium(state.equilibrium) &&
+                              ShapeSolver::Of(*body.shape).SetPendingImpulse(state.pending);
         (void)restored; // checked above: sizes and finiteness
         dynamics.ContinueGuardStats(state.guard);
-        body.shape->ForgetPieceUse();
+        ShapeSolver::Of(*body.shape).ForgetPieceUse();
         body.shape->BeginStep();
         if (btBroadphaseProxy* proxy = rigid.getBroadphaseHandle())
         {

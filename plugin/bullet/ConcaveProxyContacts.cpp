@@ -1,4 +1,5 @@
 #include "ConcaveProxyContacts.h"
+#include "ShapeSolver.h"
 
 #include "core/SurfaceCache.h"
 #include "core/SurfaceContacts.h"
@@ -172,7 +173,8 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
         if (soup.empty())
             continue;
         const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch, &ioStats);
-        ioStats.triangleTests += inShapeA.Patches()->OwnTriangleCount(proxy.node) + soup.size();
+        ioStats.triangleTests +=
+            ShapeSolver::Of(inShapeA).Patches()->OwnTriangleCount(proxy.node) + soup.size();
         surface.clear();
         const std::size_t deep = PatchContacts(view, soup, marginB, inMaxDistance, surface);
         if (surface.empty() && (deep > 0 || PatchCrossesSoup(view, soup)))

@@ -2,6 +2,7 @@
 // sphere, box, capsule, half-space) here, GJK and triangles in their own files.
 
 #include "ContactGeneration.h"
+#include "ShapeSolver.h"
 
 #include "ConcaveProxyContacts.h"
 #include "ConvexProxyContacts.h"
@@ -158,7 +159,10 @@ std::pair<int, int> IdentifiersB(const PairContact& inContact, const DeformableS
 bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB)
 {
     const auto surface = [](const DeformableShape& inShape)
-    { return inShape.Settings().contactModel == EContactModel::Surface && inShape.Patches() != nullptr; };
+    {
+        return inShape.Settings().contactModel == EContactModel::Surface &&
+               ShapeSolver::Of(inShape).Patches() != nullptr;
+    };
     const DeformableShape* shapeB = AsDeformable(inB);
     return surface(inA) && (shapeB == nullptr || surface(*shapeB));
 }
@@ -166,7 +170,8 @@ bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB)
 PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
                           PlacedPatch& ioScratch, QueryStats* ioStats)
 {
-    PatchView view = PlacePatch(inBody, *inShape.Patches(), inProxy, inShape.Surface(),
+    const ShapeSolver& solver = ShapeSolver::Of(inShape);
+    PatchView view = PlacePatch(inBody, *solver.Patches(), inProxy, solver.Surface(),
                                 double(inShape.getMargin()), 0.0, ioScratch, ioStats);
     // A feature further behind one of the patch's faces than this is on the far side of a thin part, not in
     // it.
@@ -235,7 +240,7 @@ class ProxyBoxes
 {
 public:
     ProxyBoxes(const DeformableShape& inShape, const DeformedBody& inBody)
-        : mBody(inBody), mRows(inShape.SurfaceBoxes())
+        : mBody(inBody), mRows(ShapeSolver::Of(inShape).SurfaceBoxes())
     {
         if (mRows == nullptr)
             return;
@@ -436,7 +441,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
             viewA = PlaceProxyPatch(shapeA, bodyA, nodeA, scratchA, &ioStats);
             viewA.bodyCentre = ToVec3d(inA.getWorldTransform().getOrigin());
             placedA = nodeA;
-            ioStats.triangleTests += shapeA.Patches()->OwnTriangleCount(nodeA);
+            ioStats.triangleTests += ShapeSolver::Of(shapeA).Patches()->OwnTriangleCount(nodeA);
         }
         // Feature pairs too deep to make a contact, and (two deformables) vertices behind faces they do not face.
         std::size_t deep = 0, crossings = 0;
@@ -444,7 +449,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         {
             const PatchView viewB = PlaceProxyPatch(*shapeB, bodyB, nodeB, scratchB, &ioStats);
             ioPlaceMs += place.Lap();
-            ioStats.triangleTests += shapeB->Patches()->OwnTriangleCount(nodeB);
+            ioStats.triangleTests += ShapeSolver::Of(*shapeB).Patches()->OwnTriangleCount(nodeB);
             deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);
         }
         else
@@ -573,7 +578,7 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
 bool InsideSurface(const DeformableShape& inShape, const btTransform& inWorldFromLocal, const Vec3d& inPoint,
                    QueryStats& ioStats)
 {
-    const ProxyPatches* patches = inShape.Patches();
+    const ProxyPatches* patches = ShapeSolver::Of(inShape).Patches();
     if (patches == nullptr || !patches->Closed() || !inPoint.allFinite())
         return false;
     const DeformedBody body = inShape.QueryView(inWorldFromLocal);
@@ -703,17 +708,17 @@ PairPrediction PreparePrediction(const btCollisionObjectWrapper& inA, const btCo
     PairPrediction prediction;
     const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
     const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
-    prediction.predictA = shapeA != nullptr && shapeA->Predicting();
-    prediction.predictB = shapeB != nullptr && shapeB->Predicting();
+    prediction.predictA = shapeA != nullptr && ShapeSolver::Of(*shapeA).Predicting();
+    prediction.predictB = shapeB != nullptr && ShapeSolver::Of(*shapeB).Predicting();
     if (prediction.predictA)
     {
-        prediction.erp = shapeA->Prediction().contactErp;
+        prediction.erp = ShapeSolver::Of(*shapeA).Prediction().contactErp;
         prediction.rotationA = shapeA->RestToWorld(inA.getWorldTransform());
     }
     if (prediction.predictB)
     {
         if (!prediction.predictA)
-            prediction.erp = shapeB->Prediction().contactErp;
+            prediction.erp = ShapeSolver::Of(*shapeB).Prediction().contactErp;
         prediction.rotationB = shapeB->RestToWorld(inB.getWorldTransform());
     }
     return prediction;
@@ -750,7 +755,7 @@ void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjec
         if (predictA)
         {
             const Vec3d pointOnA = contact.pointOnB + contact.distance * contact.normal;
-            const ProxyStepResponse a = shapeA->Response(
+            const ProxyStepResponse a = ShapeSolver::Of(*shapeA).Response(
                 contact.feature0, contact.normal, rotationA,
                 FrameAngularPerImpulse(inA.getCollisionObject(), pointOnA, contact.normal, angular));
             contact.stepMotion += a.displacement;
@@ -758,7 +763,7 @@ void PredictContacts(const btCollisionObjectWrapper& inA, const btCollisionObjec
         }
         if (predictB && contact.feature1.node != cNoIndex)
         {
-            const ProxyStepResponse b = shapeB->Response(
+            const ProxyStepResponse b = ShapeSolver::Of(*shapeB).Response(
                 contact.feature1, -contact.normal, rotationB,
                 FrameAngularPerImpulse(inB.getCollisionObject(), contact.pointOnB, -contact.normal, angular));
             contact.stepMotion += b.displacement;

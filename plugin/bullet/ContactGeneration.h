@@ -135,7 +135,7 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
 
 /// The surface patch of proxy `inProxy` of `inShape` placed as `inBody` places it (`PlacePatch` with the
 /// shape's cache and margin), with half the proxy's radius as its depth limit (`PatchView::depthLimit`). The
-/// shape must have its patches (`DeformableShape::Patches`). With `ioStats`, the placement and the view's
+/// shape must have its patches (`ShapeSolver::Patches`). With `ioStats`, the placement and the view's
 /// feature tests are counted there.
 PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
                           PlacedPatch& ioScratch, QueryStats* ioStats = nullptr);
@@ -153,7 +153,7 @@ bool InsideSurface(const DeformableShape& inShape, const btTransform& inWorldFro
 void AppendSurface(std::span<const SurfaceContact> inContacts, std::vector<PairContact>& outContacts);
 
 /// What `PredictContacts` needs of a pair beyond its contacts: which sides have a prediction
-/// (`DeformableShape::Predicting`), its Baumgarte factor, and each predicting side's rest-to-world rotation
+/// (`ShapeSolver::Predicting`), its Baumgarte factor, and each predicting side's rest-to-world rotation
 /// (`DeformableShape::RestToWorld`, a nearest-rotation fit: computed once per pair, not once per region).
 struct PairPrediction
 {
@@ -171,10 +171,10 @@ PairPrediction PreparePrediction(const btCollisionObjectWrapper& inA, const btCo
 /// Makes `ioContacts` (from `GenerateContacts` for the same wrappers, `inPrediction` their
 /// `PreparePrediction`; the narrowphase passes the points it
 /// keeps for the manifolds) what the solver must see of a vibrating surface over the coming step
-/// (`DeformableShape::PredictStep`): `stepMotion` is set to the motion of A's proxy along the normal if its
+/// (`ShapeSolver::PredictStep`): `stepMotion` is set to the motion of A's proxy along the normal if its
 /// modes keep last step's force, plus B's (two deformables) away from A (the distance itself stays the
 /// geometry's), `compliance` to the sum of both sides' give per unit impulse
-/// (`DeformableShape::ProxyResponse`, with the frame acceleration of each side's rigid body) and
+/// (`ShapeSolver::ProxyResponse`, with the frame acceleration of each side's rigid body) and
 /// `predictionErp` to the prediction's. A body without a prediction contributes nothing. `SetSolverGap` makes
 /// the solver's gap of them. Why: the solver treats the surfaces as rigid bodies' surfaces, while the modes
 /// move them over the step; without this the position-dependent part of the contact impulse (Baumgarte,

@@ -1,4 +1,5 @@
 #include "ConvexProxyContacts.h"
+#include "ShapeSolver.h"
 
 #include "ContactGeneration.h"
 
@@ -140,7 +141,7 @@ void ConvexSurfaceContacts(const DeformableShape& inShapeA, const btCollisionObj
     for (const ProxySphere& proxy : proxies)
     {
         const PatchView view = PlaceProxyPatch(inShapeA, bodyA, proxy.node, scratch, &ioStats);
-        const ProxyPatches& patches = *inShapeA.Patches();
+        const ProxyPatches& patches = *ShapeSolver::Of(inShapeA).Patches();
         const auto triangles = patches.Triangles(proxy.node);
         const std::uint32_t own = patches.OwnTriangleCount(proxy.node);
         ioStats.triangleTests += own;

@@ -1,4 +1,5 @@
 #include "DeformableCollisionAlgorithm.h"
+#include "ShapeSolver.h"
 
 #include "ContactGeneration.h"
 #include "ContactRegions.h"
@@ -332,9 +333,9 @@ void DeformableCollisionAlgorithm::PrefetchObjects(const PreparedPair& inPair)
 
 void DeformableCollisionAlgorithm::PrefetchState(const PreparedPair& inPair) const
 {
-    inPair.shapeA->Prefetch();
+    ShapeSolver::Of(*inPair.shapeA).Prefetch();
     if (inPair.shapeB != nullptr)
-        inPair.shapeB->Prefetch();
+        ShapeSolver::Of(*inPair.shapeB).Prefetch();
     PrefetchBytes(mManifolds.data(), mManifolds.size() * sizeof(RegionManifold));
 }
 
@@ -436,10 +437,10 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
 
     if (mClosestPoints)
     {
-        AddStats(shapeA->Stats(), stats.work);
+        AddStats(ShapeSolver::Of(*shapeA).WorkStats(), stats.work);
         if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
             shapeB != nullptr && shapeB != shapeA)
-            AddStats(shapeB->Stats(), stats.work);
+            AddStats(ShapeSolver::Of(*shapeB).WorkStats(), stats.work);
         const std::uint32_t regionLevel =
             RegionLevel(shapeA->State().Proxies().Level(), shapeA->Settings().regionDepth);
         thread_local std::vector<std::uint32_t> keys;
@@ -597,11 +598,11 @@ void DeformableCollisionAlgorithm::CommitRegions(const btCollisionObjectWrapper&
                                                  double inTimeStep)
 {
     const DeformableShape* shapeA = AsDeformable(inA.getCollisionShape());
-    AddStats(shapeA->Stats(), inPlan.stats.work);
+    AddStats(ShapeSolver::Of(*shapeA).WorkStats(), inPlan.stats.work);
     if (const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
         shapeB != nullptr && shapeB != shapeA)
-        AddStats(shapeB->Stats(), inPlan.stats.work);
-    NarrowphaseStats& stages = shapeA->Narrowphase();
+        AddStats(ShapeSolver::Of(*shapeB).WorkStats(), inPlan.stats.work);
+    NarrowphaseStats& stages = ShapeSolver::Of(*shapeA).NarrowphaseWork();
     stages.Add(inPlan.stats);
     stages.pointsKept += inPlan.points.size();
     // Most of a pile's pairs only have their bounding boxes overlap: nothing held, nothing to write.

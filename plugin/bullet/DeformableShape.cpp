@@ -1,16 +1,16 @@
 // DeformableShape: the btConcaveShape face of a reduced deformable body (bounds, triangles, inertia, scaling)
-// and the body's deformation state (q through the modal dynamics, contact impulses into generalised ones).
+// and the body's deformation state (q through the modal dynamics); the step's solver hooks are ShapeSolver's.
 
 #include "core/ContactPieces.h"
 #include "core/SurfaceCache.h"
 #include "PieceMemory.h"
+#include "ShapeSolver.h"
 
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/Prefetch.h>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -95,9 +95,7 @@ DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
     : mAsset(CheckedAsset(std::move(inAsset))), mPrincipal(mAsset->Mass().ToPrincipal()),
       mSettings(CheckedSettings(inSettings)), mState(mAsset->Proxies(inSettings.proxyLevel)),
       mSurface(std::make_unique<SurfaceCache>()), mDynamics(MakeDynamics(*mAsset, inSettings, 1.0)),
-      mPendingImpulse(mAsset->Tree().ModeCount(), 0.0),
-      mStepDisplacement(mAsset->Tree().ModeCount(), 0.0), mStepHeld(mAsset->Tree().ModeCount(), 0.0),
-      mStepChange(mAsset->Tree().ModeCount(), 0.0), mStepBase(mAsset->Tree().ModeCount(), 0.0)
+      mSolver(std::make_unique<ShapeSolver>(*this))
 {
     m_shapeType = CUSTOM_CONCAVE_SHAPE_TYPE;
     m_collisionMargin = mMargin;
@@ -105,7 +103,6 @@ DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
 }
 
 DeformableShape::~DeformableShape() = default;
-
 double DeformableShape::Scale() const
 {
     return double(mLocalScaling.x());
@@ -219,7 +216,7 @@ void DeformableShape::setLocalScaling(const btVector3& inScaling)
     dynamics.ContinueGuardStats(mDynamics.GuardStats());
     mDynamics = std::move(dynamics);
     mLocalScaling = inScaling;
-    ClearPrediction(); // made for the old modal masses
+    mSolver->ClearPrediction(); // made for the old modal masses
 }
 
 void DeformableShape::setMargin(btScalar inMargin)
@@ -249,7 +246,7 @@ void DeformableShape::SetSettings(const DeformableShapeSettings& inSettings)
         mState.SetProxies(std::move(proxies));
     ApplySettings(inSettings);
     mDynamics = std::move(dynamics);
-    ClearPrediction(); // made for the old frequencies and modal masses
+    mSolver->ClearPrediction(); // made for the old frequencies and modal masses
 }
 
 void DeformableShape::ApplySettings(const DeformableShapeSettings& inSettings)
@@ -283,37 +280,6 @@ std::uint32_t DeformableShape::TreeTriangle(std::uint32_t inInput) const
     return mAsset->TreeTriangleOf(inInput);
 }
 
-bool DeformableShape::ModeRow(const ContactFeature& inFeature, std::span<double> outRow) const
-{
-    const std::uint32_t modes = mState.ModeCount();
-    if (outRow.size() < 3 * std::size_t(modes))
-        return false;
-    if (inFeature.OnSurface())
-    {
-        const Model& model = mAsset->GetModel();
-        if (inFeature.triangle >= model.TriangleCount())
-            return false;
-        const Triangle& corners = model.Triangles()[inFeature.triangle];
-        const std::span<const float> basis = model.Basis();
-        std::fill(outRow.begin(), outRow.begin() + 3 * modes, 0.0);
-        for (int k = 0; k < 3; ++k)
-        {
-            const double weight = inFeature.barycentric[k];
-            const float* u = basis.data() + std::size_t(corners[k]) * modes * 3;
-            for (std::uint32_t i = 0; i < 3 * modes; ++i)
-                outRow[i] += weight * double(u[i]);
-        }
-        return true;
-    }
-    if (inFeature.node >= mState.Tree().NodeCount())
-        return false;
-    const float* row = mState.Proxies().Row(inFeature.node);
-    for (std::uint32_t j = 0; j < modes; ++j)
-        for (int c = 0; c < 3; ++c)
-            outRow[3 * j + c] = double(row[4 * (j + 1) + c]);
-    return true;
-}
-
 bool DeformableShape::BeginStep()
 {
     if (mPieceUse)
@@ -324,12 +290,6 @@ bool DeformableShape::BeginStep()
     const std::vector<float> rest(mState.ModeCount(), 0.0f);
     (void)mState.SetQ(rest);
     return false;
-}
-
-void DeformableShape::ForgetPieceUse()
-{
-    if (mPieceUse)
-        mPieceUse->Clear();
 }
 
 bool DeformableShape::SetQ(std::span<const float> inQ)
@@ -343,88 +303,13 @@ bool DeformableShape::SetQ(std::span<const float> inQ)
     const std::vector<double> rest(q.size(), 0.0);
     if (!mDynamics.SetState(q, rest))
         return false;
-    ClearPrediction();
+    mSolver->ClearPrediction();
     return BeginStep();
-}
-
-void DeformableShape::PredictStep(const StepPrediction& inPrediction)
-{
-    if (!std::isfinite(inPrediction.timeStep) || !(inPrediction.timeStep > 0.0) ||
-        !(inPrediction.contactErp > 0.0 && inPrediction.contactErp <= 1.0) || mDynamics.ModeCount() == 0)
-    {
-        ClearPrediction();
-        return;
-    }
-    const std::uint32_t modes = mDynamics.ModeCount();
-    const std::span<const double> held = inPrediction.heldImpulse;
-    const std::span<const double> force = inPrediction.heldForce;
-    const std::span<const float> previous = inPrediction.previousQ;
-    if ((!held.empty() && held.size() != modes) || (!force.empty() && force.size() != modes) ||
-        (!previous.empty() && previous.size() != modes))
-    {
-        ClearPrediction();
-        return;
-    }
-    // a goes to mStepDisplacement first: then a + c⊙(H + h·F°), and b = a + (c − K)⊙H, where K = α k + (1 − α) c
-    // is the response to a change of the contacts' impulse, its share α kicked and the rest held.
-    mDynamics.StepParts(inPrediction.timeStep, mStepDisplacement, mStepHeld, mStepChange);
-    for (std::uint32_t j = 0; j < modes; ++j)
-    {
-        const double share = mDynamics.KickedShare(j, inPrediction.timeStep);
-        mStepChange[j] = share * mStepChange[j] + (1.0 - share) * mStepHeld[j];
-        const double impulse = held.empty() ? 0.0 : held[j];
-        const double inertial = force.empty() ? 0.0 : force[j] * inPrediction.timeStep;
-        const double free = mStepDisplacement[j];
-        mStepBase[j] = free + (mStepHeld[j] - mStepChange[j]) * impulse;
-        mStepDisplacement[j] = free + mStepHeld[j] * (impulse + inertial);
-        // A mode held at its strain limit by a steady load (at the limit before and after the last modal step,
-        // on one side) that the held loads press further out stays there (`ModalDynamics::Step` stops it):
-        // linearised about these loads, it takes no share of a change of them. A mode an impact has just
-        // carried to its limit keeps the linear prediction: the impact's load mostly ends in this solve.
-        const double q = mDynamics.QDouble()[j];
-        const double limit = mDynamics.StrainLimit(j);
-        const bool steady = !previous.empty() && std::abs(double(previous[j])) >= (1.0 - 1e-6) * limit &&
-                            double(previous[j]) * q > 0.0;
-        if (steady && std::abs(q) >= limit && q * mStepDisplacement[j] > 0.0)
-        {
-            mStepDisplacement[j] = std::copysign(limit, q) - q;
-            mStepBase[j] = mStepDisplacement[j];
-            mStepHeld[j] = mStepChange[j] = 0.0;
-        }
-    }
-    mPrediction = inPrediction;
-    mPrediction.heldImpulse = {}; // read, not kept
-    mPrediction.heldForce = {};
-    mPrediction.previousQ = {};
-    mPredicting = true;
-}
-
-Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const btTransform& inWorldFromLocal) const
-{
-    return ProxyModalVelocity(inNode, RestToWorld(inWorldFromLocal));
 }
 
 Vec3d DeformableShape::ProxyModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld) const
 {
-    return ModalVelocity(ContactFeature{inNode}, inRestToWorld);
-}
-
-Vec3d DeformableShape::ModalVelocity(const ContactFeature& inFeature, const Mat3d& inRestToWorld) const
-{
-    thread_local std::vector<double> row;
-    row.resize(3 * std::size_t(mState.ModeCount()));
-    if (!ModeRow(inFeature, row))
-        return Vec3d::Zero();
-    const std::span<const double> qDot = mDynamics.QDot();
-    Vec3d rest = Vec3d::Zero();
-    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
-        rest += qDot[j] * Vec3d(row[3 * j], row[3 * j + 1], row[3 * j + 2]);
-    return Scale() * (inRestToWorld * rest);
-}
-
-Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const btTransform& inWorldFromLocal) const
-{
-    return ProxyModalMobility(inNode, RestToWorld(inWorldFromLocal));
+    return mSolver->ModalVelocity(ContactFeature{inNode}, inRestToWorld);
 }
 
 Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const Mat3d& inRestToWorld) const
@@ -445,164 +330,21 @@ Mat3d DeformableShape::ProxyModalMobility(std::uint32_t inNode, const Mat3d& inR
     return Scale() * Scale() * (inRestToWorld * rest * inRestToWorld.transpose());
 }
 
-void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse,
-                                        const btTransform& inWorldFromLocal)
+void DeformableShape::ApplyImpulse(std::uint32_t inNode, const Vec3d& inImpulse,
+                                   const btTransform& inWorldFromLocal)
 {
-    ApplyProxyImpulse(inNode, inImpulse, RestToWorld(inWorldFromLocal));
+    ApplyImpulse(inNode, inImpulse, RestToWorld(inWorldFromLocal));
 }
 
-void DeformableShape::ApplyProxyImpulse(std::uint32_t inNode, const Vec3d& inImpulse,
-                                        const Mat3d& inRestToWorld)
+void DeformableShape::ApplyImpulse(std::uint32_t inNode, const Vec3d& inImpulse, const Mat3d& inRestToWorld)
 {
-    if (inNode >= mState.Tree().NodeCount())
-        return;
-    const Vec3d rest = Scale() * (inRestToWorld.transpose() * inImpulse);
-    const float* row = mState.Proxies().Row(inNode);
-    mScratch.resize(mState.ModeCount());
-    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
-    {
-        const float* u = row + 4 * (j + 1);
-        mScratch[j] = double(u[0]) * rest.x() + double(u[1]) * rest.y() + double(u[2]) * rest.z();
-    }
-    mDynamics.ApplyImpulse(mScratch);
+    mSolver->ApplyImpulse(ContactFeature{inNode}, inImpulse, inRestToWorld);
 }
 
-void DeformableShape::Prefetch() const
+void DeformableShape::ResetStats()
 {
-    mState.Prefetch();
-    PrefetchBytes(mStepDisplacement.data(), 64);
-    PrefetchBytes(mStepChange.data(), 64);
-}
-
-bool DeformableShape::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection,
-                                    const Mat3d& inRestToWorld, std::span<double> outCoupling) const
-{
-    return Coupling(ContactFeature{inNode}, inDirection, inRestToWorld, outCoupling);
-}
-
-bool DeformableShape::Coupling(const ContactFeature& inFeature, const Vec3d& inDirection,
-                               const Mat3d& inRestToWorld, std::span<double> outCoupling) const
-{
-    const std::uint32_t modes =
-        std::min<std::uint32_t>(mState.ModeCount(), std::uint32_t(outCoupling.size()));
-    thread_local std::vector<double> row;
-    row.resize(3 * std::size_t(mState.ModeCount()));
-    if (!ModeRow(inFeature, row))
-    {
-        std::fill(outCoupling.begin(), outCoupling.end(), 0.0);
-        return false;
-    }
-    const Vec3d rest = Scale() * (inRestToWorld.transpose() * inDirection);
-    for (std::uint32_t j = 0; j < modes; ++j)
-        outCoupling[j] = row[3 * j] * rest.x() + row[3 * j + 1] * rest.y() + row[3 * j + 2] * rest.z();
-    return true;
-}
-
-double DeformableShape::ModalVelocityAlong(std::span<const double> inCoupling) const
-{
-    const std::span<const double> qDot = mDynamics.QDot();
-    const std::size_t modes = std::min(inCoupling.size(), qDot.size());
-    double velocity = 0.0;
-    for (std::size_t j = 0; j < modes; ++j)
-        velocity += inCoupling[j] * qDot[j];
-    return velocity;
-}
-
-double DeformableShape::ModalMobilityAlong(std::span<const double> inCoupling) const
-{
-    const std::span<const double> inverseMass = mDynamics.InverseModalMasses();
-    const std::size_t modes = std::min(inCoupling.size(), inverseMass.size());
-    double mobility = 0.0;
-    for (std::size_t j = 0; j < modes; ++j)
-        mobility += inCoupling[j] * inCoupling[j] * inverseMass[j];
-    return mobility;
-}
-
-void DeformableShape::ApplyModalImpulse(std::span<const double> inCoupling, double inImpulse)
-{
-    if (inCoupling.size() == mDynamics.ModeCount())
-    {
-        mDynamics.ApplyImpulseAlong(inCoupling, inImpulse);
-        return;
-    }
-    // A shorter coupling: the missing modes take nothing.
-    mScratch.assign(mDynamics.ModeCount(), 0.0);
-    for (std::size_t j = 0; j < std::min(inCoupling.size(), mScratch.size()); ++j)
-        mScratch[j] = inImpulse * inCoupling[j];
-    mDynamics.ApplyImpulse(mScratch);
-}
-
-void DeformableShape::ClearPrediction()
-{
-    mPredicting = false;
-}
-
-ProxyStepResponse DeformableShape::ProxyResponse(std::uint32_t inNode, const Vec3d& inDirection,
-                                                 const Mat3d& inRestToWorld,
-                                                 const Vec3d* inFrameAngularPerImpulse) const
-{
-    return Response(ContactFeature{inNode}, inDirection, inRestToWorld, inFrameAngularPerImpulse);
-}
-
-bool DeformableShape::ResponseRows(const ContactFeature& inFeature, const Vec3d& inDirection,
-                                   const Mat3d& inRestToWorld, const Vec3d* inFrameAngularPerImpulse,
-                                   std::span<double> outMotion, std::span<double> outImpulse) const
-{
-    const std::uint32_t modes = mState.ModeCount();
-    thread_local std::vector<double> row;
-    row.resize(3 * std::size_t(modes));
-    if (!mPredicting || outMotion.size() != modes || outImpulse.size() != modes || !ModeRow(inFeature, row))
-        return false;
-    // u_j = s·(Rᵀd)·U_j: the point's world motion along d per unit q_j (the proxy's mean row Ū_j for a proxy
-    // contact), and the generalised impulse an impulse λd there gives mode j (`AddContactImpulse`). The
-    // inertial force the next modal step adds (`InertialForce`, f = m·s·(s_j·Rᵀ(g − a) − s·⟨B, A_j⟩)) through
-    // the frame acceleration this impulse causes, a = d·λ/(m h) and α = I⁻¹(r × d)·λ/h, takes per unit λ
-    // s·s_j·Rᵀd + m·s²·⟨[Rᵀα]×, A_j⟩ off it (⟨[v]×, A⟩ = v·(A21 − A12, A02 − A20, A10 − A01)): w_j.
-    const double scale = Scale();
-    const Vec3d restDirection = inRestToWorld.transpose() * inDirection;
-    const Vec3d direction = scale * restDirection;
-    const bool inertial = mPrediction.inertialForcing;
-    const Vec3d restAngular = inertial && inFrameAngularPerImpulse != nullptr
-                                  ? Vec3d(inRestToWorld.transpose() * *inFrameAngularPerImpulse)
-                                  : Vec3d::Zero();
-    const std::span<const Vec3d> meanDisplacement = mAsset->Modal().meanDisplacement;
-    const std::span<const Vec3d> axial = mAsset->FirstMomentAxial();
-    const double momentScale = mSettings.mass * scale * scale;
-    for (std::uint32_t j = 0; j < modes; ++j)
-    {
-        const double along =
-            row[3 * j] * direction.x() + row[3 * j + 1] * direction.y() + row[3 * j + 2] * direction.z();
-        outMotion[j] = along;
-        outImpulse[j] = inertial ? along - (scale * meanDisplacement[j].dot(restDirection) +
-                                            momentScale * restAngular.dot(axial[j]))
-                                 : along;
-    }
-    return true;
-}
-
-ProxyStepResponse DeformableShape::Response(const ContactFeature& inFeature, const Vec3d& inDirection,
-                                            const Mat3d& inRestToWorld,
-                                            const Vec3d* inFrameAngularPerImpulse) const
-{
-    ProxyStepResponse response;
-    thread_local std::vector<double> motion, impulse;
-    motion.resize(mState.ModeCount());
-    impulse.resize(mState.ModeCount());
-    if (!ResponseRows(inFeature, inDirection, inRestToWorld, inFrameAngularPerImpulse, motion, impulse))
-        return response;
-    // The response along d to a change of λ: through u into the modes (K: its kicked share and the rest held),
-    // and held over the step through the inertial force of the frame's acceleration it causes (w − u):
-    // Σ_j u_j (K_j u_j + c_j (w_j − u_j)).
-    double compliance = 0.0;
-    for (std::uint32_t j = 0; j < mState.ModeCount(); ++j)
-    {
-        response.displacement += motion[j] * mStepDisplacement[j];
-        compliance += motion[j] * (mStepChange[j] * motion[j] + mStepHeld[j] * (impulse[j] - motion[j]));
-    }
-    // Symmetric and positive for modes orthogonal to the rigid motions; a basis that is not can make it
-    // slightly negative, which the solver cannot take.
-    response.compliance = std::max(compliance, 0.0);
-    return response;
+    mStats = {};
+    mNarrowphase = {};
 }
 
 const DeformableShape::RotationMemo& DeformableShape::Rotations(const btMatrix3x3& inBasis) const
@@ -638,80 +380,6 @@ DeformedBody DeformableShape::QueryView(const btTransform& inWorldFromLocal, dou
     body.scale = scale;
     body.inflate = inInflate;
     return body;
-}
-
-void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse,
-                                        const btTransform& inWorldFromLocal)
-{
-    AddContactImpulse(inNode, inImpulse, RestToWorld(inWorldFromLocal));
-}
-
-void DeformableShape::AddContactImpulse(std::uint32_t inNode, const btVector3& inImpulse,
-                                        const Mat3d& inRestToWorld)
-{
-    AddContactImpulse(ContactFeature{inNode}, inImpulse, inRestToWorld);
-}
-
-void DeformableShape::AddContactImpulse(const ContactFeature& inFeature, const btVector3& inImpulse,
-                                        const Mat3d& inRestToWorld)
-{
-    const std::uint32_t modes = mState.ModeCount();
-    if (!IsFinite(inImpulse))
-    {
-        CountRejectedImpulse();
-        return;
-    }
-    thread_local std::vector<double> row;
-    row.resize(3 * std::size_t(modes));
-    if (!ModeRow(inFeature, row))
-        return;
-    // g_j += s · U_jᵀ Rᵀ J: the impulse in the rest frame's axes, then projected on the point's displacement
-    // per mode (its world motion per unit q_j is s·R·U_j).
-    const Vec3d restImpulse = inRestToWorld.transpose() * ToVec3d(inImpulse);
-    const double scale = Scale();
-    for (std::uint32_t j = 0; j < modes; ++j)
-        mPendingImpulse[j] += scale * (row[3 * j] * restImpulse.x() + row[3 * j + 1] * restImpulse.y() +
-                                       row[3 * j + 2] * restImpulse.z());
-}
-
-void DeformableShape::AddCouplingImpulse(std::span<const double> inCoupling, double inImpulse)
-{
-    if (!std::isfinite(inImpulse))
-    {
-        CountRejectedImpulse();
-        return;
-    }
-    const std::size_t modes = std::min(inCoupling.size(), mPendingImpulse.size());
-    for (std::size_t j = 0; j < modes; ++j)
-        mPendingImpulse[j] += inImpulse * inCoupling[j];
-}
-
-void DeformableShape::CountRejectedImpulse()
-{
-    // Counted where the dynamics count rejected impulses (a non-finite generalised impulse changes nothing
-    // there), without spoiling the impulses already accumulated this step.
-    const std::vector<double> rejected(mState.ModeCount(), std::numeric_limits<double>::quiet_NaN());
-    mDynamics.ApplyImpulse(rejected);
-}
-
-void DeformableShape::FlushImpulses()
-{
-    mDynamics.ApplyImpulse(mPendingImpulse);
-    ClearImpulses();
-}
-
-bool DeformableShape::SetPendingImpulse(std::span<const double> inImpulse)
-{
-    if (inImpulse.size() != mPendingImpulse.size() ||
-        !std::all_of(inImpulse.begin(), inImpulse.end(), [](double v) { return std::isfinite(v); }))
-        return false;
-    std::copy(inImpulse.begin(), inImpulse.end(), mPendingImpulse.begin());
-    return true;
-}
-
-void DeformableShape::ClearImpulses()
-{
-    std::fill(mPendingImpulse.begin(), mPendingImpulse.end(), 0.0);
 }
 
 const DeformableShape* AsDeformable(const btCollisionShape* inShape)

@@ -1,4 +1,5 @@
 #include "SearchDistance.h"
+#include "ShapeSolver.h"
 
 #include "ContactGeneration.h"
 
@@ -100,7 +101,7 @@ Vec3d StepMotion::VelocityAt(const Vec3d& inPoint, const ContactFeature& inFeatu
     const Vec3d frame = linear + angular.cross(inPoint - centre);
     if (deformable == nullptr || inFeature.node == cNoIndex)
         return frame;
-    return frame + deformable->ModalVelocity(inFeature, restToWorld);
+    return frame + ShapeSolver::Of(*deformable).ModalVelocity(inFeature, restToWorld);
 }
 
 double SurfaceSpeedBound(const btCollisionObject& inObject, double inTimeStep)

@@ -1,4 +1,5 @@
 #include "SurfacePieces.h"
+#include "ShapeSolver.h"
 
 #include "PieceMemory.h"
 
@@ -18,14 +19,15 @@ PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody,
     for (const std::uint32_t node : mScratch.touched)
         mScratch.usable[node] = mScratch.covered[node] = mScratch.boxed[node] = 0;
     mScratch.touched.clear();
-    const ContactPieces* pieces = inShape.Pieces();
+    const ShapeSolver& solver = ShapeSolver::Of(inShape);
+    const ContactPieces* pieces = solver.Pieces();
     mTolerance = inShape.Settings().pieceTolerance;
     if (pieces == nullptr || pieces->PieceCount() + pieces->FacetCount() == 0 || !(mTolerance > 0.0) ||
         &pieces->Boxes().Tree() != &inBody.state->Tree())
         return;
     mPieces = pieces;
-    mUse = inShape.PieceUse() != nullptr && inShape.PieceUse()->NodeCount() == pieces->NodeCount() ? inShape.PieceUse()
-                                                                                                   : nullptr;
+    PieceMemory* use = solver.PieceUse();
+    mUse = use != nullptr && use->NodeCount() == pieces->NodeCount() ? use : nullptr;
     // No piece coarser than the contact regions (`DeformableShapeSettings::regionDepth`): a region's manifold
     // holds four points, and a face resting on another carries its load at points spread over it, as the
     // triangles' contacts do, not at a large box's four corners.

@@ -4,7 +4,7 @@
 
 #include "CoherentQueries.h"
 
-#include "RestFrameTests.h"
+#include "RestFrameOverlap.h"
 #include "TriangleGeometry.h"
 
 #include <algorithm>
@@ -295,7 +295,7 @@ BDT_NOINLINE ProxyContact TerminalContact(const Adapter& inPrimitive, const Worl
 // the body's cache: a pile's narrowphase meets each body's cache cold, and its stamps would be written for
 // nothing. Calls inOnTerminal(node, sphere) for each overlapping terminal node, level by level and in order
 // within a level, with its updated sphere (rest frame) as a third argument. Inner nodes are tested in the
-// body's rest frame (`RestFrameTests.h`: the primitive mapped there once), which accepts whatever the world
+// body's rest frame (`RestFrameOverlap.h`: the primitive mapped there once), which accepts whatever the world
 // test would; terminal nodes are decided by `PlaceAndTestTerminal` only, after that same rest-frame test (so
 // it is skipped for those the world test would reject anyway). Whether a node is terminal, and where its
 // children are, come from one table (`ContactProxies::ChildrenBelow`; a leaf-level descent reads the node).

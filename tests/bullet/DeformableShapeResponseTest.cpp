@@ -1,6 +1,7 @@
 // DeformableShape's predicted step response and modal mobility at the contact proxies, against brute force:
 // the real next step of the modes, finite differences of the compliance, and the impulse's velocity jump.
 
+#include "bullet/ShapeSolver.h"
 #include "support/BulletScenes.h"
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
@@ -22,6 +23,13 @@ namespace bdt
 {
 namespace
 {
+
+// The generalised impulse the shape has accumulated, as a vector.
+std::vector<double> Pending(const DeformableShape& inShape)
+{
+    const std::span<const double> pending = ShapeSolver::Of(inShape).PendingImpulse();
+    return {pending.begin(), pending.end()};
+}
 
 using namespace test;
 
@@ -117,8 +125,8 @@ TEST(DeformableShape, ProxyResponseDisplacementIsTheProxysMotionOverTheNextStepU
             heldForce[j] = Uniform(random, -1.0, 1.0) * fixture.force[j];
             force[j] = heldImpulse[j] / h + heldForce[j];
         }
-        shape.PredictStep({h, false, 0.2, heldImpulse, heldForce});
-        ASSERT_TRUE(shape.Predicting());
+        ShapeSolver::Of(shape).PredictStep({h, false, 0.2, heldImpulse, heldForce});
+        ASSERT_TRUE(ShapeSolver::Of(shape).Predicting());
         const std::vector<double> before(shape.Dynamics().QDouble().begin(),
                                          shape.Dynamics().QDouble().end());
         const std::vector<double> after = SteppedQ(shape, h, force);
@@ -132,7 +140,8 @@ TEST(DeformableShape, ProxyResponseDisplacementIsTheProxysMotionOverTheNextStepU
             const Vec3d direction = RandomDirection(random);
             const double moved = MotionAlong(shape, node, direction, before, after, fixture.transform);
             largest = std::max(largest, std::abs(moved));
-            const ProxyStepResponse response = shape.ProxyResponse(node, direction, restToWorld);
+            const ProxyStepResponse response =
+                ShapeSolver::Of(shape).ProxyResponse(node, direction, restToWorld);
             EXPECT_NEAR(response.displacement, moved, 1e-9 * ModelRadius(shape.Asset().GetModel()))
                 << "h " << h << " node " << node;
         }
@@ -183,14 +192,15 @@ TEST(DeformableShape, ProxyResponseComplianceIsTheExtraMotionPerUnitImpulseOverT
             // inertial force of the frame acceleration it causes (`InertialForce`, the brute-force oracle).
             const auto extraMotion = [&](bool inInertial, const Vec3d* inAngular)
             {
-                shape.AddContactImpulse(node, ToBtVector(Vec3d(impulse * direction)), restToWorld);
+                ShapeSolver::Of(shape).AccumulateImpulse(node, ToBtVector(Vec3d(impulse * direction)),
+                                                         restToWorld);
                 std::vector<double> force = fixture.force, kick(modes);
                 for (std::uint32_t j = 0; j < modes; ++j)
                 {
-                    kick[j] = shape.Dynamics().KickedShare(j, h) * shape.PendingImpulse()[j];
-                    force[j] += (shape.PendingImpulse()[j] - kick[j]) / h;
+                    kick[j] = shape.Dynamics().KickedShare(j, h) * ShapeSolver::Of(shape).PendingImpulse()[j];
+                    force[j] += (ShapeSolver::Of(shape).PendingImpulse()[j] - kick[j]) / h;
                 }
-                shape.ClearImpulses();
+                ShapeSolver::Of(shape).ClearImpulses();
                 if (inInertial)
                 {
                     std::vector<double> inertial(modes);
@@ -207,22 +217,27 @@ TEST(DeformableShape, ProxyResponseComplianceIsTheExtraMotionPerUnitImpulseOverT
                        impulse;
             };
 
-            shape.PredictStep({h, false, 0.2, {}, fixture.force});
+            ShapeSolver::Of(shape).PredictStep({h, false, 0.2, {}, fixture.force});
             const double plain = extraMotion(false, nullptr);
             ASSERT_GT(plain, 0.0) << "Σ K_j u_j² of a moving proxy";
             const double tolerance = 1e-6 * plain;
-            EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld).compliance, plain, tolerance);
+            EXPECT_NEAR(ShapeSolver::Of(shape).ProxyResponse(node, direction, restToWorld).compliance, plain,
+                        tolerance);
             // Without inertial forcing the frame term is ignored.
-            EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld, &angularPerImpulse).compliance,
+            EXPECT_NEAR(ShapeSolver::Of(shape)
+                            .ProxyResponse(node, direction, restToWorld, &angularPerImpulse)
+                            .compliance,
                         plain, tolerance);
 
-            shape.PredictStep({h, true, 0.2, {}, fixture.force});
+            ShapeSolver::Of(shape).PredictStep({h, true, 0.2, {}, fixture.force});
             const double linear = extraMotion(true, nullptr);
-            EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld).compliance, std::max(linear, 0.0),
-                        tolerance)
+            EXPECT_NEAR(ShapeSolver::Of(shape).ProxyResponse(node, direction, restToWorld).compliance,
+                        std::max(linear, 0.0), tolerance)
                 << "h " << h << " node " << node;
             const double full = extraMotion(true, &angularPerImpulse);
-            EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld, &angularPerImpulse).compliance,
+            EXPECT_NEAR(ShapeSolver::Of(shape)
+                            .ProxyResponse(node, direction, restToWorld, &angularPerImpulse)
+                            .compliance,
                         std::max(full, 0.0), tolerance)
                 << "h " << h << " node " << node;
 
@@ -276,8 +291,8 @@ TEST(DeformableShape, ProxyResponseKeepsAModeASteadyLoadHoldsAtItsStrainLimitThe
         EXPECT_GT(copy.GuardStats().clamped, dynamics.GuardStats().clamped) << "the load reaches the limit";
         return std::vector<double>(copy.QDouble().begin(), copy.QDouble().end());
     };
-    shape.PredictStep({h, false, 0.2, {}, force, steady});
-    ASSERT_TRUE(shape.Predicting());
+    ShapeSolver::Of(shape).PredictStep({h, false, 0.2, {}, force, steady});
+    ASSERT_TRUE(ShapeSolver::Of(shape).Predicting());
     const std::vector<double> after = stepped({});
     const Mat3d restToWorld = fixture.RestToWorld();
     const std::vector<std::uint32_t> nodes = ProxyNodes(shape.State().Proxies());
@@ -289,13 +304,13 @@ TEST(DeformableShape, ProxyResponseKeepsAModeASteadyLoadHoldsAtItsStrainLimitThe
         const Vec3d direction = RandomDirection(random);
         const double moved = MotionAlong(shape, node, direction, q, after, fixture.transform);
         largest = std::max(largest, std::abs(moved));
-        const ProxyStepResponse response = shape.ProxyResponse(node, direction, restToWorld);
+        const ProxyStepResponse response = ShapeSolver::Of(shape).ProxyResponse(node, direction, restToWorld);
         EXPECT_NEAR(response.displacement, moved, 1e-9 * radius) << "node " << node;
 
         const double impulse = 0.01; // N·s
-        shape.AddContactImpulse(node, ToBtVector(Vec3d(impulse * direction)), restToWorld);
-        const std::vector<double> generalised(shape.PendingImpulse().begin(), shape.PendingImpulse().end());
-        shape.ClearImpulses();
+        ShapeSolver::Of(shape).AccumulateImpulse(node, ToBtVector(Vec3d(impulse * direction)), restToWorld);
+        const std::vector<double> generalised = Pending(shape);
+        ShapeSolver::Of(shape).ClearImpulses();
         const double extra = MotionAlong(shape, node, direction, after, stepped(generalised), fixture.transform) /
                              impulse;
         EXPECT_NEAR(response.compliance, extra, 1e-6 * std::abs(extra) + 1e-12) << "node " << node;
@@ -304,16 +319,15 @@ TEST(DeformableShape, ProxyResponseKeepsAModeASteadyLoadHoldsAtItsStrainLimitThe
         std::vector<float> carried = steady;
         carried[0] *= 0.5f;
         carried[2] *= 0.5f;
-        shape.PredictStep({h, false, 0.2, {}, force, carried});
+        ShapeSolver::Of(shape).PredictStep({h, false, 0.2, {}, force, carried});
         std::vector<double> free(modes), held(modes), kicked(modes), unclamped = q;
         dynamics.StepParts(h, free, held, kicked);
         for (std::uint32_t j = 0; j < modes; ++j)
             unclamped[j] += free[j] + held[j] * force[j] * h;
-        EXPECT_NEAR(shape.ProxyResponse(node, direction, restToWorld).displacement,
-                    MotionAlong(shape, node, direction, q, unclamped, fixture.transform),
-                    1e-9 * radius)
+        EXPECT_NEAR(ShapeSolver::Of(shape).ProxyResponse(node, direction, restToWorld).displacement,
+                    MotionAlong(shape, node, direction, q, unclamped, fixture.transform), 1e-9 * radius)
             << "node " << node;
-        shape.PredictStep({h, false, 0.2, {}, force, steady});
+        ShapeSolver::Of(shape).PredictStep({h, false, 0.2, {}, force, steady});
     }
     EXPECT_GT(largest, 1e-3 * radius) << "the proxies move: the comparison means something";
 }
@@ -338,20 +352,21 @@ TEST(DeformableShape, ProxyModalMobilityIsTheVelocityJumpPerUnitImpulseSymmetric
         std::vector<double> ahead(modes);
         for (std::uint32_t j = 0; j < modes; ++j)
             ahead[j] = q[j] + qDot[j];
-        const Vec3d velocity = shape.ProxyModalVelocity(node, transform);
+        const Vec3d velocity = shape.ProxyModalVelocity(node, shape.RestToWorld(transform));
         const Vec3d expected =
             ProxyCentreAt(shape, node, ahead, transform) - ProxyCentreAt(shape, node, q, transform);
         EXPECT_LT((velocity - expected).norm(), 1e-9 * expected.norm() + 1e-12);
 
         // Columns by brute force: the velocity jump of a unit impulse along each world axis.
-        const Mat3d mobility = shape.ProxyModalMobility(node, transform);
+        const Mat3d mobility = shape.ProxyModalMobility(node, shape.RestToWorld(transform));
         Mat3d measured;
         for (int axis = 0; axis < 3; ++axis)
         {
             ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
             const double impulse = 0.5;
-            shape.ApplyProxyImpulse(node, impulse * Vec3d::Unit(axis), transform);
-            measured.col(axis) = (shape.ProxyModalVelocity(node, transform) - velocity) / impulse;
+            shape.ApplyImpulse(node, impulse * Vec3d::Unit(axis), transform);
+            measured.col(axis) =
+                (shape.ProxyModalVelocity(node, shape.RestToWorld(transform)) - velocity) / impulse;
         }
         ASSERT_GT(mobility.norm(), 0.0);
         EXPECT_LT((mobility - measured).norm(), 1e-9 * mobility.norm()) << "node " << node;
@@ -363,21 +378,22 @@ TEST(DeformableShape, ProxyModalMobilityIsTheVelocityJumpPerUnitImpulseSymmetric
         ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
         const Vec3d impulse = Uniform(random, 0.1, 2.0) * RandomDirection(random);
         const double before = shape.Dynamics().KineticEnergy();
-        shape.ApplyProxyImpulse(node, impulse, transform);
+        shape.ApplyImpulse(node, impulse, transform);
         const double gained = impulse.dot(velocity) + 0.5 * impulse.dot(mobility * impulse);
         EXPECT_NEAR(shape.Dynamics().KineticEnergy() - before, gained, 1e-9 * (before + std::abs(gained)));
     }
 
     // A node outside the tree: no velocity, no mobility, no response, and an impulse there does nothing.
     ASSERT_TRUE(shape.Dynamics().SetState(q, qDot));
-    shape.PredictStep({1.0 / 60.0, true, 0.2});
+    ShapeSolver::Of(shape).PredictStep({1.0 / 60.0, true, 0.2});
     const std::uint32_t outside = shape.State().Tree().NodeCount();
-    EXPECT_TRUE(shape.ProxyModalVelocity(outside, transform).isZero(0.0));
-    EXPECT_TRUE(shape.ProxyModalMobility(outside, transform).isZero(0.0));
-    const ProxyStepResponse response = shape.ProxyResponse(outside, Vec3d::UnitX(), fixture.RestToWorld());
+    EXPECT_TRUE(shape.ProxyModalVelocity(outside, shape.RestToWorld(transform)).isZero(0.0));
+    EXPECT_TRUE(shape.ProxyModalMobility(outside, shape.RestToWorld(transform)).isZero(0.0));
+    const ProxyStepResponse response =
+        ShapeSolver::Of(shape).ProxyResponse(outside, Vec3d::UnitX(), fixture.RestToWorld());
     EXPECT_EQ(response.displacement, 0.0);
     EXPECT_EQ(response.compliance, 0.0);
-    shape.ApplyProxyImpulse(outside, Vec3d(1, 2, 3), transform);
+    shape.ApplyImpulse(outside, Vec3d(1, 2, 3), transform);
     EXPECT_TRUE(std::equal(qDot.begin(), qDot.end(), shape.Dynamics().QDot().begin()));
 }
 
@@ -391,23 +407,23 @@ TEST(DeformableShape, PredictionIsMadeOnlyForAValidStepAndForgottenWhenTheBodyCh
     const Vec3d direction = Vec3d(1, 2, -1).normalized();
     const auto responds = [&]
     {
-        const ProxyStepResponse response = shape.ProxyResponse(node, direction, restToWorld);
+        const ProxyStepResponse response = ShapeSolver::Of(shape).ProxyResponse(node, direction, restToWorld);
         return response.displacement != 0.0 || response.compliance != 0.0;
     };
 
     // Never predicted: the surface is rigid to the solver, whatever the modes do.
-    EXPECT_FALSE(shape.Predicting());
+    EXPECT_FALSE(ShapeSolver::Of(shape).Predicting());
     EXPECT_FALSE(responds());
 
     const StepPrediction valid{1.0 / 120.0, false, 0.3};
-    shape.PredictStep(valid);
-    ASSERT_TRUE(shape.Predicting());
-    EXPECT_EQ(shape.Prediction().timeStep, valid.timeStep);
-    EXPECT_EQ(shape.Prediction().inertialForcing, valid.inertialForcing);
-    EXPECT_EQ(shape.Prediction().contactErp, valid.contactErp);
+    ShapeSolver::Of(shape).PredictStep(valid);
+    ASSERT_TRUE(ShapeSolver::Of(shape).Predicting());
+    EXPECT_EQ(ShapeSolver::Of(shape).Prediction().timeStep, valid.timeStep);
+    EXPECT_EQ(ShapeSolver::Of(shape).Prediction().inertialForcing, valid.inertialForcing);
+    EXPECT_EQ(ShapeSolver::Of(shape).Prediction().contactErp, valid.contactErp);
     EXPECT_TRUE(responds());
-    shape.PredictStep({1.0 / 60.0, true, 1.0}); // erp 1 is in range
-    EXPECT_TRUE(shape.Predicting());
+    ShapeSolver::Of(shape).PredictStep({1.0 / 60.0, true, 1.0}); // erp 1 is in range
+    EXPECT_TRUE(ShapeSolver::Of(shape).Predicting());
 
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
@@ -416,37 +432,37 @@ TEST(DeformableShape, PredictionIsMadeOnlyForAValidStepAndForgottenWhenTheBodyCh
           StepPrediction{inf, true, 0.2}, StepPrediction{0.01, true, 0.0}, StepPrediction{0.01, true, 1.5},
           StepPrediction{0.01, true, nan}, StepPrediction{0.01, true, -0.2}})
     {
-        shape.PredictStep(valid);
-        ASSERT_TRUE(shape.Predicting());
-        shape.PredictStep(bad);
-        EXPECT_FALSE(shape.Predicting()) << bad.timeStep << " " << bad.contactErp;
+        ShapeSolver::Of(shape).PredictStep(valid);
+        ASSERT_TRUE(ShapeSolver::Of(shape).Predicting());
+        ShapeSolver::Of(shape).PredictStep(bad);
+        EXPECT_FALSE(ShapeSolver::Of(shape).Predicting()) << bad.timeStep << " " << bad.contactErp;
         EXPECT_FALSE(responds());
     }
 
-    shape.PredictStep(valid);
-    shape.ClearPrediction();
-    EXPECT_FALSE(shape.Predicting());
+    ShapeSolver::Of(shape).PredictStep(valid);
+    ShapeSolver::Of(shape).ClearPrediction();
+    EXPECT_FALSE(ShapeSolver::Of(shape).Predicting());
 
-    shape.PredictStep(valid);
+    ShapeSolver::Of(shape).PredictStep(valid);
     const std::vector<float> q(shape.Dynamics().Q().begin(), shape.Dynamics().Q().end());
     ASSERT_TRUE(shape.SetQ(q));
-    EXPECT_FALSE(shape.Predicting()) << "SetQ";
+    EXPECT_FALSE(ShapeSolver::Of(shape).Predicting()) << "SetQ";
 
-    shape.PredictStep(valid);
+    ShapeSolver::Of(shape).PredictStep(valid);
     DeformableShapeSettings settings = shape.Settings();
     settings.modal.stiffnessScale = 2.0f;
     shape.SetSettings(settings);
-    EXPECT_FALSE(shape.Predicting()) << "SetSettings";
+    EXPECT_FALSE(ShapeSolver::Of(shape).Predicting()) << "SetSettings";
 
-    shape.PredictStep(valid);
+    ShapeSolver::Of(shape).PredictStep(valid);
     shape.setLocalScaling(btVector3(2, 2, 2));
-    EXPECT_FALSE(shape.Predicting()) << "setLocalScaling";
+    EXPECT_FALSE(ShapeSolver::Of(shape).Predicting()) << "setLocalScaling";
 
     // A refused SetQ or scaling changes nothing, the prediction included.
-    shape.PredictStep(valid);
+    ShapeSolver::Of(shape).PredictStep(valid);
     EXPECT_FALSE(shape.SetQ(std::vector<float>(q.size() + 1, 0.0f)));
     EXPECT_THROW(shape.setLocalScaling(btVector3(1, 2, 1)), Error);
-    EXPECT_TRUE(shape.Predicting());
+    EXPECT_TRUE(ShapeSolver::Of(shape).Predicting());
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // processAllTriangles, inertia, scaling, settings and the impulse path into the modal dynamics (the predicted
 // step response and the modal mobility: DeformableShapeResponseTest.cpp).
 
+#include "bullet/ShapeSolver.h"
 #include "support/BulletScenes.h"
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
@@ -41,6 +42,13 @@ namespace bdt
 {
 namespace
 {
+
+// The generalised impulse the shape has accumulated, as a vector.
+std::vector<double> Pending(const DeformableShape& inShape)
+{
+    const std::span<const double> pending = ShapeSolver::Of(inShape).PendingImpulse();
+    return {pending.begin(), pending.end()};
+}
 
 using namespace test;
 
@@ -806,13 +814,13 @@ TEST(DeformableShape, ContactImpulsesGiveTheBruteForceVelocityJump)
         const Vec3d impulseA = Uniform(random, 0.1, 5.0) * RandomDirection(random);
         const Vec3d impulseB = Uniform(random, 0.1, 5.0) * RandomDirection(random);
         const std::vector<double> before = velocity();
-        shape.AddContactImpulse(a, ToBtVector(impulseA), transform);
-        shape.AddContactImpulse(b, ToBtVector(impulseB), transform);
+        ShapeSolver::Of(shape).AccumulateImpulse(a, ToBtVector(impulseA), transform);
+        ShapeSolver::Of(shape).AccumulateImpulse(b, ToBtVector(impulseB), transform);
         EXPECT_EQ(velocity(), before) << "nothing moves before the flush";
-        shape.FlushImpulses();
+        ShapeSolver::Of(shape).FlushImpulses();
         expectJump(before, expectedJump({{a, ToVec3d(ToBtVector(impulseA))}, {b, ToVec3d(ToBtVector(impulseB))}}));
         const std::vector<double> flushed = velocity();
-        shape.FlushImpulses();
+        ShapeSolver::Of(shape).FlushImpulses();
         EXPECT_EQ(velocity(), flushed) << "a flush clears the accumulated impulse";
     }
 
@@ -820,16 +828,17 @@ TEST(DeformableShape, ContactImpulsesGiveTheBruteForceVelocityJump)
     const std::uint64_t rejected = shape.Dynamics().GuardStats().rejectedImpulses;
     const std::vector<double> before = velocity();
     const btScalar nan = std::numeric_limits<btScalar>::quiet_NaN();
-    shape.AddContactImpulse(nodes[0], btVector3(1, 0, 0), transform);
-    shape.AddContactImpulse(nodes[1], btVector3(nan, 0, 0), transform);
-    shape.AddContactImpulse(shape.State().Tree().NodeCount(), btVector3(1, 0, 0), transform); // not a node
-    shape.FlushImpulses();
+    ShapeSolver::Of(shape).AccumulateImpulse(nodes[0], btVector3(1, 0, 0), transform);
+    ShapeSolver::Of(shape).AccumulateImpulse(nodes[1], btVector3(nan, 0, 0), transform);
+    ShapeSolver::Of(shape).AccumulateImpulse(shape.State().Tree().NodeCount(), btVector3(1, 0, 0),
+                                             transform); // not a node
+    ShapeSolver::Of(shape).FlushImpulses();
     EXPECT_EQ(shape.Dynamics().GuardStats().rejectedImpulses, rejected + 1);
     expectJump(before, expectedJump({{nodes[0], Vec3d(1, 0, 0)}}));
 
     const std::vector<double> after = velocity();
-    shape.AddContactImpulse(nodes[0], btVector3(nan, nan, nan), transform);
-    shape.FlushImpulses();
+    ShapeSolver::Of(shape).AccumulateImpulse(nodes[0], btVector3(nan, nan, nan), transform);
+    ShapeSolver::Of(shape).FlushImpulses();
     EXPECT_EQ(velocity(), after);
 }
 
@@ -853,31 +862,33 @@ TEST(DeformableShape, CouplingImpulsesAddWhatTheContactImpulseAlongTheirDirectio
         const std::uint32_t node = nodes[random() % nodes.size()];
         const Vec3d direction = RandomDirection(random);
         const double impulse = Uniform(random, -3.0, 3.0);
-        projected.AddContactImpulse(node, ToBtVector(Vec3d(impulse * direction)), restToWorld);
-        ASSERT_TRUE(coupled.ProxyCoupling(node, direction, restToWorld, coupling));
-        coupled.AddCouplingImpulse(coupling, impulse);
+        ShapeSolver::Of(projected).AccumulateImpulse(node, ToBtVector(Vec3d(impulse * direction)),
+                                                     restToWorld);
+        ASSERT_TRUE(ShapeSolver::Of(coupled).ProxyCoupling(node, direction, restToWorld, coupling));
+        ShapeSolver::Of(coupled).AccumulateImpulse(coupling, impulse);
     }
     double largest = 0.0;
     for (std::uint32_t j = 0; j < modes; ++j)
-        largest = std::max(largest, std::abs(projected.PendingImpulse()[j]));
+        largest = std::max(largest, std::abs(ShapeSolver::Of(projected).PendingImpulse()[j]));
     ASSERT_GT(largest, 0.0);
     for (std::uint32_t j = 0; j < modes; ++j)
-        EXPECT_NEAR(coupled.PendingImpulse()[j], projected.PendingImpulse()[j], 1e-6 * largest)
+        EXPECT_NEAR(ShapeSolver::Of(coupled).PendingImpulse()[j],
+                    ShapeSolver::Of(projected).PendingImpulse()[j], 1e-6 * largest)
             << "mode " << j;
 
     // A non-finite impulse is counted and spoils nothing; a shorter coupling leaves the other modes alone.
-    const std::vector<double> before(coupled.PendingImpulse().begin(), coupled.PendingImpulse().end());
+    const std::vector<double> before = Pending(coupled);
     const std::uint64_t rejected = coupled.Dynamics().GuardStats().rejectedImpulses;
-    coupled.AddCouplingImpulse(coupling, std::numeric_limits<double>::quiet_NaN());
-    coupled.AddCouplingImpulse(coupling, std::numeric_limits<double>::infinity());
+    ShapeSolver::Of(coupled).AccumulateImpulse(coupling, std::numeric_limits<double>::quiet_NaN());
+    ShapeSolver::Of(coupled).AccumulateImpulse(coupling, std::numeric_limits<double>::infinity());
     EXPECT_EQ(coupled.Dynamics().GuardStats().rejectedImpulses, rejected + 2);
-    EXPECT_EQ(std::vector<double>(coupled.PendingImpulse().begin(), coupled.PendingImpulse().end()), before);
+    EXPECT_EQ(Pending(coupled), before);
     const std::vector<double> firstTwo = {1.0, -2.0};
-    coupled.AddCouplingImpulse(firstTwo, 0.5);
-    EXPECT_EQ(coupled.PendingImpulse()[0], before[0] + 0.5);
-    EXPECT_EQ(coupled.PendingImpulse()[1], before[1] - 1.0);
+    ShapeSolver::Of(coupled).AccumulateImpulse(firstTwo, 0.5);
+    EXPECT_EQ(ShapeSolver::Of(coupled).PendingImpulse()[0], before[0] + 0.5);
+    EXPECT_EQ(ShapeSolver::Of(coupled).PendingImpulse()[1], before[1] - 1.0);
     for (std::uint32_t j = 2; j < modes; ++j)
-        EXPECT_EQ(coupled.PendingImpulse()[j], before[j]) << "mode " << j;
+        EXPECT_EQ(ShapeSolver::Of(coupled).PendingImpulse()[j], before[j]) << "mode " << j;
 }
 
 TEST(DeformableShape, SetQRejectsBadValuesAndKeepsTheStateAndDynamicsTogether)
@@ -1012,8 +1023,8 @@ TEST(DeformableShape, SetSettingsValidatesEverythingBeforeApplyingAnything)
         EXPECT_DOUBLE_EQ(shape.Dynamics().QDot()[j], qDot[j]);
     }
     // Same mass, new stiffness: the dynamics are kept (their guard counters too), their frequencies change.
-    shape.AddContactImpulse(0, btVector3(std::numeric_limits<btScalar>::quiet_NaN(), 0, 0),
-                            btTransform::getIdentity());
+    ShapeSolver::Of(shape).AccumulateImpulse(0, btVector3(std::numeric_limits<btScalar>::quiet_NaN(), 0, 0),
+                                             btTransform::getIdentity());
     const std::uint64_t rejected = shape.Dynamics().GuardStats().rejectedImpulses;
     ASSERT_GT(rejected, 0u);
     const double frequency = shape.Dynamics().Frequency(0);

@@ -4,6 +4,7 @@
 
 #include "../../plugin/bullet/ContactGeneration.h"
 #include "../../plugin/bullet/SearchDistance.h"
+#include "bullet/ShapeSolver.h"
 #include "support/BulletScenes.h"
 #include "support/TestModels.h"
 
@@ -385,11 +386,11 @@ TEST(SearchDistance, TheNarrowphaseKeepsWhatThePairCanClose)
     for (const double sign : {-1.0, 1.0})
     {
         shape.Dynamics().Reset();
-        shape.ApplyProxyImpulse(nearestNode, Vec3d(0, sign, 0), rotation);
+        shape.ApplyImpulse(nearestNode, Vec3d(0, sign, 0), rotation);
         const double speed = shape.ProxyModalVelocity(nearestNode, rotation).y();
         ASSERT_GT(sign * speed, 0.0) << "an impulse moves its proxy its way";
         shape.Dynamics().Reset();
-        shape.ApplyProxyImpulse(nearestNode, Vec3d(0, sign / std::abs(speed), 0), rotation);
+        shape.ApplyImpulse(nearestNode, Vec3d(0, sign / std::abs(speed), 0), rotation);
         const std::vector<int> moving = ContactNodes(world, cStep);
         const bool found = std::find(moving.begin(), moving.end(), int(nearestNode)) != moving.end();
         EXPECT_EQ(found, sign < 0.0) << "modal speed " << shape.ProxyModalVelocity(nearestNode, rotation).y();

@@ -3,6 +3,7 @@
 // manifolds made by hand in a real dispatcher.
 
 #include "../../engine_adapter/src/ContactModes.h"
+#include "bullet/ShapeSolver.h"
 
 #include "support/BulletScenes.h"
 #include "support/QueryOracles.h"
@@ -42,7 +43,7 @@ void ConstrainAllManifolds(btDispatcher& ioDispatcher, const btContactSolverInfo
         for (int side = 0; side < 2; ++side)
         {
             DeformableShape* shape = AsDeformable(const_cast<btCollisionShape*>(objects[side]->getCollisionShape()));
-            if (shape == nullptr || !shape->Predicting())
+            if (shape == nullptr || !ShapeSolver::Of(*shape).Predicting())
                 continue;
             shapes[side] = shape;
             rotations[side] = shape->RestToWorld(objects[side]->getWorldTransform());
@@ -147,7 +148,7 @@ struct ModalContactScene
             value = Uniform(ioRandom, -inModalSpeed, inModalSpeed);
         EXPECT_TRUE(shape.Dynamics().SetState(std::vector<double>(qDot.size(), 0.0), qDot));
         EXPECT_TRUE(shape.BeginStep());
-        shape.PredictStep({1.0 / 60.0, true, 0.2});
+        ShapeSolver::Of(shape).PredictStep({1.0 / 60.0, true, 0.2});
         objects.push_back(std::make_unique<btCollisionObject>());
         objects.back()->setCollisionShape(&shape);
         const Mat3d rotation = RandomRotation(ioRandom);
@@ -199,7 +200,8 @@ DeformableShape& ShapeOf(btCollisionObject& inObject)
 
 Vec3d ModalVelocity(btCollisionObject& inObject, int inNode)
 {
-    return ShapeOf(inObject).ProxyModalVelocity(std::uint32_t(inNode), inObject.getWorldTransform());
+    return ShapeOf(inObject).ProxyModalVelocity(std::uint32_t(inNode),
+                                                ShapeOf(inObject).RestToWorld(inObject.getWorldTransform()));
 }
 
 std::vector<double> QDot(btCollisionObject& inObject)
@@ -215,7 +217,7 @@ int RandomProxy(btCollisionObject& inObject, std::mt19937& ioRandom)
 }
 
 // Expects `inAfter` to be the modal velocities of `ioObject` from `inBefore` (q = 0) after the world impulse
-// `inImpulse` at proxy `inNode` (`ApplyProxyImpulse`, the brute force of the jump); leaves the object with
+// `inImpulse` at proxy `inNode` (`DeformableShape::ApplyImpulse`, the brute force of the jump); leaves the object with
 // `inAfter`.
 void ExpectJumpOfImpulse(btCollisionObject& ioObject, const std::vector<double>& inBefore, int inNode,
                          const Vec3d& inImpulse, const std::vector<double>& inAfter)
@@ -223,7 +225,7 @@ void ExpectJumpOfImpulse(btCollisionObject& ioObject, const std::vector<double>&
     DeformableShape& shape = ShapeOf(ioObject);
     const std::vector<double> rest(inBefore.size(), 0.0);
     ASSERT_TRUE(shape.Dynamics().SetState(rest, inBefore));
-    shape.ApplyProxyImpulse(std::uint32_t(inNode), inImpulse, ioObject.getWorldTransform());
+    shape.ApplyImpulse(std::uint32_t(inNode), inImpulse, ioObject.getWorldTransform());
     const std::vector<double> expected = QDot(ioObject);
     double largest = 0.0;
     for (std::size_t j = 0; j < inBefore.size(); ++j)
@@ -250,8 +252,8 @@ TEST(ContactModes, ConstraintStopsTheModesNormalVelocityWithANormalImpulseAndTak
             NormalOf(scene.AddPoint(body, floor, RandomDirection(random), node, -1, 1e3, restitution));
 
         const double approach = normal.dot(ModalVelocity(body, node));
-        const Mat3d mobility =
-            ShapeOf(body).ProxyModalMobility(std::uint32_t(node), body.getWorldTransform());
+        const Mat3d mobility = ShapeOf(body).ProxyModalMobility(
+            std::uint32_t(node), ShapeOf(body).RestToWorld(body.getWorldTransform()));
         const double energy = ShapeOf(body).Dynamics().KineticEnergy();
         const std::vector<double> before = QDot(body);
         ASSERT_GT(std::abs(approach), 0.01);
@@ -295,8 +297,8 @@ TEST(ContactModes, ConstraintNeverPullsMoreThanTheSolverPushed)
         const Vec3d normal = NormalOf(point);
         const double separating = normal.dot(velocity);
         ASSERT_GT(separating, 0.0);
-        const Mat3d mobility =
-            ShapeOf(body).ProxyModalMobility(std::uint32_t(node), body.getWorldTransform());
+        const Mat3d mobility = ShapeOf(body).ProxyModalMobility(
+            std::uint32_t(node), ShapeOf(body).RestToWorld(body.getWorldTransform()));
         const double normalMobility = normal.dot(mobility * normal);
         point.m_appliedImpulse = btScalar(0.25 * separating / normalMobility);
         const double pushed = point.m_appliedImpulse;
@@ -323,11 +325,12 @@ TEST(ContactModes, ConstraintLeavesBodiesWithoutPredictionAndPointsWithoutPushAl
     const Vec3d normal = NormalOf(point); // approaching
     const std::vector<double> before = QDot(body);
 
-    ShapeOf(body).ClearPrediction(); // asleep, static or under SetQ: its modes are not stepped
+    ShapeSolver::Of(ShapeOf(body))
+        .ClearPrediction(); // asleep, static or under SetQ: its modes are not stepped
     ConstrainAllManifolds(scene.dispatcher, info);
     EXPECT_EQ(QDot(body), before);
 
-    ShapeOf(body).PredictStep({1.0 / 60.0, true, 0.2});
+    ShapeSolver::Of(ShapeOf(body)).PredictStep({1.0 / 60.0, true, 0.2});
     point.m_appliedImpulse = 0;
     ConstrainAllManifolds(scene.dispatcher, info);
     EXPECT_EQ(QDot(body), before) << "the solver did not push";
@@ -368,8 +371,10 @@ TEST(ContactModes, ConstraintBetweenTwoDeformablesActsOnBothAndOnlyOnPredictingO
                   energy * (1 + 1e-12));
 
         // Equal and opposite impulses p·n on A's proxy and −p·n on B's, p of both sides' mobility.
-        const Mat3d mobility = ShapeOf(a).ProxyModalMobility(std::uint32_t(nodeA), a.getWorldTransform()) +
-                               ShapeOf(b).ProxyModalMobility(std::uint32_t(nodeB), b.getWorldTransform());
+        const Mat3d mobility = ShapeOf(a).ProxyModalMobility(std::uint32_t(nodeA),
+                                                             ShapeOf(a).RestToWorld(a.getWorldTransform())) +
+                               ShapeOf(b).ProxyModalMobility(std::uint32_t(nodeB),
+                                                             ShapeOf(b).RestToWorld(b.getWorldTransform()));
         const double push = -approach / normal.dot(mobility * normal);
         const std::vector<double> constrainedA = QDot(a), constrainedB = QDot(b);
         ExpectJumpOfImpulse(a, beforeA, nodeA, push * normal, constrainedA);
@@ -378,7 +383,7 @@ TEST(ContactModes, ConstraintBetweenTwoDeformablesActsOnBothAndOnlyOnPredictingO
         // B without a prediction: only A's modes are held; B's are not touched.
         ASSERT_TRUE(ShapeOf(a).Dynamics().SetState(std::vector<double>(beforeA.size(), 0.0), beforeA));
         ASSERT_TRUE(ShapeOf(b).Dynamics().SetState(std::vector<double>(beforeB.size(), 0.0), beforeB));
-        ShapeOf(b).ClearPrediction();
+        ShapeSolver::Of(ShapeOf(b)).ClearPrediction();
         const double energyA = ShapeOf(a).Dynamics().KineticEnergy();
         ConstrainAllManifolds(scene.dispatcher, info);
         EXPECT_EQ(QDot(b), beforeB);

@@ -200,7 +200,7 @@ TEST(WorldDebugDraw, ContactsAndProxiesAreThoseOfBulletsManifolds)
     double largestProxy = 0.0;
     for (btRigidBody* body : {scene.bottom, scene.top})
     {
-        const DeformableShape& shape = *World::Shape(body);
+        DeformableShape& shape = *World::Shape(body);
         const BDTree& tree = shape.Asset().Tree();
         const std::uint32_t level = shape.State().Proxies().Level();
         for (std::uint32_t node = tree.LevelBegin(level); node < tree.LevelEnd(level); ++node)

@@ -1,7 +1,7 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
-#include "core/RestFrameTests.h"
+#include "core/RestFrameOverlap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -146,7 +146,7 @@ double RandomGap(const Placed& inNode, std::mt19937& ioRandom)
     }
 }
 
-TEST(RestFrameTests, ASphereAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
+TEST(RestFrameOverlap, ASphereAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
 {
     CheckPrimitive<Sphere, RestSphereTest>(
         [](const Placed& inNode, std::mt19937& ioRandom)
@@ -158,7 +158,7 @@ TEST(RestFrameTests, ASphereAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
         });
 }
 
-TEST(RestFrameTests, APlaneAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
+TEST(RestFrameOverlap, APlaneAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
 {
     CheckPrimitive<Plane, RestPlaneTest>(
         [](const Placed& inNode, std::mt19937& ioRandom)
@@ -169,7 +169,7 @@ TEST(RestFrameTests, APlaneAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
         });
 }
 
-TEST(RestFrameTests, ABoxAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
+TEST(RestFrameOverlap, ABoxAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
 {
     CheckPrimitive<OrientedBox, RestBoxTest>(
         [](const Placed& inNode, std::mt19937& ioRandom)
@@ -188,7 +188,7 @@ TEST(RestFrameTests, ABoxAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
         });
 }
 
-TEST(RestFrameTests, ACapsuleAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
+TEST(RestFrameOverlap, ACapsuleAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart)
 {
     CheckPrimitive<Capsule, RestCapsuleTest>(
         [](const Placed& inNode, std::mt19937& ioRandom)
@@ -210,7 +210,7 @@ TEST(RestFrameTests, ACapsuleAcceptsWhatTheWorldTestAcceptsAndRejectsWhatIsApart
 
 // A body or primitive beyond double's range (a room that overflows, a centre that maps to NaN) accepts every
 // sphere rather than rejecting on NaNs: the descent then decides every terminal node in world.
-TEST(RestFrameTests, OutOfRangeAcceptsEverySphere)
+TEST(RestFrameOverlap, OutOfRangeAcceptsEverySphere)
 {
     QueryBody body(ShapeTree("box", 200, 2), 4);
     const DeformedBody far{body.state.get(), Pose{Mat3d::Identity(), Vec3d(1e308, 0, 0)}, 1.0, 0.0};

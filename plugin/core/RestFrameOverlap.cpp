@@ -1,4 +1,4 @@
-#include "RestFrameTests.h"
+#include "RestFrameOverlap.h"
 #include <bdt/core/TreeQueries.h>
 #include <cmath>
 #include <limits>
@@ -9,7 +9,7 @@ namespace bdt
 namespace
 {
 
-// η (`RestFrameTests.h`): room for the world test's absolute slack (1e-13 of the coordinates) and the
+// η (`RestFrameOverlap.h`): room for the world test's absolute slack (1e-13 of the coordinates) and the
 // rounding of both tests (a few 1e-16 of the magnitudes summed), 1e-11 of the largest world magnitude either
 // test meets, in the rest frame's units: the body's furthest node centre, ‖t‖ + s·‖c'‖_max, and the
 // primitive's own `inPrimitive` (with `inLipschitz` for a normal or axes that are not unit length). Infinite
