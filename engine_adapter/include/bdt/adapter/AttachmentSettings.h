@@ -6,16 +6,14 @@
 namespace bdt
 {
 
-/// How `World::Attach` holds a point to its target.
+/// How `World::Attach` holds a point to its target. Tuning: docs/TUNING.md#attachmentsettings.
 struct AttachmentSettings
 {
-    /// N/m. Infinite (the default): a rigid pin. Finite and > 0: a spring between the two points; a body of mass
-    /// m hanging from it stretches it by m·g/stiffness.
+    /// N/m: infinite (the default) for a rigid pin, or finite and > 0 for a spring (it sags by m·g/stiffness).
     double stiffness = std::numeric_limits<double>::infinity();
     /// N·s/m, finite and >= 0: the spring's damping (a rigid pin has none to set).
     double damping = 0.0;
-    /// A rigid pin's share of its position error corrected each step, in (0, 1] (Baumgarte stabilisation, as
-    /// Bullet's ERP; 0.2 is Bullet's default). Higher holds tighter and rings more.
+    /// A rigid pin's share of its position error corrected each step, in (0, 1] (Baumgarte, as Bullet's ERP).
     double erp = 0.2;
     /// Whether the two bodies still collide with each other (off: as Bullet's `addConstraint(c, true)`).
     bool collideConnected = false;

@@ -7,10 +7,8 @@
 namespace bdt
 {
 
-/// Linear elasticity on a tetrahedral mesh: one linear (constant-strain) tetrahedron per element,
-/// consistent mass. Degrees of freedom `3·node + axis`, metres, kilograms, seconds: lengths are the mesh's
-/// units times `inScale`. Linear tetrahedra are stiffer in bending than the lattice's trilinear hexahedra
-/// (they lock), so a tetrahedral model needs a finer mesh for the same accuracy; they fit any shape exactly.
+/// Linear elasticity on a tetrahedral mesh (constant-strain tetrahedra, consistent mass), dofs
+/// `3·node + axis`, SI units (mesh units times `inScale`). Stiffer in bending than the lattice: mesh finer.
 struct TetElasticity
 {
     Eigen::SparseMatrix<double> stiffness; ///< K, 3n × 3n, N/m, symmetric positive semi-definite.
@@ -19,9 +17,8 @@ struct TetElasticity
     double shortestEdge = 0.0;        ///< Of all tetrahedra, metres.
 };
 
-/// Assembles K and M over the tetrahedra of `inMesh`. Every node must be used by a tetrahedron
-/// (`RemoveUnusedNodes`). Throws `bdt::Error` for a material out of range, a non-positive scale, an unused
-/// node or a flat tetrahedron. Cost O(tets) plus the sparse assembly (144 stiffness entries per tetrahedron).
+/// Assembles K and M over `inMesh`, every node used (`RemoveUnusedNodes`). Throws `bdt::Error` for a bad
+/// material, a scale ≤ 0, an unused node or a flat tetrahedron. O(tets), 144 stiffness entries each.
 TetElasticity AssembleTetElasticity(const TetMesh& inMesh, const ElasticMaterial& inMaterial, double inScale);
 
 } // namespace bdt

@@ -18,20 +18,13 @@ struct TetMesh
     std::vector<std::array<std::uint32_t, 4>> tets; ///< Node indices of each tetrahedron, either orientation.
 };
 
-/// Reads a tetrahedral mesh: TetGen's `.node` (with the `.ele` file of the same name beside it) or a legacy
-/// ASCII VTK unstructured grid (`.vtk`, tetrahedra only: cell type 10, as TetGen, Gmsh and Bullet's reduced
-/// deformable data write them). TetGen's indices may start at 0 or 1; 10-node tetrahedra keep their 4
-/// corners. Validates everything (throws `bdt::Error` with a one-line message naming the line and the
-/// problem, and the `.ele` file when the problem is there; the caller names `inPath`): missing or unreadable
-/// file, unknown extension, a count larger than the file can hold, a missing or non-numeric value, a
-/// non-finite coordinate, an index out of range, a cell that is not a tetrahedron, a tetrahedron of zero
-/// volume, no tetrahedron. Nodes used by no tetrahedron are kept (see `RemoveUnusedNodes`). Cost O(file
-/// size).
+/// Reads TetGen's `.node` (and its `.ele`; indices from 0 or 1, 10-node tetrahedra cut to 4) or a legacy ASCII
+/// VTK grid of tetrahedra (cell type 10); unused nodes are kept. Validates everything: throws `bdt::Error`
+/// naming the line (and `.ele` file) of any bad, missing or out-of-range value or zero-volume cell. O(size).
 TetMesh LoadTetMesh(const std::string& inPath);
 
-/// Writes a legacy ASCII VTK unstructured grid of tetrahedra (one point per line, `%.17g`), the layout that
-/// Bullet's `btReducedDeformableBodyHelpers::createFromVtkFile` reads. Throws `bdt::Error` if the file
-/// cannot be written. Cost O(nodes + tets).
+/// Writes a legacy ASCII VTK grid of tetrahedra (`%.17g`), as Bullet's `createFromVtkFile` reads it. Throws
+/// `bdt::Error` if the file cannot be written. O(nodes + tets).
 void SaveVtkTets(const TetMesh& inMesh, const std::string& inPath);
 
 /// Drops the nodes no tetrahedron uses, renumbering the rest in order. Returns how many were dropped. O(n).
@@ -50,10 +43,8 @@ struct TetBoundary
 /// Cost O(tets log tets).
 TetBoundary ExtractTetBoundary(const TetMesh& inMesh);
 
-/// The solid cells of a voxel lattice as tetrahedra: each cube split into six along its main diagonal
-/// (Kuhn's triangulation, conforming across cube faces), nodes in the lattice's node order (the used
-/// nodes, as `VoxelElasticity::latticeOfNode` lists them: `inLatticeOfNode`), positions in mesh units times
-/// `inScale`. This is how a voxel bake is written for Bullet. Cost O(cells).
+/// A lattice's solid cells as six tetrahedra each (Kuhn's triangulation), nodes as `inLatticeOfNode` lists
+/// them, positions in mesh units times `inScale`: a voxel bake written for Bullet. O(cells).
 TetMesh LatticeTets(const VoxelGrid& inGrid, const std::vector<std::int64_t>& inNodeOfLattice,
                     const std::vector<std::uint32_t>& inLatticeOfNode, double inScale);
 

@@ -16,34 +16,25 @@ struct TetModes : VibrationModes
     TetElasticity elasticity;    ///< K and M.
 };
 
-/// Assembles linear elasticity on the tetrahedra (`AssembleTetElasticity`) and solves K φ = λ M φ for six
-/// rigid and M vibration modes (`SolveVibrationModes`). `inSettings.resolution` must be 0 (it is the voxel
-/// lattice's). Progress stages "assemble", "factorise", "eigensolve". Throws `bdt::Error` with a one-line
-/// message for impossible settings, more modes than the mesh has (3·nodes − 6), a mesh in several pieces
-/// (more than six rigid modes) or no convergence.
+/// Six rigid and M vibration modes of the tetrahedra (`inSettings.resolution` must be 0). Stages "assemble",
+/// "factorise", "eigensolve". Throws `bdt::Error` for bad settings, more modes than 3·nodes − 6, a mesh in
+/// several pieces, or no convergence.
 TetModes ComputeTetModes(TetMesh inMesh, const ModalBakeSettings& inSettings,
                          const ProgressCallback& inProgress = {});
 
-/// The surface basis of tetrahedral modes: each vertex's displacement interpolated linearly (barycentric
-/// weights) in the tetrahedron that contains it; a vertex outside every tetrahedron takes the least-outside
-/// tetrahedron near it (largest smallest barycentric weight), extrapolated (exact for affine fields). These
-/// weights are the "rigid links" of the bi-resolution model (interruptible-cd-deformables.md).
-/// `ModelData::basis` layout, mesh units per unit q_j: Φ / scale. Cost O(N·M) plus a uniform grid over the
-/// tetrahedra (O(tets)).
+/// The surface basis of tetrahedral modes, Φ / scale in `ModelData::basis` layout: barycentric in each vertex's
+/// tetrahedron ("rigid links", interruptible-cd-deformables.md), or extrapolated from the least-outside one.
+/// O(N·M + tets).
 std::vector<float> InterpolateTetSurfaceBasis(std::span<const Vec3f> inPositions, const TetModes& inModes,
                                               double inScale);
 
-/// The surface basis of surface vertices that are nodes (`inNodeOfVertex`, e.g. a tetrahedral mesh's
-/// boundary): U is Φ at those nodes exactly, its first `inModes` columns, divided by `inScale` (metres per
-/// model unit). `ModelData::basis` layout. Cost O(N·M).
+/// The surface basis of vertices that are nodes (`inNodeOfVertex`): the first `inModes` columns of Φ there,
+/// divided by `inScale` (metres per model unit), `ModelData::basis` layout. O(N·M).
 std::vector<float> NodalSurfaceBasis(const Eigen::MatrixXd& inShapes, std::uint32_t inModes,
                                      std::span<const std::uint32_t> inNodeOfVertex, double inScale);
 
-/// A model with the tetrahedral modal basis. The surface is `inPositions`/`inTriangles` (moved in) embedded
-/// in the tetrahedra, or, when `inPositions` is empty, the tetrahedra's own boundary (`ExtractTetBoundary`,
-/// whose vertices are nodes: U is then Φ at those nodes exactly). Normal basis and ω_j, ζ_j as
-/// `MakeModalModel`. `outModes`, if given, receives the modes. Throws as `ComputeTetModes` and
-/// `Model::Create` do.
+/// A model with the tetrahedral modal basis, its surface `inPositions`/`inTriangles` (moved in) or, if empty,
+/// the tetrahedra's boundary; `outModes`, if given, gets the modes. Throws as `ComputeTetModes` does.
 Model MakeTetModalModel(TetMesh inMesh, std::vector<Vec3f> inPositions, std::vector<Triangle> inTriangles,
                         const ModalBakeSettings& inSettings, const ProgressCallback& inProgress = {},
                         TetModes* outModes = nullptr);

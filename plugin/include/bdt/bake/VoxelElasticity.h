@@ -16,18 +16,9 @@ struct ElasticMaterial
     double density = 1000.0; ///< Mass density ρ, kg/m³. > 0.
 };
 
-/// Linear elasticity on the solid cells of a `VoxelGrid`: one trilinear hexahedron (8 nodes, 2×2×2 Gauss
-/// points) per solid cell, consistent mass. K u = f and M ü give the modes of the bake (`K φ = λ M φ`).
-///
-/// Why hexahedra on the voxel lattice rather than tetrahedra: every element is the same cube, so one
-/// element matrix serves them all (no per-element geometry, no slivers), and a trilinear hexahedron bends far
-/// better than the five or six linear tetrahedra that would fill it (a linear tetrahedron has constant strain
-/// and locks in bending). Its remaining parasitic shear in bending shrinks with the square of the cells
-/// across a member; the default resolution keeps several. The consistent mass makes each frequency an
-/// upper bound that falls towards the exact one as the lattice is refined (Rayleigh–Ritz).
-///
-/// Degrees of freedom: 3 per lattice node used by a solid cell, `3·n + axis` with n the node's rank among the
-/// used nodes in lattice order. Metres, kilograms, seconds: lengths are mesh units times `inScale`.
+/// Linear elasticity on a `VoxelGrid`'s solid cells: a trilinear hexahedron (2×2×2 Gauss points) per cell,
+/// consistent mass, dofs `3·n + axis` (n: the node's rank among the used nodes), SI units (mesh units times
+/// `inScale`). Frequencies fall towards the exact ones as the lattice is refined.
 struct VoxelElasticity
 {
     std::vector<std::int64_t> nodeOfLattice;  ///< Per lattice node: its rank among the used nodes, or −1.
@@ -39,12 +30,10 @@ struct VoxelElasticity
     std::size_t NodeCount() const { return latticeOfNode.size(); }
 };
 
-/// Throws `bdt::Error` with a one-line message when E ≤ 0, ν is outside (−1, 0.5), ρ ≤ 0 or a value is not
-/// finite. O(1).
+/// Throws `bdt::Error` when E ≤ 0, ν is outside (−1, 0.5), ρ ≤ 0 or a value is not finite. O(1).
 void CheckElasticMaterial(const ElasticMaterial& inMaterial);
 
-/// Throws `bdt::Error` with a one-line message unless `inScale` (metres per mesh unit) is positive and
-/// finite. O(1).
+/// Throws `bdt::Error` unless `inScale` (metres per mesh unit) is finite and > 0. O(1).
 void CheckScale(double inScale);
 
 /// The isotropic elasticity matrix D (stress = D · strain) of Young's modulus `inYoung` (Pa) and Poisson's
@@ -68,9 +57,8 @@ void SetStrainColumns(int inNode, const Vec3d& inGradient, Eigen::Matrix<double,
     ioStrain(5, c + 2) = inGradient.x();
 }
 
-/// The element stiffness of a unit cube of unit Young's modulus and Poisson's ratio `inPoisson` (24×24,
-/// rows and columns `3·corner + axis`, corner = dx + 2·dy + 4·dz): a cube of edge h and modulus E has E·h
-/// times it. Cost: 8 Gauss points, microseconds.
+/// The 24×24 stiffness (`3·corner + axis`, corner = dx + 2·dy + 4·dz) of a unit cube, E = 1, ν = `inPoisson`:
+/// a cube of edge h and modulus E has E·h times it. Microseconds.
 Eigen::Matrix<double, 24, 24> UnitCubeStiffness(double inPoisson);
 
 /// The consistent mass of a unit cube of unit density, per pair of corners (8×8; times the 3×3 identity
@@ -80,9 +68,8 @@ Eigen::Matrix<double, 8, 8> UnitCubeMass();
 /// The lattice nodes that solid cells of `inGrid` use (a model has 3 degrees of freedom per node). O(cells).
 std::size_t CountLatticeNodes(const VoxelGrid& inGrid);
 
-/// Assembles K and M over the solid cells of `inGrid` (mesh units times `inScale` = metres). Cost O(cells)
-/// plus the sparse assembly (about 300 non-zeros per degree of freedom). Throws `bdt::Error` for a
-/// material out of range, a non-positive scale or a grid without solid cells.
+/// Assembles K and M over `inGrid`'s solid cells (metres: mesh units times `inScale`), about 300 non-zeros a
+/// dof. Throws `bdt::Error` for a bad material, a scale ≤ 0 or no solid cell.
 VoxelElasticity AssembleVoxelElasticity(const VoxelGrid& inGrid, const ElasticMaterial& inMaterial,
                                         double inScale);
 

@@ -10,10 +10,9 @@
 namespace bdt
 {
 
-/// A regular lattice of cubic cells over a mesh, each cell solid or empty: the volumetric model of the modal
-/// bake. Cell (i, j, k) spans `origin + cellSize·([i, i+1] × [j, j+1] × [k, k+1])`, in mesh units; cells are
-/// numbered x fastest, `CellIndex(i, j, k) = i + nx·(j + ny·k)`. The lattice nodes (cell corners) are
-/// numbered the same way over (nx+1) × (ny+1) × (nz+1).
+/// A lattice of cubic cells over a mesh, each solid or empty, mesh units: cell (i, j, k) spans
+/// `origin + cellSize·([i, i+1] × [j, j+1] × [k, k+1])`; cells, and the (nx+1)(ny+1)(nz+1) lattice nodes
+/// (corners), are numbered x fastest.
 struct VoxelGrid
 {
     Vec3d origin = Vec3d::Zero();         ///< Min corner of cell (0, 0, 0), mesh units.
@@ -81,30 +80,15 @@ struct VoxelReport
     std::size_t droppedCells = 0;  ///< Solid cells outside the largest face-connected piece, removed.
 };
 
-/// The cell size that gives a mesh about `inTargetCells` solid cells: (volume / target)^(1/3) for a closed
-/// mesh with volume, √(area / target) for an open one (whose solid is its one-cell shell). Thin parts so get
-/// several cells across when the mesh is mostly thin. Mesh units. Throws `bdt::Error` for an empty mesh.
+/// The cell size (mesh units) for about `inTargetCells` solid cells: (volume / target)^(1/3), or
+/// √(area / target) for an open mesh. Throws `bdt::Error` for an empty mesh.
 double CellSizeForBudget(std::span<const Vec3f> inPositions, std::span<const Triangle> inTriangles,
                          double inTargetCells);
 
-/// Solid voxelisation of a triangle mesh on cells of `inCellSize` (mesh units) covering its bounding box,
-/// centred on it.
-///
-/// A cell is solid when its centre is inside the mesh by a vote of three axis-aligned rays through it (one
-/// per axis): each ray's crossings with the surface are counted exactly (orientation tests in exact
-/// arithmetic; a ray through an edge or a vertex counts each sheet once, by a half-open rule), the cell is
-/// inside for that axis when an odd number of crossings lie before it, and a ray with an odd total abstains.
-/// A strict majority of the rays that vote decides (a tie, or no vote, leaves the cell empty). A small hole
-/// or a non-manifold seam so spoils only the rays through it, and the other axes outvote them.
-///
-/// Fallback for open meshes: when fewer cells came out inside than half the cells the surface passes through
-/// (a sheet such as a curtain, whose rays cross it once and abstain, or a body thinner than a few cells),
-/// those surface cells are made solid too: a shell about one cell thick gives the sheet a volume. Then only
-/// the largest face-connected piece of solid cells is kept: pieces touching by an edge or a corner only would
-/// hinge freely, and separate pieces would add rigid modes of their own.
-///
-/// Cost O(T + cells). Throws `bdt::Error` for an empty mesh, a non-finite position, an index out of range,
-/// a non-positive or non-finite cell size, more than 2^28 cells, or when no cell is solid.
+/// Solid cells of `inCellSize` (mesh units) over the mesh's box: a majority vote of three exact axis rays per
+/// cell centre; a sheet or a too-thin body gets its surface cells (`shellFallback`); the largest face-connected
+/// piece is kept. O(T + cells). Throws `bdt::Error` for an empty mesh, a non-finite position, an index out of
+/// range, a cell size not finite and > 0, more than 2^28 cells, or no solid cell.
 VoxelGrid VoxeliseSolid(std::span<const Vec3f> inPositions, std::span<const Triangle> inTriangles,
                         double inCellSize, VoxelReport* outReport = nullptr);
 

@@ -9,23 +9,17 @@ namespace bdt
 
 class CreateFuncRegistry;
 
-/// Bullet's default collision configuration with the BD-Tree algorithms in the row and column of
-/// `CUSTOM_CONCAVE_SHAPE_TYPE` of both tables, and an algorithm pool sized for them. A dispatcher made from
-/// it needs no `registerCollisionAlgorithms` call:
-///
-///     bdt::CollisionConfiguration configuration;
-///     btCollisionDispatcher dispatcher(&configuration);
-///
-/// `inInfo` is taken as given except `m_customCollisionAlgorithmMaxElementSize`, which is raised to
-/// `CollisionAlgorithmSize()` if smaller; a pool given in `inInfo` whose elements are smaller than that makes
-/// the constructor throw `bdt::Error`. The configuration owns the create functions it hands out: destroy
-/// the dispatcher first (as Bullet requires anyway).
+/// Bullet's default collision configuration with the BD-Tree algorithms registered (no need to call
+/// `registerCollisionAlgorithms`). It owns the create functions it hands out: destroy the dispatcher first.
 class CollisionConfiguration : public btDefaultCollisionConfiguration
 {
 public:
+    /// `inInfo` as given, its algorithm element size raised to `CollisionAlgorithmSize()`; throws `bdt::Error`
+    /// for a pool given in `inInfo` with smaller elements.
     explicit CollisionConfiguration(const btDefaultCollisionConstructionInfo& inInfo = btDefaultCollisionConstructionInfo());
     ~CollisionConfiguration() override;
 
+    /// Bullet's create functions, ours in the row and column of `CUSTOM_CONCAVE_SHAPE_TYPE`.
     btCollisionAlgorithmCreateFunc* getCollisionAlgorithmCreateFunc(int inProxyType0, int inProxyType1) override;
     btCollisionAlgorithmCreateFunc* getClosestPointsAlgorithmCreateFunc(int inProxyType0, int inProxyType1) override;
 

@@ -10,21 +10,14 @@
 namespace bdt
 {
 
-/// The packed per-node data of a BD-AABB, one row of `RowStride(M)` floats per node:
-///
-///     [ c.x  c.y  c.z  0 ][ h.x  h.y  h.z  0 ]              rest centre and half extents
-///     [ Ū_j.x Ū_j.y Ū_j.z 0 ][ ΔB_j.x ΔB_j.y ΔB_j.z 0 ]     j = 0..M-1: centre velocity and half-extent
-///     growth
-///
-/// so that one update is c' = c + Σ_j Ū_j q_j and h' = h + Σ_j ΔB_j |q_j|, one 8-wide multiply-add per mode
-/// (the paper's 12M flops, §3.5 "Updating Bounding Boxes").
+/// A BD-AABB row of `RowStride(M)` floats per node: [c, 0][h, 0] (rest centre, half extents), then per mode j
+/// [Ū_j, 0][ΔB_j, 0] (centre velocity, half-extent growth): one 8-wide multiply-add a mode (§3.5, 12M flops).
 struct NodeBoxLayout
 {
     static constexpr std::uint32_t RowStride(std::uint32_t inModes) { return 8 * (inModes + 1); }
 };
 
-/// An updated box in the body's rest frame: centre and half extents (model units), axis-aligned in that
-/// frame.
+/// An updated box, axis-aligned in the body's rest frame: centre and half extents (model units).
 struct alignas(32) UpdatedBox
 {
     float center[3];
@@ -33,26 +26,13 @@ struct alignas(32) UpdatedBox
     float pad1;
 };
 
-/// A BD-AABB (BD-Tree paper §3.5): the bounded-deformation update applied per axis to axis-aligned boxes.
-/// It shares the node topology and triangle order of a `BDTree` and stores one box row per node
-/// (`NodeBoxLayout`). For node vertices Λ and any q,
-///
-///     |p'_i − c'|_x ≤ |p_i − c|_x + Σ_j |U_ij − Ū_j|_x |q_j| ≤ h_x + Σ_j ΔB_jx |q_j|      (eq. 6–7 with
-///     |·|_x)
-///
-/// for every i ∈ Λ, so the updated box contains every deformed vertex of the node (and so its triangles).
-/// The bound holds for any c and Ū_j; per axis the tightest choice is the midpoint of the range, which is
-/// what the build takes: c is the centre of the node's rest box and Ū_jx the midpoint of {U_ijx}, so h is
-/// the rest box's half size (a wrapped box, as the spheres are wrapped) and ΔB_jx half the range of {U_ijx}.
-/// Stored values are rounded up and inflated by the float rounding of the update (as the sphere rows are),
-/// so the float update is conservative for the exact deformed vertices.
-///
-/// Immutable after `Build`; share it between bodies. 32(M+1) bytes a node, against 16(M+2) for a sphere row.
+/// A BD-AABB (§3.5): one box row per node of a `BDTree`, whose update c' = c + Σ_j Ū_j q_j,
+/// h' = h + Σ_j ΔB_j |q_j| (eq. 6–7 per axis) holds every deformed vertex of the node, float rounding included.
+/// Immutable after `Build`; share it between bodies. 32(M+1) bytes a node (a sphere row: 16(M+2)).
 class BDAabbTree
 {
 public:
-    /// Box rows for every node of `inTree` (not null). Cost O(Σ_nodes |Λ|·M), the tree's own row cost.
-    /// Throws `bdt::Error` if `inTree` is null.
+    /// Box rows for every node of `inTree`; throws `bdt::Error` if it is null. O(Σ_nodes |Λ|·M).
     static BDAabbTree Build(std::shared_ptr<const BDTree> inTree);
 
     const BDTree& Tree() const { return *mTree; }
@@ -75,8 +55,7 @@ private:
     std::uint32_t mRowStride = 0;
 };
 
-/// Fills `outQq` (8M floats) with (q_j, q_j, q_j, 0, |q_j|, |q_j|, |q_j|, 0) per mode: the box update's
-/// input.
+/// Fills `outQq` (8M floats) with (q_j, q_j, q_j, 0, |q_j|, |q_j|, |q_j|, 0) per mode: `UpdateBox`'s input.
 inline void MakeBoxUpdateInput(std::span<const float> inQ, float* outQq)
 {
     for (std::size_t j = 0; j < inQ.size(); ++j)
@@ -88,8 +67,7 @@ inline void MakeBoxUpdateInput(std::span<const float> inQ, float* outQq)
     }
 }
 
-/// The BD-AABB update of one row: c' = c + Σ_j Ū_j q_j, h' = h + Σ_j ΔB_j |q_j| (12M flops), with `inQq`
-/// from `MakeBoxUpdateInput`. Writes the box to `outBox`.
+/// The BD-AABB update of one row into `outBox` (12M flops), `inQq` from `MakeBoxUpdateInput`.
 inline void UpdateBox(const float* inRow, const float* inQq, std::uint32_t inModes, UpdatedBox& outBox)
 {
 #if defined(__GNUC__) || defined(__clang__)

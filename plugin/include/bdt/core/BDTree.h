@@ -12,9 +12,7 @@
 namespace bdt
 {
 
-/// Topology of one BD-Tree node. Nodes are stored breadth first, so the nodes of levels 0..L are the
-/// prefix [0, LevelEnd(L)) of the array: a body that traverses no deeper than L only ever touches, and
-/// only caches, that prefix. 16 bytes.
+/// Topology of one BD-Tree node, 16 bytes. Stored breadth first: levels 0..L are the prefix [0, LevelEnd(L)).
 struct BDTreeNode
 {
     std::uint32_t firstChild = 0;    ///< Index of the first child; the second is firstChild + 1. 0 for a leaf.
@@ -36,34 +34,17 @@ struct BDTreeSettings
 /// Called by long builds with a stage name and a fraction in [0, 1].
 using ProgressCallback = std::function<void(const char* inStage, double inFraction)>;
 
-/// The packed per-node data that the sphere update reads, one row of `RowStride(M)` floats per node:
-///
-///     [ c.x  c.y  c.z  R ]                     rest centre and wrapped radius (eq. 2)
-///     [ Ū_j.x Ū_j.y Ū_j.z ΔR_j ]  j = 0..M-1   centre velocity per mode (eq. 5) and radius growth (eq. 7)
-///     [ δR_tight  δR_coherence  0  0 ]         ‖U_i − Ū‖₂ and ‖U_i‖₂ maxima (tight bound and eq. 11)
-///
-/// so that one update is c' = c + Σ Ū_j q_j and R' = R + Σ ΔR_j |q_j|: a 4-wide multiply-add per mode,
-/// exactly the paper's 8M flops. All values are rounded up and inflated by the float rounding error of
-/// that update (see BDTree.cpp), so the float result is conservative for the exact deformed vertices.
+/// A node's sphere row, `RowStride(M)` floats: [c, R] (eq. 2), per mode [Ū_j, ΔR_j] (eq. 5, 7), then
+/// [δR_tight, δR_coherence, 0, 0] (eq. 11); rounded up so the float update (8M flops) stays conservative.
 struct NodeRowLayout
 {
     static constexpr std::uint32_t RowStride(std::uint32_t inModes) { return 4 * (inModes + 2); }
     static constexpr std::uint32_t TightOffset(std::uint32_t inModes) { return 4 * (inModes + 1); }
 };
 
-/// A Bounded Deformation Tree (James & Pai 2004, §3): a binary sphere tree built on the undeformed model
-/// whose spheres are updated from q alone, in any order, at 8M flops each.
-///
-/// Construction (§3.1): top-down median split of triangle centroids along the longest axis of their box,
-/// one triangle per leaf by default; the model's triangles are reordered so each node covers a contiguous
-/// range. Every node's sphere is the exact minimal enclosing sphere (Welzl) of its vertices, a *wrapped*
-/// hierarchy. Per node and mode, Ū_j and ΔR_j are the centre and radius of the minimal sphere enclosing the
-/// mode's displacement vectors {U_ij}: the smallest ΔR_j that eq. 6–7 allow with any Ū_j (the paper's
-/// mean β_i = 1/|Λ| is one admissible choice; the centre of this sphere is another convex combination,
-/// so eq. 5 still tracks an average point motion).
-///
-/// Immutable after `Build`; share it between bodies with `std::shared_ptr<const BDTree>`. It owns the
-/// model, with triangles in tree order.
+/// A Bounded Deformation Tree (James & Pai 2004, §3): a wrapped binary sphere tree of the rest model whose
+/// spheres are updated from q alone, in any order, at 8M flops each (§3.1 build: docs/TUNING.md#bdtree).
+/// Immutable after `Build`; share it with `std::shared_ptr<const BDTree>`. Owns the model, in tree order.
 class BDTree
 {
 public:
@@ -72,8 +53,8 @@ public:
     static BDTree Build(const Model& inModel, const BDTreeSettings& inSettings = {},
                         const ProgressCallback& inProgress = {});
 
-    /// Assembles a tree from stored arrays (the asset loader). Validates every index and size, and
-    /// re-derives nothing: the rows are taken as stored. Throws `bdt::Error` on any inconsistency.
+    /// A tree from stored arrays (the asset loader), rows taken as stored. Throws `bdt::Error` on any
+    /// inconsistent index or size.
     static BDTree FromParts(std::shared_ptr<const Model> inModel, std::vector<BDTreeNode> inNodes,
                             std::span<const float> inRows, std::vector<std::uint32_t> inTriangleOrder);
 
@@ -87,8 +68,7 @@ public:
 
     /// Number of levels (max level + 1).
     std::uint32_t LevelCount() const { return static_cast<std::uint32_t>(mLevelEnd.size()); }
-    /// One past the last node of level `inLevel` (clamped to the deepest level): nodes of levels
-    /// 0..inLevel are [0, LevelEnd(inLevel)).
+    /// One past the last node of level `inLevel` (clamped to the deepest): levels 0..inLevel are [0, LevelEnd).
     std::uint32_t LevelEnd(std::uint32_t inLevel) const;
     /// First node of level `inLevel`.
     std::uint32_t LevelBegin(std::uint32_t inLevel) const { return inLevel == 0 ? 0 : LevelEnd(inLevel - 1); }
@@ -120,26 +100,22 @@ private:
 /// Receives a node's index and its vertices (each once, in first-seen order), indices into the model.
 using NodeVerticesCallback = std::function<void(std::uint32_t inNode, std::span<const std::uint32_t> inVertices)>;
 
-/// Calls `inCallback` for every node of `inNodes`, in order, with the vertices of the node's triangles of
-/// `inModel` (the model in tree order): what every per-node bound is computed from. Cost O(Σ_nodes
-/// 3·triangles) and one stamp per vertex.
+/// Calls `inCallback` for every node of `inNodes`, in order, with its triangles' vertices in `inModel` (tree
+/// order). O(Σ_nodes 3·triangles).
 void ForEachNodeVertices(const Model& inModel, std::span<const BDTreeNode> inNodes, const NodeVerticesCallback& inCallback);
 
-/// The float rounding allowance γ used to inflate stored bounds for M modes: 4(M+4)·2⁻²⁴, a few times the
-/// worst-case relative error of an (M+1)-term float dot product.
+/// The float rounding allowance γ = 4(M+4)·2⁻²⁴ that inflates stored bounds for M modes.
 double FloatUpdateSlack(std::uint32_t inModes);
 
 /// `inValue` converted to float and rounded towards +∞ (never smaller than the double).
 float RoundUpToFloat(double inValue);
 
-/// ‖A‖₂, the largest singular value of the 3×M matrix A whose columns are `inColumns`, from the eigenvalues
-/// of A·Aᵀ, raised by 1e-9 relative so it is never below the exact value. Used for δR_tight and δR (eq. 10–11).
+/// ‖A‖₂ of the 3×M matrix of columns `inColumns`, raised by 1e-9 relative to stay above the exact value
+/// (δR_tight, δR of eq. 10–11).
 double SpectralNorm(std::span<const Vec3d> inColumns);
 
-/// An upper bound on ‖A‖₂ for the same A, from the closed-form eigenvalues of the 3×3 A·Aᵀ (Eigen's
-/// `computeDirect`) raised by 1e-9 of its trace, far above that solver's rounding, and never above
-/// √trace (the Frobenius norm). Up to a few 1e-9 relative above `SpectralNorm`, and several times cheaper
-/// (no iteration): for per-step bounds (`ProxyPairCache`'s turn) and per-node bake loops (`ContactProxies`).
+/// An upper bound on ‖A‖₂, at most √trace(AAᵀ) and a few 1e-9 relative above `SpectralNorm`, several times
+/// cheaper (closed form, no iteration): for per-step and per-node loops.
 double SpectralNormBound(std::span<const Vec3d> inColumns);
 
 } // namespace bdt

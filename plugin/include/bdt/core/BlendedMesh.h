@@ -69,10 +69,8 @@ public:
     /// Vertex `inVertex` deformed by `inTransforms` (n of them), in double: the brute-force reference.
     Vec3d DeformedPosition(std::size_t inVertex, std::span<const AffineTransform> inTransforms) const;
 
-    /// The same surface as a reduced model p + U q (`Model`) with M = 12n: v_k is linear in the entries of
-    /// the transforms, so with q the entries of A_j − I (row-major) and t_j for each node
-    /// (`ReducedCoordinates`), U's columns are w_kj times v_k⁰'s coordinates or 1. So the GPU deformer and
-    /// the BD-Tree take such bodies as they are. Cost O(N·n) memory (dense in the modes).
+    /// The same surface as a reduced model p + U q with M = 12n, q the entries of A_j − I (row-major) and t_j
+    /// per node (`ReducedCoordinates`), for the GPU deformer and the BD-Tree. O(N·n) memory.
     Model ToReducedModel() const;
     /// The q of `ToReducedModel` for `inTransforms` (n of them): 12n values.
     std::vector<float> ReducedCoordinates(std::span<const AffineTransform> inTransforms) const;

@@ -63,19 +63,14 @@ struct QueryStats
     std::uint64_t overlapTests = 0;  ///< Bounding-volume overlap tests (sphere-sphere, sphere-primitive).
     std::uint64_t triangleTests = 0; ///< Exact triangle tests at the leaves.
     std::uint64_t contacts = 0;      ///< Contacts or pairs reported.
-    /// Of `contacts`, those an interrupted traversal made from pairs above the proxies that it had no budget
-    /// left to refine (`CollideProxiesBudgeted`).
+    /// Of `contacts`, those made above the proxies by an interrupted traversal (`CollideProxiesBudgeted`).
     std::uint64_t approximateContacts = 0;
-    /// The surface contact model's work (`EContactModel::Surface`): patch pairs tested feature by feature (a
-    /// patch against another, a primitive or a list of triangles), the feature pairs tested exactly in them, the
-    /// contacts they made, and the patches placed: deformed now or reused from the body's cache.
+    /// Surface model: patch pairs tested feature by feature, exact feature tests, their contacts.
     std::uint64_t patchPairs = 0, featureTests = 0, surfaceContacts = 0;
-    std::uint64_t patchesMade = 0, patchesReused = 0;
-    /// Proxy pairs of two deformables found beyond the pair's contact breaking threshold and kept as sphere
-    /// contacts (the surface model's speculative reach).
+    std::uint64_t patchesMade = 0, patchesReused = 0; ///< Surface model: patches deformed now, or cached.
+    /// Deformable proxy pairs beyond the contact breaking threshold, kept as sphere contacts (speculative).
     std::uint64_t speculativePairs = 0;
-    /// Surface model: pairs of contact pieces collided as boxes (`DeformableShapeSettings::pieceTolerance`), and
-    /// the contacts they made.
+    /// Surface model: contact pieces collided as boxes (`DeformableShapeSettings::pieceTolerance`), contacts.
     std::uint64_t piecePairs = 0, pieceContacts = 0;
 
     /// Adds every counter of `inOther`.
@@ -96,11 +91,8 @@ struct QueryStats
     }
 };
 
-/// Where a step's narrowphase work goes, for the pairs of this plugin's collision algorithm: how many pairs
-/// and contacts each stage saw, and the time it took. Times are processor milliseconds summed over the threads
-/// that ran the stage (`ParallelDispatcher`), so with two threads they may add up to more than the step.
-/// Filled per pair and added to its deformable A's shape (`DeformableShape::Narrowphase`); `World` sums them
-/// into `StepStats::narrowphase`.
+/// A step's narrowphase work, stage by stage, for this plugin's pairs: counts, and processor milliseconds
+/// summed over threads (more than the step with two). `World` sums them into `StepStats::narrowphase`.
 struct NarrowphaseStats
 {
     QueryStats work; ///< The queries' counters: sphere tests, patch pairs, feature tests, patches placed.
@@ -111,8 +103,7 @@ struct NarrowphaseStats
     std::uint64_t pointsKept = 0;       ///< Points written into manifolds after region reduction.
     double descentMs = 0.0;  ///< The sphere descents (BD-Tree §3.4) and their sphere contacts.
     double placeMs = 0.0;    ///< Surface model: deforming and placing patches.
-    /// Surface model: the exact feature tests (and anything else per patch pair), the contact pieces' box tests
-    /// and the triangle under each piece point.
+    /// Surface model: the exact feature tests, the pieces' box tests and the triangle under each piece point.
     double featuresMs = 0.0;
     double regionsMs = 0.0;  ///< The speculative filter, region planning, point reduction and prediction.
     double commitMs = 0.0;   ///< Writing the points into Bullet's manifolds (warm starts, callbacks).

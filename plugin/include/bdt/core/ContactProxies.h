@@ -9,26 +9,10 @@
 namespace bdt
 {
 
-/// Contact proxies at a level L (BD-Tree paper §3.4): the nodes of level L, and the leaves above it, are the
-/// contact proxies; every coarser node is enlarged so that, for every q, its updated sphere contains the
-/// updated spheres of its descendant proxies, not only their vertices. A traversal that stops at the
-/// proxies then never misses a proxy overlap.
-///
-/// Each coarse node n is measured against every proxy p below it, directly:
-///
-///     R_n  ≥ ‖c_p − c_n‖ + R_p                     (rest spheres nest)
-///     ΔR_nj ≥ ‖Ū_p,j − Ū_n,j‖ + ΔR_p,j              (then ‖c'_p − c'_n‖ + R'_p ≤ R'_n for every q, eq. 7)
-///     δR_tight,n ≥ ‖Ū_p − Ū_n‖₂ + δR_tight,p        (the same for the tight bound)
-///
-/// each term raised by the float rounding of both updates, and δR of eq. 11 is the largest of the node's and
-/// its proxies'. The rest centre c_n is chosen for the proxies' balls (`EnclosingBallsCentre`, or the node's
-/// own centre if that reaches less); the Ū_nj stay the node's own. Composing child by child instead
-/// (R_n ≥ ‖c_ch − c_n‖ + R_ch, linear in the nodes) adds the triangle inequality's slack at every level, so the
-/// coarse spheres of a deep tree grow well beyond their minimal ones and a tree-vs-tree descent tests many
-/// more of them. The direct measure costs O(P·L·M) for P proxies (milliseconds for an 18k-triangle model),
-/// paid once per L and shared by every body.
-///
-/// Immutable; share it between bodies that use the same L.
+/// Contact proxies at level L (§3.4): the nodes of level L and the leaves above it. Every coarser node is
+/// enlarged so its updated sphere holds its proxies' updated spheres for every q (R_n ≥ ‖c_p − c_n‖ + R_p,
+/// ΔR_nj ≥ ‖Ū_p,j − Ū_n,j‖ + ΔR_p,j per proxy p below it, eq. 7), so a traversal that stops at the proxies
+/// misses no overlap. Built in O(P·L·M) for P proxies; immutable, shared by the bodies at that L.
 class ContactProxies
 {
 public:
@@ -51,25 +35,18 @@ public:
         return node.level == mLevel || (node.level < mLevel && node.IsLeaf());
     }
 
-    /// Where a traversal to the proxies goes below `inNode` (< `VisitCount()`): its first child (the second is
-    /// the next index), or 0 for a proxy. One load from a table of 4 bytes a node, shared by every body.
+    /// Below `inNode` (< `VisitCount()`): its first child (the second follows), or 0 for a proxy.
     const std::uint32_t& ChildrenBelow(std::uint32_t inNode) const { return mChildrenBelow[inNode]; }
 
-    /// Bounds on the rows' centres: entry 0 the largest ‖c‖, entry j + 1 the largest ‖Ū_j‖, over every row
-    /// a query may read (the wrapped rows and all the tree's), so ‖c + Σ_j Ū_j q_j‖ ≤ b_0 + Σ_j b_{j+1}|q_j|
-    /// for any node: how far from the rest frame's origin an updated centre can be (M + 1 entries).
+    /// M + 1 bounds b over every row a query may read (largest ‖c‖, then ‖Ū_j‖): an updated centre is within
+    /// b_0 + Σ_j b_{j+1}|q_j| of the rest frame's origin.
     std::span<const float> CentreBounds() const { return mCentreBounds; }
 
-    /// Bounds on the proxies' radius terms (M + 2 entries): entry 0 the largest rest radius R, entry j + 1 the
-    /// largest ΔR_j, entry M + 1 the largest δR_tight, over the proxies' rows. A proxy's updated radius is at
-    /// most e_0 + Σ_j e_{j+1}|q_j|, and changes by at most max(Σ_j e_{j+1}|Δq_j|, e_{M+1}‖Δq‖₂) when q changes
-    /// by Δq, under either bound (`EBound`): what `ProxyPairCache` needs to know how far a proxy can move.
+    /// M + 2 bounds e over the proxies' rows (largest R, ΔR_j, δR_tight): a proxy's radius changes by at most
+    /// max(Σ_j e_{j+1}|Δq_j|, e_{M+1}‖Δq‖₂) when q changes by Δq, under either `EBound`.
     std::span<const float> ProxyRadiusBounds() const { return mProxyRadiusBounds; }
 
-    /// The same bounds over every node a traversal to this level can visit ([0, `VisitCount()`), wrapped rows
-    /// above the proxies): how far any visited node's updated radius can change when q changes by Δq, at most
-    /// max(Σ_j e_{j+1}|Δq_j|, e_{M+1}‖Δq‖₂) (M + 2 entries). What a `TraversalFront` needs to carry a missed
-    /// pair's clearance from one step to the next.
+    /// The same bounds over every node a traversal to this level can visit ([0, `VisitCount()`)).
     std::span<const float> NodeRadiusBounds() const { return mNodeRadiusBounds; }
 
     /// The row to use for `inNode` (enlarged when above the proxies).

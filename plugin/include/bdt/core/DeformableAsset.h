@@ -19,10 +19,8 @@ namespace bdt
 
 class ContactPieces;
 
-/// Everything the bodies of one model share, immutable once made: the BD-Tree (and through it the model),
-/// the rest shape's mass properties, the modal integrals, and the proxy levels (§3.4) built so far.
-/// Thousands of bodies hold one `std::shared_ptr<const DeformableAsset>`; per-body state lives elsewhere
-/// (`TreeState`, `ModalDynamics`).
+/// Everything the bodies of one model share, immutable once made: the BD-Tree and model, mass and modal
+/// properties, and the proxy levels (§3.4) built so far. Per-body state: `TreeState`, `ModalDynamics`.
 class DeformableAsset
 {
 public:
@@ -36,17 +34,14 @@ public:
     const Model& GetModel() const { return mTree->GetModel(); }
     /// Rest-shape mass properties per unit mass (`ComputeMassProperties` of the model).
     const MassProperties& Mass() const { return mMass; }
-    /// Modal integrals about `Mass().centerOfMass` (`ComputeModalProperties`), with the rigid part of each mode's
-    /// coupling to the frame taken out (`RemoveRigidCoupling`: s_j = 0, A_j symmetric), which is what the inertial
-    /// forcing of the modes uses.
+    /// Modal integrals about `Mass().centerOfMass`, rigid coupling removed (`RemoveRigidCoupling`: s_j = 0, A_j
+    /// symmetric), as the modes' inertial forcing uses them.
     const ModalProperties& Modal() const { return mModal; }
-    /// Per mode j, the axial vector of A_j's antisymmetric part, (A_21 − A_12, A_02 − A_20, A_10 − A_01)
-    /// (A_j = `Modal().firstMoment[j]`): ⟨[v]×, A_j⟩_F = v · axial_j, the inertial term of a frame's angular
-    /// acceleration v on mode j. M entries, rest-frame axes, model units² per unit q_j (zero to rounding, since
-    /// `Modal()`'s A_j are symmetric).
+    /// Per mode, the axial vector (A_21 − A_12, A_02 − A_20, A_10 − A_01) of A_j = `Modal().firstMoment[j]`, so
+    /// ⟨[v]×, A_j⟩_F = v · axial_j. M entries, rest-frame axes, model units²; zero to rounding.
     std::span<const Vec3d> FirstMomentAxial() const { return mFirstMomentAxial; }
-    /// The tree-order index of triangle `inInput` of the mesh the tree was built from (the inverse of
-    /// `BDTree::TriangleOrder`); cNoIndex outside it. O(1).
+    /// The tree-order index of input-mesh triangle `inInput` (`BDTree::TriangleOrder` inverted); cNoIndex
+    /// outside it. O(1).
     std::uint32_t TreeTriangleOf(std::uint32_t inInput) const
     {
         return inInput < mTreeTriangleOf.size() ? mTreeTriangleOf[inInput] : 0xffffffffu;
@@ -54,22 +49,19 @@ public:
     /// Rest radius of the root sphere (model units): the model's size for strain limits and thresholds.
     double BoundingRadius() const { return mBoundingRadius; }
 
-    /// The contact proxies at level `inLevel` (clamped to the tree's depth), built on first request in
-    /// O(nodes above the level) and kept: later requests for the same level return the same object.
-    /// Thread-safe (a mutex guards the cache).
+    /// The contact proxies at level `inLevel` (clamped to the depth), built on first request (O(nodes above
+    /// it)) and kept. Thread-safe.
     std::shared_ptr<const ContactProxies> Proxies(std::uint32_t inLevel) const;
 
-    /// The surface patches of the proxies at level `inLevel` (clamped as `Proxies`), for the surface contact
-    /// model: built on first request in O(T log T) and kept, like the proxies. Thread-safe.
+    /// The surface patches of the proxies at `inLevel`, built on first request (O(T log T)) and kept.
+    /// Thread-safe.
     std::shared_ptr<const ProxyPatches> Patches(std::uint32_t inLevel) const;
 
-    /// The tree's BD-AABB box rows (§3.5, `BDAabbTree`), built on first request (O(Σ_nodes |Λ|·M), 32(M + 1)
-    /// bytes a node) and kept: for bodies that cull their narrowphase with boxes. Thread-safe.
+    /// The BD-AABB box rows (§3.5), built on first request (32(M + 1) bytes a node) and kept. Thread-safe.
     std::shared_ptr<const BDAabbTree> Boxes() const;
 
-    /// The surface model's contact pieces of the nodes down to level `inLevel` (clamped as `Proxies`): the nodes
-    /// whose triangles are the outside of a box (plugin internal, `ContactPieces`). Built on first request in
-    /// O(T · levels) with the box rows and kept. Thread-safe.
+    /// The surface model's contact pieces (plugin internal) down to `inLevel`, built on first request
+    /// (O(T · levels), with the box rows) and kept. Thread-safe.
     std::shared_ptr<const ContactPieces> Pieces(std::uint32_t inLevel) const;
 
     /// Bytes held by the tree, the model and the proxy levels built so far (takes the cache's mutex).

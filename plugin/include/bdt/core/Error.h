@@ -7,9 +7,8 @@
 namespace bdt
 {
 
-/// The one exception type the library throws for bad input: malformed or inconsistent models, corrupt
-/// assets, impossible parameters. `what()` is a single line without a trailing newline, suitable for
-/// `error: <file>: <what>`; it never names the file itself, the caller adds that.
+/// The one exception type the library throws for bad input (models, assets, parameters). `what()` is one
+/// line without a newline or the file's name, for `error: <file>: <what>`.
 class Error : public std::runtime_error
 {
 public:

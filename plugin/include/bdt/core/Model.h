@@ -24,9 +24,8 @@ struct ModelData
     std::vector<Vec3f> positions;   ///< Rest positions p_i, N of them, model units, rest (body) frame.
     std::vector<Triangle> triangles; ///< Vertex indices, counter-clockwise seen from outside.
     std::uint32_t modeCount = 0;    ///< M, the number of displacement fields (columns of U). 0 is a rigid body.
-    /// U, vertex-major: the displacement of vertex i for unit q_j is `basis[(i*M + j)*3 + {0,1,2}]`.
-    /// Size 3·N·M. Vertex-major so that one vertex's M vectors are contiguous, as the GPU and the leaf
-    /// tests read them.
+    /// U, 3·N·M floats, vertex-major (one vertex's M vectors contiguous, as the GPU reads them): the
+    /// displacement of vertex i for unit q_j is `basis[(i*M + j)*3 + {0,1,2}]`.
     std::vector<float> basis;
     /// Optional normal basis N (same layout as `basis`): the first-order change of each vertex normal per
     /// unit q_j, for shading. Empty when absent.

@@ -5,10 +5,8 @@
 namespace bdt
 {
 
-/// Asks the processor to bring the `inBytes` bytes at `inAddress` into its cache, a cache line (64 bytes) at a
-/// time: a hint for loops whose next items are scattered in memory (bodies, shapes, manifolds), issued a few
-/// items ahead so the loop waits on one miss at a time instead of a chain of them. No effect on any result; a
-/// null or dangling address is harmless (a prefetch never faults). One instruction per line.
+/// Hints the processor to cache the `inBytes` bytes at `inAddress`, one instruction per 64-byte line; no effect
+/// on any result, and harmless for a null or dangling address. For loops over scattered items, a few ahead.
 inline void PrefetchBytes(const void* inAddress, std::size_t inBytes)
 {
 #if defined(__GNUC__) || defined(__clang__)

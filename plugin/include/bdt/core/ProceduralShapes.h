@@ -15,11 +15,8 @@ namespace bdt
 /// 0.5; torus about y with radii 0.5 and 0.15; pawn 0.96 tall; slab 1.0 × 0.1 × 1.0 (x, y, z).
 enum class EShape : std::uint8_t
 {
-    Chair,   ///< A plastic chair: seat, back and four legs (the paper's Table 1 chair: 9421 vertices, 17914
-             ///< faces).
-    Curtain, ///< A hanging cloth, a single-sided grid of about the triangles asked for (12020 asked give
-             ///< 12012 triangles and 6164 vertices; the paper's curtain, 6184 vertices and 12020 faces, is
-             ///< `bdt-bench`'s `MakePaperCurtain`).
+    Chair,   ///< A plastic chair: seat, back and four legs (the paper's Table 1 chair has 17914 faces).
+    Curtain, ///< A hanging cloth, a single-sided grid (the paper's own: `bdt-bench`'s `MakePaperCurtain`).
     Beam,    ///< A slender box, length 10× its height.
     Box,     ///< A subdivided cube.
     Sphere,  ///< A subdivided sphere.

@@ -8,13 +8,6 @@
 namespace bdt
 {
 
-/// The BD-Tree sphere update (paper §3.2, eq. 5 and 7) of one node row (`NodeRowLayout`):
-///
-///     c' = c + Σ_j Ū_j q_j,   R' = R + Σ_j ΔR_j |q_j|        (8M flops)
-///
-/// and with `Tight`, R' = min(R + ΔRᵀ|q|, R + δR_tight·‖q‖₂), both conservative (two more flops and a min).
-/// `inQq` holds (q_j, q_j, q_j, |q_j|) for each mode, so every mode is one 4-wide multiply-add.
-/// `inQNorm` is ‖q‖₂ (read only when `Tight`). Writes (c'.x, c'.y, c'.z, R') to `outSphere`.
 /// The tight bound's radius: the smaller of the paper's `inPaperRadius` and R + δR_tight·‖q‖₂.
 inline float TightRadius(const float* inRow, std::uint32_t inModes, float inQNorm, float inPaperRadius)
 {
@@ -22,6 +15,9 @@ inline float TightRadius(const float* inRow, std::uint32_t inModes, float inQNor
     return tight < inPaperRadius ? tight : inPaperRadius;
 }
 
+/// The sphere update (§3.2, eq. 5, 7) of one `NodeRowLayout` row into `outSphere` as (c', R'):
+/// c' = c + Σ_j Ū_j q_j, R' = R + Σ_j ΔR_j |q_j| (8M flops), or `TightRadius` if `Tight`.
+/// `inQq` holds (q_j, q_j, q_j, |q_j|) per mode; `inQNorm` is ‖q‖₂.
 template <bool Tight>
 inline void UpdateSphere(const float* inRow, const float* inQq, std::uint32_t inModes, float inQNorm, float* outSphere)
 {
@@ -82,8 +78,8 @@ inline void UpdateSphere(const float* inRow, const float* inQq, std::uint32_t in
 namespace bdt
 {
 
-/// Updates `inCount` consecutive rows (stride `NodeRowLayout::RowStride(inModes)`) into `outSpheres`
-/// (4 floats each). One kernel call per batch, so the loop runs over a contiguous range with no branch.
+/// Updates `inCount` consecutive rows (stride `NodeRowLayout::RowStride(inModes)`) into `outSpheres`, 4 floats
+/// each, in one branch-free loop.
 using SphereBatchKernel = void (*)(const float* inRows, std::uint32_t inCount, const float* inQq,
                                    std::uint32_t inModes, float inQNorm, float* outSpheres);
 

@@ -29,23 +29,12 @@ struct alignas(16) UpdatedSphere
     float radius;
 };
 
-/// Per-body deformation state: the reduced coordinates q and the lazily updated spheres of the nodes a
-/// traversal to the proxy level can visit. Sized by `ContactProxies::VisitCount()` (20 bytes a node), not by
-/// the tree: thousands of bodies share one `BDTree`.
+/// Per-body deformation state: q and the lazily updated spheres of the nodes down to the proxy level
+/// (`ContactProxies::VisitCount()`, 20 bytes a node). Each `SetQ` starts a step; a node's first `Sphere` in
+/// the step computes and caches it and its sibling (§3.4), deeper nodes are never cached. With temporal
+/// coherence (§3.5, eq. 11) spheres computed at q_ref grow by δR·‖q − q_ref‖₂ until refreshed.
 ///
-/// Each `SetQ` starts a new step (a new update stamp). The first `Sphere(i)` of a node in a step computes
-/// and caches its sphere (§3.4 "run time updates"), and its sibling's in the same kernel call unless that
-/// one is already current (a traversal that splits a node visits both children); later calls in the step
-/// return the cached one, in any order. Nodes deeper than the proxy level (leaf-level queries) are computed every time, uncached.
-///
-/// With temporal coherence on (§3.5, eq. 11), spheres are computed at a reference q_ref and reused across
-/// steps while q stays near it, enlarged by δR·‖q − q_ref‖₂ (one multiply-add a sphere). The reference is
-/// refreshed when that enlargement would exceed the refresh fraction (`SetTemporalCoherence`) times the root
-/// radius.
-///
-/// One thread at a time per state (states of different bodies are independent), except for `Sphere`, which
-/// threads that each hold a `ConcurrentScope` may call on one state at once (a parallel narrowphase: two
-/// pairs of one body on two threads). Everything else (`SetQ`, `UpdateRange`, settings) stays serial.
+/// One thread at a time per state, except `Sphere` from threads that each hold a `ConcurrentScope`.
 class TreeState
 {
 public:
@@ -64,8 +53,7 @@ public:
     /// Throws `bdt::Error` if `inProxies` belongs to another tree.
     void SetProxies(std::shared_ptr<const ContactProxies> inProxies);
 
-    /// A count that changes whenever the spheres may change: every accepted `SetQ`, and every change of
-    /// proxies, bound or temporal coherence. For caches of values derived from the spheres.
+    /// Changes whenever the spheres may (an accepted `SetQ`, new proxies, bound or coherence): for caches.
     std::uint64_t Version() const { return mVersion; }
 
     /// Sets q for a new step. Returns false, and changes nothing, when `inQ` does not have M entries or has
@@ -80,15 +68,13 @@ public:
     void SetBound(EBound inBound);
     EBound Bound() const { return mBound; }
 
-    /// Turns §3.5 temporal coherence on or off; takes effect at the next `SetQ`.
+    /// Turns §3.5 temporal coherence on or off from the next `SetQ`; the reference q is refreshed once the
+    /// growth would exceed `inRefreshFraction` of the root radius.
     void SetTemporalCoherence(bool inEnabled, float inRefreshFraction = 0.02f);
     bool TemporalCoherence() const { return mCoherence; }
 
-    /// While alive, this thread's `Sphere` calls may run alongside other threads' (each with its own scope)
-    /// on the same states: a miss claims the node's stamp (an atomic compare-exchange) before it writes the
-    /// cache, and a thread that finds a node claimed by another computes its own copy, the same bits. Costs
-    /// up to three atomic read-modify-writes a cache miss (claims and the count); without a scope a miss
-    /// writes plainly. Scopes do not nest on a thread.
+    /// While alive, this thread's `Sphere` calls may run alongside other threads' (each with its own scope) on
+    /// the same states, the same bits. Up to three atomic operations a cache miss. Scopes do not nest.
     class ConcurrentScope
     {
     public:
@@ -100,8 +86,7 @@ public:
     /// Whether this thread holds a `ConcurrentScope` (other per-body caches then leave their storage alone).
     static bool InConcurrentScope() { return sConcurrent; }
 
-    /// Sphere of node `inNode` at the current q, rest frame; lazily computed and stamped. The common case, a
-    /// node already updated in this step without temporal coherence, is inline: one stamp compare, 16 bytes.
+    /// Sphere of node `inNode` at the current q, rest frame: computed at its first call in a step, then cached.
     UpdatedSphere Sphere(std::uint32_t inNode)
     {
         // An acquire load (a plain load on x86): the sphere a concurrent thread published with its stamp is
@@ -117,9 +102,7 @@ public:
         return UpdateSphere(inNode);
     }
 
-    /// The spheres of the siblings `inFirst` and `inFirst + 1` (a node's two children), as two `Sphere` calls
-    /// would give them. The common case, both already updated in this step without temporal coherence, is
-    /// inline: two stamp compares and one 32-byte copy.
+    /// The spheres of siblings `inFirst` and `inFirst + 1`, as two `Sphere` calls would give them.
     void SiblingSpheres(std::uint32_t inFirst, UpdatedSphere (&outSpheres)[2])
     {
         if (inFirst + 1 < mStamp.size() && mCoherenceGrowth == 0.0f &&
@@ -137,8 +120,7 @@ public:
     /// count).
     bool RestShape() const { return mQRefNorm == 0.0f; }
 
-    /// `Sphere(inNode)` computed now from the row and q, without the cache (neither read nor written), bit
-    /// for bit. Not counted: the caller reports its updates with `CountUpdates` (none while `RestShape`).
+    /// `Sphere(inNode)` bit for bit, computed now without the cache; the caller counts it (`CountUpdates`).
     UpdatedSphere ComputeSphereNow(std::uint32_t inNode) const
     {
         UpdatedSphere sphere;
@@ -151,11 +133,8 @@ public:
         return sphere;
     }
 
-    /// The same two spheres computed now from the rows and q, without the cache (neither read nor written):
-    /// what `SiblingSpheres` gives, bit for bit. For traversals that visit many bodies, where reading a
-    /// body's cache costs more than the 2 × 8M flops on rows shared by every body. Returns the updates
-    /// computed: 2, or 0 at q = 0 (the rest spheres are copied, the same bits). Not counted: the caller reports its updates
-    /// with `CountUpdates`.
+    /// `SiblingSpheres` bit for bit, computed now without the cache; returns the updates to count (2, or 0 at
+    /// q = 0). For traversals over many bodies, where the cache costs more than 2 × 8M flops.
     std::uint32_t ComputeSiblingSpheres(std::uint32_t inFirst, UpdatedSphere (&outSpheres)[2]) const
     {
         if (mQRefNorm == 0.0f && mCoherenceGrowth == 0.0f) // q = 0: the rest spheres, as the update gives them
@@ -176,17 +155,14 @@ public:
     /// `ContactProxies::CentreBounds` and the q the spheres are computed at. O(M).
     float CentreBound() const;
 
-    /// Updates every node in [inBegin, inEnd) now (a batch update, e.g. all nodes of a level); they must be
-    /// below `Proxies().VisitCount()`.
+    /// Updates every node in [inBegin, inEnd) now (a batch); they must be below `Proxies().VisitCount()`.
     void UpdateRange(std::uint32_t inBegin, std::uint32_t inEnd);
 
     /// Adds `inCount` to `SpheresUpdated` (updates computed without the cache); threads holding a
     /// `ConcurrentScope` may call it on one state at once.
     void CountUpdates(std::uint64_t inCount);
 
-    /// Asks the processor to bring what a query reads first into its cache (q, the root's cached sphere and
-    /// stamp; this object itself must be cached to find them): a hint for loops that visit many bodies, no
-    /// effect on any result.
+    /// Prefetches what a query reads first (q, the root's sphere and stamp): a hint for loops over bodies.
     void Prefetch() const
     {
         PrefetchBytes(mQq.data(), mQq.size() * sizeof(float));
