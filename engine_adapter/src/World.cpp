@@ -42,12 +42,6 @@
 namespace bdt
 {
 
-using detail::ClampLength;
-using detail::Length;
-using detail::RotationError;
-using detail::cBasisRepairLimit;
-using detail::cBasisTolerance;
-
 namespace
 {
 
@@ -128,7 +122,7 @@ void ValidateBodySettings(const BodySettings& inDesc)
     // A rotation: orthonormal columns, determinant +1, to the rounding of a float basis (Bullet's shapes and
     // the rest-to-world fit assume it; a scaled basis would place the collision surface off the drawn one).
     bool proper = false;
-    if (RotationError(inDesc.transform.getBasis(), proper) > cBasisTolerance || !proper)
+    if (detail::RotationError(inDesc.transform.getBasis(), proper) > detail::cBasisTolerance || !proper)
         throw Error("body: transform's basis is not a rotation (orthonormal columns, determinant 1); give the size "
                     "as BodySettings::scale");
     const BodyMaterial& m = inDesc.material;
@@ -614,7 +608,7 @@ bool World::ApplyAtPoint(btRigidBody* inBody, const btVector3& inWorldPoint, con
     Body* body = FindBody(inBody);
     if (body == nullptr || !(inBody->getInvMass() > 0) || !IsFinite(inWorldPoint) || !IsFinite(inLoad))
         return false;
-    const double magnitude = Length(inLoad);
+    const double magnitude = detail::Length(inLoad);
     if (!std::isfinite(magnitude))
         return false;
     const btVector3 arm = inWorldPoint - inBody->getCenterOfMassPosition();

@@ -43,12 +43,6 @@
 namespace bdt
 {
 
-using detail::ClampLength;
-using detail::Length;
-using detail::RotationError;
-using detail::cBasisRepairLimit;
-using detail::cBasisTolerance;
-
 namespace
 {
 
@@ -89,14 +83,14 @@ void World::GuardState(Body& ioBody, double inTimeStep)
         ++repairs;
     }
     bool proper = false;
-    const double basisError = RotationError(rigid.getWorldTransform().getBasis(), proper);
-    if (!IsFinite(rigid.getWorldTransform()) || basisError > cBasisRepairLimit || !proper)
+    const double basisError = detail::RotationError(rigid.getWorldTransform().getBasis(), proper);
+    if (!IsFinite(rigid.getWorldTransform()) || basisError > detail::cBasisRepairLimit || !proper)
     {
         RestoreBody(ioBody);
         mStats.stateRepairs += repairs;
         return;
     }
-    if (basisError > cBasisTolerance)
+    if (basisError > detail::cBasisTolerance)
     {
         btTransform transform = rigid.getWorldTransform();
         btQuaternion rotation;
@@ -112,8 +106,8 @@ void World::GuardState(Body& ioBody, double inTimeStep)
         linear.setZero();
     if (!IsFinite(angular))
         angular.setZero();
-    ClampLength(linear, linearLimit);
-    ClampLength(angular, angularLimit);
+    detail::ClampLength(linear, linearLimit);
+    detail::ClampLength(angular, angularLimit);
     if (linear != rigid.getLinearVelocity() || angular != rigid.getAngularVelocity())
     {
         rigid.setLinearVelocity(linear);
@@ -123,7 +117,7 @@ void World::GuardState(Body& ioBody, double inTimeStep)
     // Gravity (Bullet added gravity · mass to the total force at the start of stepSimulation) and the total
     // force and torque: what Bullet's integration adds to the velocities before the solve.
     const btVector3 gravity = rigid.getGravity();
-    const bool gravityBad = !IsFinite(gravity) || Length(gravity) * inTimeStep > linearLimit;
+    const bool gravityBad = !IsFinite(gravity) || detail::Length(gravity) * inTimeStep > linearLimit;
     btVector3 force = rigid.getTotalForce(), torque = rigid.getTotalTorque();
     bool forcesChanged = false;
     if (gravityBad)
@@ -145,7 +139,7 @@ void World::GuardState(Body& ioBody, double inTimeStep)
     }
     // Within the step, F·h/m and I⁻¹·T·h at most the speed limits.
     if (rigid.getInvMass() > 0)
-        forcesChanged |= ClampLength(force, linearLimit / (double(rigid.getInvMass()) * inTimeStep));
+        forcesChanged |= detail::ClampLength(force, linearLimit / (double(rigid.getInvMass()) * inTimeStep));
     const double angularGain = (ToMat3d(rigid.getInvInertiaTensorWorld()) * ToVec3d(torque)).norm() * inTimeStep;
     if (angularGain > angularLimit)
     {
