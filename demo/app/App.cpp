@@ -232,19 +232,23 @@ int App::Run()
 
 int App::RunHeadless()
 {
-    // Progress on stderr every 2 s (stdout carries the outputs' paths): frames done, the pace, the time left.
+    // Progress on stderr every 2 s (stdout carries the outputs' paths): frames done, the pace over the last
+    // report's interval (a settling pile slows down: the mean pace since the start would promise too little time
+    // left), the time left at that pace.
     const Clock::time_point start = Clock::now();
     std::fprintf(stderr, "headless: %d frames of %s\n", mOptions.frames, mSampleName.c_str());
     Clock::time_point reported = start;
+    int reportedFrames = 0;
     for (int frame = 0; frame < mOptions.frames; ++frame)
     {
         StepPhysics();
         const Clock::time_point now = Clock::now();
         if (now - reported >= std::chrono::seconds(2) && frame + 1 < mOptions.frames)
         {
+            const double interval = std::chrono::duration<double>(now - reported).count();
+            const double pace = double(frame + 1 - reportedFrames) / interval;
             reported = now;
-            const double elapsed = std::chrono::duration<double>(now - start).count();
-            const double pace = double(frame + 1) / elapsed;
+            reportedFrames = frame + 1;
             std::fprintf(stderr, "headless: frame %d of %d, %.1f frames/s, about %.0f s left\n", frame + 1,
                          mOptions.frames, pace, double(mOptions.frames - frame - 1) / pace);
         }
