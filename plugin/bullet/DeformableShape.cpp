@@ -103,6 +103,7 @@ DeformableShape::DeformableShape(std::shared_ptr<const DeformableAsset> inAsset,
 }
 
 DeformableShape::~DeformableShape() = default;
+
 double DeformableShape::Scale() const
 {
     return double(mLocalScaling.x());

@@ -131,13 +131,13 @@ void ShapeSolver::Prefetch() const
 }
 
 bool ShapeSolver::ProxyCoupling(std::uint32_t inNode, const Vec3d& inDirection,
-                                    const Mat3d& inRestToWorld, std::span<double> outCoupling) const
+                                const Mat3d& inRestToWorld, std::span<double> outCoupling) const
 {
     return Coupling(ContactFeature{inNode}, inDirection, inRestToWorld, outCoupling);
 }
 
 bool ShapeSolver::Coupling(const ContactFeature& inFeature, const Vec3d& inDirection,
-                               const Mat3d& inRestToWorld, std::span<double> outCoupling) const
+                           const Mat3d& inRestToWorld, std::span<double> outCoupling) const
 {
     const std::uint32_t modes =
         std::min<std::uint32_t>(mShape.mState.ModeCount(), std::uint32_t(outCoupling.size()));
@@ -176,17 +176,11 @@ double ShapeSolver::ModalMobilityAlong(std::span<const double> inCoupling) const
 
 void ShapeSolver::ApplyImpulse(const ContactFeature& inFeature, const Vec3d& inImpulse, const Mat3d& inRestToWorld)
 {
-    const std::uint32_t modes = mShape.mState.ModeCount();
-    thread_local std::vector<double> row;
-    row.resize(3 * std::size_t(modes));
-    if (!ModeRow(inFeature, row))
-        return;
-    // g_j = s·U_jᵀRᵀJ; a non-finite impulse gives a non-finite g, which the dynamics count and ignore.
-    const Vec3d rest = mShape.Scale() * (inRestToWorld.transpose() * inImpulse);
-    mScratch.resize(modes);
-    for (std::uint32_t j = 0; j < modes; ++j)
-        mScratch[j] = row[3 * j] * rest.x() + row[3 * j + 1] * rest.y() + row[3 * j + 2] * rest.z();
-    mShape.mDynamics.ApplyImpulse(mScratch);
+    // g_j = s·U_jᵀRᵀJ, the coupling along J itself; a non-finite impulse gives a non-finite g, which the dynamics
+    // count and ignore.
+    mScratch.resize(mShape.mState.ModeCount());
+    if (Coupling(inFeature, inImpulse, inRestToWorld, mScratch))
+        mShape.mDynamics.ApplyImpulse(mScratch);
 }
 
 void ShapeSolver::ApplyImpulse(std::span<const double> inCoupling, double inImpulse)
@@ -203,17 +197,16 @@ void ShapeSolver::ApplyImpulse(std::span<const double> inCoupling, double inImpu
     mShape.mDynamics.ApplyImpulse(mScratch);
 }
 
-
 ProxyStepResponse ShapeSolver::ProxyResponse(std::uint32_t inNode, const Vec3d& inDirection,
-                                                 const Mat3d& inRestToWorld,
-                                                 const Vec3d* inFrameAngularPerImpulse) const
+                                             const Mat3d& inRestToWorld,
+                                             const Vec3d* inFrameAngularPerImpulse) const
 {
     return Response(ContactFeature{inNode}, inDirection, inRestToWorld, inFrameAngularPerImpulse);
 }
 
 bool ShapeSolver::ResponseRows(const ContactFeature& inFeature, const Vec3d& inDirection,
-                                   const Mat3d& inRestToWorld, const Vec3d* inFrameAngularPerImpulse,
-                                   std::span<double> outMotion, std::span<double> outImpulse) const
+                               const Mat3d& inRestToWorld, const Vec3d* inFrameAngularPerImpulse,
+                               std::span<double> outMotion, std::span<double> outImpulse) const
 {
     const std::uint32_t modes = mShape.mState.ModeCount();
     thread_local std::vector<double> row;
@@ -248,8 +241,8 @@ bool ShapeSolver::ResponseRows(const ContactFeature& inFeature, const Vec3d& inD
 }
 
 ProxyStepResponse ShapeSolver::Response(const ContactFeature& inFeature, const Vec3d& inDirection,
-                                            const Mat3d& inRestToWorld,
-                                            const Vec3d* inFrameAngularPerImpulse) const
+                                        const Mat3d& inRestToWorld,
+                                        const Vec3d* inFrameAngularPerImpulse) const
 {
     ProxyStepResponse response;
     thread_local std::vector<double> motion, impulse;
@@ -273,19 +266,19 @@ ProxyStepResponse ShapeSolver::Response(const ContactFeature& inFeature, const V
 }
 
 void ShapeSolver::AccumulateImpulse(std::uint32_t inNode, const btVector3& inImpulse,
-                                        const btTransform& inWorldFromLocal)
+                                    const btTransform& inWorldFromLocal)
 {
     AccumulateImpulse(inNode, inImpulse, mShape.RestToWorld(inWorldFromLocal));
 }
 
 void ShapeSolver::AccumulateImpulse(std::uint32_t inNode, const btVector3& inImpulse,
-                                        const Mat3d& inRestToWorld)
+                                    const Mat3d& inRestToWorld)
 {
     AccumulateImpulse(ContactFeature{inNode}, inImpulse, inRestToWorld);
 }
 
 void ShapeSolver::AccumulateImpulse(const ContactFeature& inFeature, const btVector3& inImpulse,
-                                        const Mat3d& inRestToWorld)
+                                    const Mat3d& inRestToWorld)
 {
     const std::uint32_t modes = mShape.mState.ModeCount();
     if (!IsFinite(inImpulse))
