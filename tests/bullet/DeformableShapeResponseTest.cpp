@@ -24,13 +24,6 @@ namespace bdt
 namespace
 {
 
-// The generalised impulse the shape has accumulated, as a vector.
-std::vector<double> Pending(const DeformableShape& inShape)
-{
-    const std::span<const double> pending = ShapeSolver::Of(inShape).PendingImpulse();
-    return {pending.begin(), pending.end()};
-}
-
 using namespace test;
 
 // World centre of proxy `inNode` at the modal coordinates `inQ` (double): c + Σ_j Ū_j q_j from the proxy row,
@@ -309,7 +302,7 @@ TEST(DeformableShape, ProxyResponseKeepsAModeASteadyLoadHoldsAtItsStrainLimitThe
 
         const double impulse = 0.01; // N·s
         ShapeSolver::Of(shape).AccumulateImpulse(node, ToBtVector(Vec3d(impulse * direction)), restToWorld);
-        const std::vector<double> generalised = Pending(shape);
+        const std::vector<double> generalised = test::PendingImpulse(shape);
         ShapeSolver::Of(shape).ClearImpulses();
         const double extra = MotionAlong(shape, node, direction, after, stepped(generalised), fixture.transform) /
                              impulse;

@@ -43,13 +43,6 @@ namespace bdt
 namespace
 {
 
-// The generalised impulse the shape has accumulated, as a vector.
-std::vector<double> Pending(const DeformableShape& inShape)
-{
-    const std::span<const double> pending = ShapeSolver::Of(inShape).PendingImpulse();
-    return {pending.begin(), pending.end()};
-}
-
 using namespace test;
 
 // ---- Fixtures and brute-force references ----
@@ -877,12 +870,12 @@ TEST(DeformableShape, CouplingImpulsesAddWhatTheContactImpulseAlongTheirDirectio
             << "mode " << j;
 
     // A non-finite impulse is counted and spoils nothing; a shorter coupling leaves the other modes alone.
-    const std::vector<double> before = Pending(coupled);
+    const std::vector<double> before = test::PendingImpulse(coupled);
     const std::uint64_t rejected = coupled.Dynamics().GuardStats().rejectedImpulses;
     ShapeSolver::Of(coupled).AccumulateImpulse(coupling, std::numeric_limits<double>::quiet_NaN());
     ShapeSolver::Of(coupled).AccumulateImpulse(coupling, std::numeric_limits<double>::infinity());
     EXPECT_EQ(coupled.Dynamics().GuardStats().rejectedImpulses, rejected + 2);
-    EXPECT_EQ(Pending(coupled), before);
+    EXPECT_EQ(test::PendingImpulse(coupled), before);
     const std::vector<double> firstTwo = {1.0, -2.0};
     ShapeSolver::Of(coupled).AccumulateImpulse(firstTwo, 0.5);
     EXPECT_EQ(ShapeSolver::Of(coupled).PendingImpulse()[0], before[0] + 0.5);

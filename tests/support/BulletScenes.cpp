@@ -2,6 +2,8 @@
 
 #include "TestModels.h"
 
+#include "bullet/ShapeSolver.h"
+
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
@@ -134,6 +136,12 @@ std::vector<double> RawBodyState(std::span<btRigidBody* const> inBodies)
                 state.push_back(q);
     }
     return state;
+}
+
+std::vector<double> PendingImpulse(const DeformableShape& inShape)
+{
+    const std::span<const double> pending = ShapeSolver::Of(inShape).PendingImpulse();
+    return {pending.begin(), pending.end()};
 }
 
 } // namespace bdt::test

@@ -53,4 +53,8 @@ double MaxPointSpeed(btRigidBody& inBody);
 /// linear and angular velocity, and (for a deformable) q. For bit-for-bit comparisons of two runs.
 std::vector<double> RawBodyState(std::span<btRigidBody* const> inBodies);
 
+/// The generalised impulse a shape has accumulated since its last flush or clear (`ShapeSolver::PendingImpulse`),
+/// as a vector (M entries).
+std::vector<double> PendingImpulse(const DeformableShape& inShape);
+
 } // namespace bdt::test
