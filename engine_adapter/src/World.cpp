@@ -1,9 +1,8 @@
-// bdt::World: the BD-Tree bodies' part of a host Bullet step (pre-tick modal step, post-solve read-back).
+// bdt::World: the deformable bodies in a host's Bullet world: creation, attachments, geometry, tick callbacks and
+// state hashes (the step's own work is in WorldStep.cpp).
 
 #include "BodyStateChecks.h"
-#include "ContactModes.h"
 #include "CoupledContacts.h"
-#include "FastBodySweep.h"
 #include "PhaseTimer.h"
 #include "SurfaceAttachment.h"
 #include "WorldBody.h"
@@ -25,17 +24,12 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/CollisionRegistration.h>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/bullet/ParallelDispatcher.h>
 #include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/ModalProperties.h>
-#include <bdt/core/Prefetch.h>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <span>
-#include <thread>
 #include <tuple>
 #include <utility>
 

@@ -10,34 +10,25 @@
 #include "WorldBody.h"
 
 #include "bullet/ShapeSolver.h"
-#include "core/Fnv1a.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
-#include <BulletCollision/CollisionShapes/btCompoundShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
-#include <BulletDynamics/Dynamics/btActionInterface.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
-#include <LinearMath/btDefaultMotionState.h>
-#include <LinearMath/btIDebugDraw.h>
 #include <algorithm>
 #include <bdt/adapter/World.h>
-#include <bdt/bullet/CollisionRegistration.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/ParallelDispatcher.h>
-#include <bdt/core/AssetFile.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ModalProperties.h>
 #include <bdt/core/Prefetch.h>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <span>
 #include <thread>
-#include <tuple>
 #include <utility>
 
 namespace bdt
