@@ -197,6 +197,8 @@ World::~World()
                                         { return inBody->rigidBody->getBroadphaseHandle() == nullptr; }) &&
         std::any_of(mBodies.begin(), mBodies.end(), [](const std::unique_ptr<Body>& inBody)
                     { return inBody->rigidBody->getWorldArrayIndex() >= 0; });
+    if (!worldGone)
+        ReleaseJoints(0.0); // joints watched by a step that did not finish: their pivots and feedback back
     auto& registry = Registry();
     registry.erase(std::remove_if(registry.begin(), registry.end(),
                                   [this](const auto& inEntry) { return inEntry.second == this; }),

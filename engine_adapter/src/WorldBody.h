@@ -2,9 +2,11 @@
 
 // bdt::World's record of one body, shared by World.cpp and WorldState.cpp (the snapshots).
 
+#include <BulletDynamics/ConstraintSolver/btTypedConstraint.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <LinearMath/btDefaultMotionState.h>
 #include <bdt/adapter/World.h>
+#include "HostJointSolve.h"
 #include "SurfaceAttachment.h"
 
 #include <bdt/bullet/DeformableShape.h>
@@ -43,6 +45,19 @@ struct World::Body
     /// What the attachments holding the body change of its generalised impulse in the current solve (zeroed
     /// before each).
     detail::AttachmentModes attachmentModes;
+};
+
+/// A Bullet constraint (a joint the host added) holding one or two of World's bodies (WorldJoints.cpp): over a
+/// step its frames on our bodies follow the surface they hold and `solve` solves it with the modes.
+struct World::JointWatch
+{
+    btTypedConstraint* constraint = nullptr;
+    Body* bodies[2] = {nullptr, nullptr};    ///< Ours among its bodies A and B, or null.
+    detail::JointAnchor anchors[2];          ///< For our sides.
+    /// Solves the joint in its place while watched (added to the world, the host's joint disabled); kept from
+    /// step to step for the impulse the modes hold.
+    std::unique_ptr<detail::HostJointSolve> solve;
+    bool linked = false; ///< The host added its joint with collisions between its bodies off.
 };
 
 } // namespace bdt

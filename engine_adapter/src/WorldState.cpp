@@ -22,7 +22,7 @@ namespace
 {
 
 constexpr char cMagic[8] = {'B', 'D', 'T', 'S', 'T', 'A', 'T', 'E'};
-constexpr std::uint32_t cVersion = 3; // 2: the previous step's transform and q; 3: the attachments
+constexpr std::uint32_t cVersion = 4; // 2: the previous step's transform and q; 3: the attachments; 4: joints
 
 /// Appends values to a snapshot, native byte order.
 class Writer
@@ -272,6 +272,26 @@ std::vector<std::uint8_t> World::SaveState() const
             out.Put(attachment->HeldImpulse()[k]);
         out.Put(attachment->LastImpulse());
     }
+    // The host's joints that hold our bodies: the impulse their next solve starts from (HostJointSolve::Held).
+    std::vector<const JointWatch*> joints;
+    for (const JointWatch& watch : mJoints)
+        if (watch.constraint != nullptr && watch.solve)
+            joints.push_back(&watch);
+    out.Put(std::uint32_t(joints.size()));
+    for (const JointWatch* watch : joints)
+    {
+        std::int32_t index = -1;
+        for (int i = 0; i < mWorld.getNumConstraints() && index < 0; ++i)
+            if (mWorld.getConstraint(i) == watch->constraint)
+                index = i;
+        out.Put(index);
+        for (int side = 0; side < 2; ++side)
+        {
+            out.Put(watch->bodies[side] != nullptr ? BodyIndex(watch->bodies[side]->rigidBody.get()) : -1);
+            out.Put(watch->solve->Held(side));
+            out.Put(watch->solve->HeldInertial(side));
+        }
+    }
     std::vector<std::uint8_t>& bytes = out.Bytes();
     const std::uint64_t checksum = Fnv1a64::Of(bytes);
     const auto* checksumBytes = reinterpret_cast<const std::uint8_t*>(&checksum);
@@ -291,7 +311,7 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         throw Error("state snapshot: checksum mismatch (corrupt or truncated)");
     Reader in(payload.subspan(sizeof(cMagic)));
     const std::uint32_t version = in.Get<std::uint32_t>();
-    if (version != cVersion)
+    if (version != cVersion && version != 3)
         throw Error("state snapshot: version " + std::to_string(version) + ", this build reads " +
                     std::to_string(cVersion));
     const std::uint32_t count = in.Get<std::uint32_t>();
@@ -341,8 +361,42 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         if (!state.held.allFinite() || !IsFinite(state.last))
             throw Error("state snapshot: attachment " + std::to_string(a) + " holds values out of range");
     }
+    // Version 3 has no joints: they start from no held impulse.
+    struct JointState
+    {
+        btTypedConstraint* joint = nullptr;
+        std::vector<double> held[2], inertial[2];
+    };
+    std::vector<JointState> joints(version >= 4 ? in.Get<std::uint32_t>() : 0u);
+    for (std::size_t j = 0; j < joints.size(); ++j)
+    {
+        const std::int32_t index = in.Get<std::int32_t>();
+        if (index < 0 || index >= mWorld.getNumConstraints())
+            throw Error("state snapshot: joint " + std::to_string(j) + " is constraint " + std::to_string(index) +
+                        ", this world has " + std::to_string(mWorld.getNumConstraints()));
+        btTypedConstraint* joint = mWorld.getConstraint(index);
+        bool same = true;
+        for (int side = 0; side < 2; ++side)
+        {
+            const std::int32_t body = in.Get<std::int32_t>();
+            const btRigidBody& held = side == 0 ? joint->getRigidBodyA() : joint->getRigidBodyB();
+            const std::uint32_t modes =
+                body >= 0 && std::size_t(body) < mBodies.size() ? mBodies[body]->shape->Dynamics().ModeCount() : 0;
+            joints[j].held[side] = in.GetValues(modes);
+            joints[j].inertial[side] = in.GetValues(modes);
+            same = same && (body < 0 || BodyIndex(&held) == body);
+            if (!AllFinite(joints[j].held[side]) || !AllFinite(joints[j].inertial[side]) ||
+                (joints[j].held[side].size() != 0 && joints[j].held[side].size() != modes) ||
+                joints[j].held[side].size() != joints[j].inertial[side].size())
+                throw Error("state snapshot: joint " + std::to_string(j) + " holds values out of range");
+        }
+        if (!same)
+            throw Error("state snapshot: joint " + std::to_string(j) + " is not this world's (constraint " +
+                        std::to_string(index) + ")");
+        joints[j].joint = joint;
+    }
     if (!in.AtEnd())
-        throw Error("state snapshot: bytes after the last attachment");
+        throw Error("state snapshot: bytes after the last joint");
 
     for (std::uint32_t b = 0; b < count; ++b)
     {
@@ -377,6 +431,17 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
     }
     for (std::uint32_t a = 0; a < attachmentCount; ++a)
         mAttachments[a].second->RestoreImpulses(attachments[a].held, attachments[a].last);
+    ReleaseJoints(0.0);
+    mJoints.clear();
+    for (JointState& state : joints)
+    {
+        JointWatch watch;
+        if (!MakeWatch(*state.joint, nullptr, watch))
+            continue;
+        for (int side = 0; side < 2; ++side)
+            watch.solve->SetHeld(side, state.held[side], state.inertial[side]);
+        mJoints.push_back(std::move(watch));
+    }
 }
 
 std::int32_t World::BodyIndex(const btRigidBody* inBody) const

@@ -246,6 +246,7 @@ void World::OnPreTick(double inTimeStep)
         shape.State().ResetCounters();
         shape.ResetStats();
     }
+    WatchJoints();
     mStats.preTickMs = Milliseconds(start);
 }
 
@@ -354,6 +355,7 @@ void World::OnPostTick(double inTimeStep)
     if (!mRigid && mSettings.coupledSweeps > 0)
         SolveCoupledContacts(inTimeStep);
     ReadImpulses();
+    ReleaseJoints(inTimeStep); // the host's joints' impulses, likewise
     // The attachments' impulses reach the modes as the contacts' do: held over the next modal step.
     for (auto& [id, attachment] : mAttachments)
         attachment->AddPendingImpulse();

@@ -20,6 +20,7 @@ class btDiscreteDynamicsWorld;
 class btDynamicsWorld;
 class btIDebugDraw;
 class btRigidBody;
+class btTypedConstraint;
 
 namespace bdt
 {
@@ -162,6 +163,7 @@ public:
 
 private:
     struct Body;
+    struct JointWatch;
     class TickWatch;
     static void PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
     /// The body of ours that `inBody` is; throws `bdt::Error` naming `inCaller` for null or a foreign body.
@@ -193,6 +195,15 @@ private:
     /// `WorldSettings::sweepFastBodies` for one body after Bullet's integration (post-tick).
     void SweepFastBody(Body& ioBody, double inTimeStep);
     void ReadImpulses();
+    /// Before Bullet's solve: each enabled Bullet joint that holds one of our bodies stood in for by a solve with
+    /// the modes, its frames there moved and turned with the surface they hold (WorldJoints.cpp).
+    void WatchJoints();
+    /// After it: the stand-ins out, the joints back as the host set them, and (`inTimeStep` > 0) their impulses
+    /// into the modes and the host's feedback.
+    void ReleaseJoints(double inTimeStep);
+    /// The watch of Bullet joint `ioJoint` if it holds one of our bodies (else false), its anchors and solve taken
+    /// from `ioPrevious` (last step's watch of it, or null) where they still hold.
+    bool MakeWatch(btTypedConstraint& ioJoint, JointWatch* ioPrevious, JointWatch& outWatch);
     /// Which part of the post-solve work a walk over the manifolds does (`WalkManifolds`).
     enum class EWalk : std::uint8_t
     {
@@ -237,6 +248,8 @@ private:
     std::unordered_map<const btRigidBody*, Body*> mBodyLookup; // OwnBody and FindBody in O(1)
     std::vector<std::pair<std::string, std::shared_ptr<const DeformableAsset>>> mAssetsByPath;
     std::vector<std::pair<AttachmentId, std::unique_ptr<detail::SurfaceAttachment>>> mAttachments;
+    std::vector<JointWatch> mJoints; // the joints holding our bodies (`WatchJoints`)
+    bool mJointsWatched = false;     // their frames moved and stand-ins added, until `ReleaseJoints`
     std::uint64_t mNextAttachment = 1;
     StepStats mStats;
     std::uint64_t mStateResets = 0; // q rejected by DeformableShape::BeginStep (counted in modalResets)
