@@ -365,8 +365,13 @@ CoupledStats CoupledContactSolver::Solve(btDiscreteDynamicsWorld& ioWorld, std::
             continue;
         mModalIndex.emplace(body.shape, int(mModal.size()));
         mModal.push_back({body.shape, mEnd.size(), std::uint32_t(base.size())});
+        const std::span<const double> change = ShapeSolver::Of(*body.shape).StepChangeCompliance();
+        const bool fixed = body.fixedImpulse.size() == base.size() && body.fixedInertial.size() == base.size();
         for (std::size_t j = 0; j < base.size(); ++j)
-            mEnd.push_back(base[j] + held[j] * body.baseImpulse[j]);
+            mEnd.push_back(base[j] + held[j] * body.baseImpulse[j] +
+                           (fixed ? change[j] * body.fixedImpulse[j] +
+                                        held[j] * (body.fixedInertial[j] - body.fixedImpulse[j])
+                                  : 0.0));
     }
     if (mModal.empty())
         return stats;

@@ -31,6 +31,9 @@ struct CoupledBody
 {
     DeformableShape* shape = nullptr;
     std::span<const double> baseImpulse;
+    /// What this solve's joints and wheel loads, settled before the coupled solve, add to the modes' pending
+    /// impulse (Σ λ·u) and its inertial counterpart (Σ λ·w), M entries or none: held fixed by it.
+    std::span<const double> fixedImpulse, fixedInertial;
 };
 
 /// What the last `CoupledContactSolver::Solve` did.

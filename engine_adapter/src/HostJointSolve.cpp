@@ -357,6 +357,24 @@ void HostJointSolve::solveConstraintObsolete(btSolverBody& ioBodyA, btSolverBody
             ApplyChange(ioBodyA, ioBodyB, mRows[r], delta[r]);
 }
 
+void HostJointSolve::AddSolved(int inSide, std::vector<double>& ioImpulse, std::vector<double>& ioInertial) const
+{
+    if (!mSolved || !mPredicting[inSide])
+        return;
+    for (int r = 0; r < mRowCount; ++r)
+    {
+        const std::vector<double>& u = mRows[r].u[inSide];
+        const std::vector<double>& w = mRows[r].w[inSide];
+        if (u.size() != ioImpulse.size() || !std::isfinite(mRows[r].impulse))
+            continue;
+        for (std::size_t j = 0; j < u.size(); ++j)
+        {
+            ioImpulse[j] += mRows[r].impulse * u[j];
+            ioInertial[j] += mRows[r].impulse * w[j];
+        }
+    }
+}
+
 void HostJointSolve::Finish(double inTimeStep)
 {
     if (!mSolved)

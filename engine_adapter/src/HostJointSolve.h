@@ -83,6 +83,15 @@ public:
         mHeldInertial[inSide].assign(inInertial.begin(), inInertial.end());
     }
 
+    /// Adds this solve's generalised impulse on side `inSide`'s modes, Σ_r λ_r·u_r and Σ_r λ_r·w_r, to the two
+    /// vectors (M entries); nothing where the side's modes took no part.
+    void AddSolved(int inSide, std::vector<double>& ioImpulse, std::vector<double>& ioInertial) const;
+    /// The body on side `inSide` whose modes took part in the solve, or null.
+    const DeformableShape* SolvedShape(int inSide) const
+    {
+        return mSolved && mPredicting[inSide] ? mSides[inSide].shape : nullptr;
+    }
+
     // --- btTypedConstraint ---
     void buildJacobian() override;
     void getInfo1(btConstraintInfo1* outInfo) override;

@@ -7,6 +7,7 @@
 #include <LinearMath/btDefaultMotionState.h>
 #include <bdt/adapter/World.h>
 #include "HostJointSolve.h"
+#include "WheelPress.h"
 #include "SurfaceAttachment.h"
 
 #include <bdt/bullet/DeformableShape.h>

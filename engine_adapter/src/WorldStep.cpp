@@ -247,6 +247,7 @@ void World::OnPreTick(double inTimeStep)
         shape.ResetStats();
     }
     WatchJoints();
+    PushWheelLoads();
     mStats.preTickMs = Milliseconds(start);
 }
 
@@ -318,7 +319,10 @@ void World::SolveCoupledContacts(double inTimeStep)
     // solve's w rows carry how its own changes alter it).
     mCoupledBodies.clear();
     if (mCoupledImpulses.size() < mBodies.size())
+    {
         mCoupledImpulses.resize(mBodies.size());
+        mCoupledFixed.resize(mBodies.size());
+    }
     for (std::size_t b = 0; b < mBodies.size(); ++b)
     {
         const Body& body = *mBodies[b];
@@ -332,7 +336,23 @@ void World::SolveCoupledContacts(double inTimeStep)
             for (double& value : impulse)
                 value *= inTimeStep;
         }
-        mCoupledBodies.push_back({body.shape.get(), impulse});
+        // The joints' and wheels' impulses of this solve, settled: the coupled solve holds them fixed.
+        std::vector<double>& fixed = mCoupledFixed[b].first;
+        std::vector<double>& fixedInertial = mCoupledFixed[b].second;
+        fixed.assign(impulse.size(), 0.0);
+        fixedInertial.assign(impulse.size(), 0.0);
+        for (const JointWatch& watch : mJoints)
+            for (int side = 0; side < 2; ++side)
+                if (watch.solve && watch.solve->SolvedShape(side) == body.shape.get())
+                    watch.solve->AddSolved(side, fixed, fixedInertial);
+        for (const auto& press : mWheelPresses)
+            if (&press->getRigidBodyA() == body.rigidBody.get() && press->Solved().size() == fixed.size())
+                for (std::size_t j = 0; j < fixed.size(); ++j)
+                {
+                    fixed[j] += press->Solved()[j];
+                    fixedInertial[j] += press->SolvedInertial()[j];
+                }
+        mCoupledBodies.push_back({body.shape.get(), impulse, fixed, fixedInertial});
     }
     // The attachments are solved with the contacts (they share the modes).
     mCoupledAttachments.clear();
@@ -356,6 +376,7 @@ void World::OnPostTick(double inTimeStep)
         SolveCoupledContacts(inTimeStep);
     ReadImpulses();
     ReleaseJoints(inTimeStep); // the host's joints' impulses, likewise
+    LoadWheels(inTimeStep);
     // The attachments' impulses reach the modes as the contacts' do: held over the next modal step.
     for (auto& [id, attachment] : mAttachments)
         attachment->AddPendingImpulse();

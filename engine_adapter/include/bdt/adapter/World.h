@@ -19,6 +19,7 @@
 class btDiscreteDynamicsWorld;
 class btDynamicsWorld;
 class btIDebugDraw;
+class btRaycastVehicle;
 class btRigidBody;
 class btTypedConstraint;
 
@@ -29,6 +30,7 @@ namespace detail
 {
 class CoupledContactSolver;
 class SurfaceAttachment;
+class WheelPress;
 struct CoupledBody;
 } // namespace detail
 
@@ -121,6 +123,13 @@ public:
     /// Attachments in place.
     std::size_t AttachmentCount() const { return mAttachments.size(); }
 
+    /// Has each wheel of `inVehicle` in contact with a body of this World press it, frame and modes, with its
+    /// suspension force at its contact point, from the next step on (Bullet's btRaycastVehicle gives the ground
+    /// nothing). Not owned; throws `bdt::Error` for null. One ray a wheel in contact each step.
+    void WatchVehicle(btRaycastVehicle* inVehicle);
+    /// Stops watching; false if `inVehicle` was not watched. Call before the vehicle is deleted.
+    bool UnwatchVehicle(btRaycastVehicle* inVehicle);
+
     /// Area-weighted unit normals of the deformed surface at the vertices (world), in the order and size of
     /// `DeformedVertices`; (0, 0, 0) where no area. Throws as `DeformedVertices`. O(N·M + T).
     void DeformedNormals(const btRigidBody* inBody, std::span<float> outXyz) const;
@@ -204,6 +213,11 @@ private:
     /// The watch of Bullet joint `ioJoint` if it holds one of our bodies (else false), its anchors and solve taken
     /// from `ioPrevious` (last step's watch of it, or null) where they still hold.
     bool MakeWatch(btTypedConstraint& ioJoint, JointWatch* ioPrevious, JointWatch& outWatch);
+    /// After Bullet's step (its vehicles updated): the wheel loads the frames took in this solve into the modes,
+    /// then each watched vehicle's new ones into `mWheelLoads`, which `PushWheelLoads` (pre-tick) has the next
+    /// solve give the frames.
+    void LoadWheels(double inTimeStep);
+    void PushWheelLoads();
     /// Which part of the post-solve work a walk over the manifolds does (`WalkManifolds`).
     enum class EWalk : std::uint8_t
     {
@@ -250,6 +264,14 @@ private:
     std::vector<std::pair<AttachmentId, std::unique_ptr<detail::SurfaceAttachment>>> mAttachments;
     std::vector<JointWatch> mJoints; // the joints holding our bodies (`WatchJoints`)
     bool mJointsWatched = false;     // their frames moved and stand-ins added, until `ReleaseJoints`
+    std::vector<btRaycastVehicle*> mVehicles; // `WatchVehicle`
+    struct WheelLoad
+    {
+        btRigidBody* body;
+        btVector3 point, impulse; // world
+    };
+    std::vector<WheelLoad> mWheelLoads; // the last step's, for the next solve (`LoadWheels`, `PushWheelLoads`)
+    std::vector<std::unique_ptr<detail::WheelPress>> mWheelPresses; // in the world over a solve
     std::uint64_t mNextAttachment = 1;
     StepStats mStats;
     std::uint64_t mStateResets = 0; // q rejected by DeformableShape::BeginStep (counted in modalResets)
@@ -269,6 +291,7 @@ private:
     std::unique_ptr<detail::CoupledContactSolver> mCoupled;
     std::vector<detail::CoupledBody> mCoupledBodies;
     std::vector<std::vector<double>> mCoupledImpulses;
+    std::vector<std::pair<std::vector<double>, std::vector<double>>> mCoupledFixed; // joints and wheels, a body
     std::vector<detail::SurfaceAttachment*> mCoupledAttachments;
 };
 
