@@ -97,8 +97,11 @@ bool HostJointSolve::ModalRows(int inSide, Row& ioRow) const
             u[j] += pointMotion[j];
             w[j] += pointImpulse[j];
         }
-        ioRow.motion += solver.Response(feature, force, restToWorld).displacement;
     }
+    // The row's motion over the step with the loads as held: Σ_j u_j times mode j's (`ShapeSolver::Response`).
+    const std::span<const double> displacement = solver.StepDisplacement();
+    for (std::size_t j = 0; j < modes && displacement.size() == modes; ++j)
+        ioRow.motion += u[j] * displacement[j];
     return true;
 }
 
@@ -159,20 +162,16 @@ void HostJointSolve::Prepare(btSolverBody& ioBodyA, btSolverBody& ioBodyB, doubl
         row.cfm = double(cfm[at]);
         row.impulse = 0.0;
         row.motion = 0.0;
-        double frames = 0.0;
         double start = 0.0;
         for (int side = 0; side < 2; ++side)
         {
             const btRigidBody& body = side == 0 ? getRigidBodyA() : getRigidBodyB();
             row.linearStep[side] = row.linear[side] * body.getInvMass();
             row.angularStep[side] = body.getInvInertiaTensorWorld() * row.angular[side] * body.getAngularFactor();
-            frames += double(row.linear[side].dot(row.linear[side]) * body.getInvMass() +
-                             row.angular[side].dot(body.getInvInertiaTensorWorld() * row.angular[side]));
             start += StartVelocity(side == 0 ? ioBodyA : ioBodyB, row.linear[side], row.angular[side]);
         }
         // Bullet's joint row: the velocity error e less the damped share of the velocity the step starts with.
         row.target = double(error[at]) + (1.0 - mDamping) * start;
-        row.frames = frames;
         for (int side = 0; side < 2; ++side)
         {
             row.u[side].clear();

@@ -108,7 +108,6 @@ private:
         btVector3 linear[2], angular[2];      // J on A and B
         btVector3 linearStep[2], angularStep[2]; // the velocity change per unit impulse
         double target = 0.0, cfm = 0.0, lower = 0.0, upper = 0.0;
-        double frames = 0.0;                 // J M⁻¹ Jᵀ
         double inverseMass = 0.0;            // 1/(J M⁻¹ Jᵀ + Σ C_rr/h + ε)
         double motion = 0.0;                 // Σ_sides D_r
         double impulse = 0.0;                // λ_r

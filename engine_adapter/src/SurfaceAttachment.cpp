@@ -16,13 +16,6 @@ namespace bdt::detail
 namespace
 {
 
-Mat3d Skew(const Vec3d& inVector)
-{
-    Mat3d skew;
-    skew << 0.0, -inVector.z(), inVector.y(), inVector.z(), 0.0, -inVector.x(), -inVector.y(), inVector.x(), 0.0;
-    return skew;
-}
-
 // The frame's velocity at `inLever` from the centre of mass as the solver holds it now: Bullet's velocity, the
 // external forces' impulse of this step (gravity), and what this solve has added so far.
 Vec3d FrameVelocity(const btSolverBody& inBody, const Vec3d& inLever)

@@ -41,6 +41,14 @@ struct AttachmentModes
     }
 };
 
+/// The cross-product matrix of `inVector`: Skew(a)·b = a × b.
+inline Mat3d Skew(const Vec3d& inVector)
+{
+    Mat3d skew;
+    skew << 0.0, -inVector.z(), inVector.y(), inVector.z(), 0.0, -inVector.x(), -inVector.y(), inVector.x(), 0.0;
+    return skew;
+}
+
 /// The world position (m) of the point with barycentric `inWeights` on tree-order triangle `inTriangle` of
 /// `inShape`'s deformed surface at its current q, for the body placed by `inWorldFromLocal`. O(M).
 Vec3d DeformedSurfacePoint(const DeformableShape& inShape, const btTransform& inWorldFromLocal,

@@ -35,6 +35,8 @@ public:
     /// entries; empty before the solve or where the modes take no part.
     std::span<const double> Solved() const { return Solving() ? mMotion : std::span<const double>(); }
     std::span<const double> SolvedInertial() const { return Solving() ? mImpulse : std::span<const double>(); }
+    /// The body pressed.
+    const DeformableShape& Shape() const { return mShape; }
     /// After the solve: the loads into the modes' pending impulse; remembered as the next solve's held ones.
     void Finish();
 

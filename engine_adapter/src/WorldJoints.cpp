@@ -1,11 +1,9 @@
 // bdt::World and the host's own Bullet joints: the impulse a btTypedConstraint applies to a deformable body made
 // by World reaches its modes at the surface point where the joint holds it, as a contact's does (issue 55).
 
-#include "BodyStateChecks.h"
 #include "SurfaceAttachment.h"
 #include "WorldBody.h"
 
-#include "bullet/ShapeSolver.h"
 #include "core/TriangleGeometry.h"
 
 #include <BulletDynamics/ConstraintSolver/btConeTwistConstraint.h>
@@ -239,7 +237,7 @@ bool MakeAnchor(const DeformableShape& inShape, const btTransform& inFrame, deta
         const Vec3d d =
             SurfacePointInBody(inShape, mesh, outAnchor.triangles[k], outAnchor.weights[k], true) - anchorRest;
         rows.block<3, 3>(0, 3 * k).setIdentity();
-        rows.block<3, 3>(3, 3 * k) << 0.0, -d.z(), d.y(), d.z(), 0.0, -d.x(), -d.y(), d.x(), 0.0;
+        rows.block<3, 3>(3, 3 * k) = detail::Skew(d);
     }
     const Eigen::Matrix<double, 6, 6> gram = rows * rows.transpose();
     const Eigen::LDLT<Eigen::Matrix<double, 6, 6>> solve(gram);

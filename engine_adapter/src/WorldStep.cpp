@@ -29,6 +29,7 @@
 #include <limits>
 #include <span>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 namespace bdt
@@ -312,6 +313,56 @@ void World::FrameInertialForce(const Body& inBody, double inTimeStep, std::vecto
                   acceleration, ToVec3d(rigid.getGravity()), ToVec3d(angular), angularAcceleration, outForce);
 }
 
+void World::AddFixedImpulses()
+{
+    // The joints' and wheels' impulses of this solve, settled: the coupled solve holds them fixed. One pass over
+    // them, each added to its body's pair (M entries, made at its first), so none is made where none presses.
+    if (mJoints.empty() && mWheelPresses.empty())
+        return;
+    if (mCoupledFixed.size() < mCoupledBodies.size())
+        mCoupledFixed.resize(mCoupledBodies.size());
+    std::unordered_map<const DeformableShape*, std::size_t> coupled;
+    for (std::size_t i = 0; i < mCoupledBodies.size(); ++i)
+    {
+        coupled.emplace(mCoupledBodies[i].shape, i);
+        mCoupledFixed[i].first.clear();
+        mCoupledFixed[i].second.clear();
+    }
+    const auto fixedOf = [&](const DeformableShape* inShape) -> std::pair<std::vector<double>, std::vector<double>>*
+    {
+        const auto found = inShape != nullptr ? coupled.find(inShape) : coupled.end();
+        if (found == coupled.end())
+            return nullptr;
+        auto& fixed = mCoupledFixed[found->second];
+        if (fixed.first.empty())
+        {
+            fixed.first.assign(inShape->Dynamics().ModeCount(), 0.0);
+            fixed.second.assign(inShape->Dynamics().ModeCount(), 0.0);
+        }
+        return &fixed;
+    };
+    for (const JointWatch& watch : mJoints)
+        for (int side = 0; side < 2 && watch.solve; ++side)
+            if (auto* fixed = fixedOf(watch.solve->SolvedShape(side)))
+                watch.solve->AddSolved(side, fixed->first, fixed->second);
+    for (const auto& press : mWheelPresses)
+    {
+        auto* fixed = fixedOf(&press->Shape());
+        if (fixed == nullptr || press->Solved().size() != fixed->first.size())
+            continue;
+        for (std::size_t j = 0; j < fixed->first.size(); ++j)
+        {
+            fixed->first[j] += press->Solved()[j];
+            fixed->second[j] += press->SolvedInertial()[j];
+        }
+    }
+    for (std::size_t i = 0; i < mCoupledBodies.size(); ++i)
+    {
+        mCoupledBodies[i].fixedImpulse = mCoupledFixed[i].first;
+        mCoupledBodies[i].fixedInertial = mCoupledFixed[i].second;
+    }
+}
+
 void World::SolveCoupledContacts(double inTimeStep)
 {
     // The generalised impulse each predicting body's modes will hold over the next modal step besides its
@@ -319,10 +370,7 @@ void World::SolveCoupledContacts(double inTimeStep)
     // solve's w rows carry how its own changes alter it).
     mCoupledBodies.clear();
     if (mCoupledImpulses.size() < mBodies.size())
-    {
         mCoupledImpulses.resize(mBodies.size());
-        mCoupledFixed.resize(mBodies.size());
-    }
     for (std::size_t b = 0; b < mBodies.size(); ++b)
     {
         const Body& body = *mBodies[b];
@@ -336,24 +384,9 @@ void World::SolveCoupledContacts(double inTimeStep)
             for (double& value : impulse)
                 value *= inTimeStep;
         }
-        // The joints' and wheels' impulses of this solve, settled: the coupled solve holds them fixed.
-        std::vector<double>& fixed = mCoupledFixed[b].first;
-        std::vector<double>& fixedInertial = mCoupledFixed[b].second;
-        fixed.assign(impulse.size(), 0.0);
-        fixedInertial.assign(impulse.size(), 0.0);
-        for (const JointWatch& watch : mJoints)
-            for (int side = 0; side < 2; ++side)
-                if (watch.solve && watch.solve->SolvedShape(side) == body.shape.get())
-                    watch.solve->AddSolved(side, fixed, fixedInertial);
-        for (const auto& press : mWheelPresses)
-            if (&press->getRigidBodyA() == body.rigidBody.get() && press->Solved().size() == fixed.size())
-                for (std::size_t j = 0; j < fixed.size(); ++j)
-                {
-                    fixed[j] += press->Solved()[j];
-                    fixedInertial[j] += press->SolvedInertial()[j];
-                }
-        mCoupledBodies.push_back({body.shape.get(), impulse, fixed, fixedInertial});
+        mCoupledBodies.push_back({body.shape.get(), impulse, {}, {}});
     }
+    AddFixedImpulses();
     // The attachments are solved with the contacts (they share the modes).
     mCoupledAttachments.clear();
     for (auto& [id, attachment] : mAttachments)

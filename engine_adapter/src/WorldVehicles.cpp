@@ -9,10 +9,7 @@
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Vehicle/btRaycastVehicle.h>
 #include <bdt/core/Error.h>
-#include <bdt/bullet/Conversions.h>
-#include <bdt/core/TreeQueries.h>
 #include <algorithm>
-#include <optional>
 
 namespace bdt
 {

@@ -107,6 +107,9 @@ public:
     bool ResponseRows(const ContactFeature& inFeature, const Vec3d& inDirection, const Mat3d& inRestToWorld,
                       const Vec3d* inFrameAngularPerImpulse, std::span<double> outMotion,
                       std::span<double> outImpulse) const;
+    /// a_j + c_j⊙(H_j + h·F°_j): mode j's motion over the coming step if the loads stay as held; `Response`'s
+    /// displacement is Σ_j u_j times it. M entries; empty without a prediction.
+    std::span<const double> StepDisplacement() const { return Predicted(mStepDisplacement); }
     /// b_j = a_j + (c_j − K_j)·H_j: the coming step moves mode j by b_j + c_j·F_j + K_j·G_j for this solve's
     /// generalised impulse G and the frame's inertial impulse F. M entries; empty without a prediction.
     std::span<const double> StepBase() const { return Predicted(mStepBase); }

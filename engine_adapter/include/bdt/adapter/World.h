@@ -265,11 +265,7 @@ private:
     std::vector<JointWatch> mJoints; // the joints holding our bodies (`WatchJoints`)
     bool mJointsWatched = false;     // their frames moved and stand-ins added, until `ReleaseJoints`
     std::vector<btRaycastVehicle*> mVehicles; // `WatchVehicle`
-    struct WheelLoad
-    {
-        btRigidBody* body;
-        btVector3 point, impulse; // world
-    };
+    struct WheelLoad { btRigidBody* body; btVector3 point, impulse; }; // world
     std::vector<WheelLoad> mWheelLoads; // the last step's, for the next solve (`LoadWheels`, `PushWheelLoads`)
     std::vector<std::unique_ptr<detail::WheelPress>> mWheelPresses; // in the world over a solve
     std::uint64_t mNextAttachment = 1;
@@ -283,15 +279,18 @@ private:
     mutable std::vector<Vec3d> mVertexScratch, mNormalScratch; // DeformedVertices, DeformedNormals, VertexMotion
     bool mPreTickRan = false;              // since the last TickWatch run
     std::vector<double> mForce, mInertial, mKick; // scratch: generalised forces and impulses of one body
-    /// `WorldSettings::coupledSweeps`'s solve after Bullet's, before the read-back.
+    /// `WorldSettings::coupledSweeps`'s solve after Bullet's, before the read-back; `AddFixedImpulses` gives it
+    /// the joints' and wheels' impulses of Bullet's solve, held fixed.
     void SolveCoupledContacts(double inTimeStep);
+    void AddFixedImpulses();
     /// The inertial force of the frame's motion over the step (`InertialForce`) on `ioBody`'s modes into
     /// `outForce`.
     void FrameInertialForce(const Body& inBody, double inTimeStep, std::vector<double>& outForce) const;
     std::unique_ptr<detail::CoupledContactSolver> mCoupled;
     std::vector<detail::CoupledBody> mCoupledBodies;
     std::vector<std::vector<double>> mCoupledImpulses;
-    std::vector<std::pair<std::vector<double>, std::vector<double>>> mCoupledFixed; // joints and wheels, a body
+    // The joints' and wheels' fixed impulse and its inertial counterpart, per entry of mCoupledBodies.
+    std::vector<std::pair<std::vector<double>, std::vector<double>>> mCoupledFixed;
     std::vector<detail::SurfaceAttachment*> mCoupledAttachments;
 };
 
