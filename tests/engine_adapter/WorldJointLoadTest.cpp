@@ -13,6 +13,7 @@
 #include <BulletDynamics/ConstraintSolver/btSliderConstraint.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/Error.h>
 #include <bdt/samples/SampleWorld.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
@@ -304,6 +305,22 @@ TEST(WorldJointState, JointsReplayBitForBitFromASnapshot)
     EXPECT_EQ(original->world->Dynamics().getDispatcher()->getNumManifolds(), 0);
     for (btRigidBody* chair : original->world->Deformables().Bodies())
         EXPECT_GT(World::Shape(chair)->Dynamics().Energy(), 1e-6) << "a joint does not bend its chair";
+
+    // A world whose constraints are not the snapshot's refuses it with a one-line error and keeps its state.
+    std::unique_ptr<JointChain> other = MakeJointChain(1, false);
+    other->world->Dynamics().removeConstraint(other->joints[1].get());
+    const std::uint64_t before = other->world->Deformables().StateHash();
+    try
+    {
+        other->world->Deformables().LoadState(snapshot);
+        ADD_FAILURE() << "a snapshot of two joints loaded into a world of one";
+    }
+    catch (const Error& inError)
+    {
+        EXPECT_NE(std::string(inError.what()).find("joint 1"), std::string::npos) << inError.what();
+    }
+    EXPECT_EQ(other->world->Deformables().StateHash(), before);
+    other->world->Dynamics().addConstraint(other->joints[1].get(), true); // for the chain's teardown
 }
 
 // With contacts between deformables beside the joints, one narrowphase thread and two give the same steps.

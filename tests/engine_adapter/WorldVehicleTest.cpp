@@ -8,6 +8,7 @@
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/BDTree.h>
+#include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
 #include <bdt/samples/SampleWorld.h>
 #include <btBulletDynamicsCommon.h>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <memory>
+#include <string>
 
 namespace bdt
 {
@@ -174,6 +176,26 @@ TEST(WorldVehicle, AParkedCarBendsThePlankAsARigidBoxOfItsMass)
     EXPECT_NEAR(sags[0], sags[2], 0.2 * sags[2])
         << "car " << 1e3 * sags[0] << " mm, box " << 1e3 * sags[2] << " mm, unwatched car " << 1e3 * sags[1] << " mm";
     EXPECT_LT(sags[1], 0.5 * sags[2]) << "unwatched car " << 1e3 * sags[1] << " mm, box " << 1e3 * sags[2] << " mm";
+}
+
+// A null vehicle is refused with a clear error; one not watched is not unwatched.
+TEST(WorldVehicle, NullAndUnknownVehiclesAreRefused)
+{
+    Bridge bridge;
+    World& deformables = bridge.world.Deformables();
+    try
+    {
+        deformables.WatchVehicle(nullptr);
+        ADD_FAILURE() << "a null vehicle was watched";
+    }
+    catch (const Error& inError)
+    {
+        EXPECT_NE(std::string(inError.what()).find("null vehicle"), std::string::npos) << inError.what();
+    }
+    Car car(bridge, 0.0f);
+    EXPECT_TRUE(deformables.UnwatchVehicle(car.vehicle.get()));
+    EXPECT_FALSE(deformables.UnwatchVehicle(car.vehicle.get()));
+    deformables.WatchVehicle(car.vehicle.get()); // watched again for the car's teardown
 }
 
 // Driven from one end to the other, the car rides on the bending deck: never below it, never off its side.
