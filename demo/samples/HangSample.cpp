@@ -1,6 +1,7 @@
-// "Hang": the attachments' scene (`AddHangScene`, `World::Attach`). A curtain hung by its top edge from a rod, a
-// vibrating chair hung by one corner from a box swinging on Bullet's ball joint, and a plank held by both ends on
-// two posts, carrying crates. The chair and the plank have vibration modes from the modal bake (a soft solid for
+// "Hang": the attachments' scene (`AddHangScene`, `World::Attach`). A curtain hung by its top edge from a rod, two
+// vibrating chairs hung by one corner from boxes swinging on Bullet's ball joints (the first held by an attachment,
+// the second by Bullet's own ball joint: both bend alike), and a plank held by both ends on two posts, carrying
+// crates. The chair and the plank have vibration modes from the modal bake (a soft solid for
 // the chair, a stiff plastic for the plank), the curtain a smooth basis.
 #include "app/Sample.h"
 
@@ -50,9 +51,9 @@ public:
     CameraStart Camera() const override
     {
         CameraStart start;
-        start.targetX = 0.3f;
+        start.targetX = 0.4f;
         start.targetY = 1.8f;
-        start.distance = 8.5f;
+        start.distance = 9.5f;
         start.yaw = 0.1f;
         start.pitch = 0.2f;
         return start;
@@ -60,7 +61,8 @@ public:
 };
 
 const bool sRegistered = RegisterSample(
-    "hang", "attachments: a curtain on a rod, a chair under a swinging box, a plank on two posts carrying crates",
+    "hang", "attachments and joints: a curtain on a rod, two chairs under swinging boxes (one on World::Attach, one on "
+    "Bullet's ball joint), a plank on two posts carrying crates",
     [] { return std::make_unique<HangSample>(); });
 
 } // namespace

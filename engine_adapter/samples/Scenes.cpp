@@ -4,6 +4,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/samples/Scenes.h>
 #include <bdt/core/Error.h>
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -100,9 +101,9 @@ HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets)
 
     // The curtain (2 m wide, 2.5 m tall, centred on its mesh origin) under a rod 3.2 m up, held at nine points of
     // its top edge.
-    const btVector3 curtainAt(-2.5f, 3.2f - 1.25f, 0.0f);
+    const btVector3 curtainAt(-2.8f, 3.2f - 1.25f, 0.0f);
     btRigidBody* rod = ioWorld.AddStatic(std::make_unique<btCapsuleShapeX>(0.03f, 2.2f),
-                                         btTransform(btQuaternion::getIdentity(), btVector3(-2.5f, 3.23f, 0.0f)));
+                                         btTransform(btQuaternion::getIdentity(), btVector3(-2.8f, 3.23f, 0.0f)));
     scene.curtain = AddDeformable(ioWorld, inAssets.curtain, 1.5, curtainAt);
     for (int i = 0; i < 9; ++i)
     {
@@ -110,21 +111,34 @@ HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets)
         scene.attachments.push_back(Hold(deformables, scene.curtain, edge, rod));
     }
 
-    // The box on a ball joint at its top face's centre, 3.5 m up, pushed sideways; the chair (0.9 m tall, its
-    // middle at its mesh origin) from the box's bottom corner by its top back corner.
+    // Two boxes 1 m apart, each on a ball joint at its top face's centre 3.5 m up, pushed the same way; a chair (0.9 m tall,
+    // its middle at its mesh origin) hangs by its top back corner from each box's bottom corner: the first held
+    // there by `World::Attach`, the second by Bullet's own ball joint (which bends it as much, issue 55).
     const btVector3 half(0.15f, 0.15f, 0.15f);
-    scene.box = ioWorld.AddRigid(std::make_unique<btBoxShape>(half),
-                                 btTransform(btQuaternion::getIdentity(), btVector3(0.5f, 3.35f, 0.0f)), 10.0);
-    ioWorld.AddConstraint(std::make_unique<btPoint2PointConstraint>(*scene.box, btVector3(0, half.y(), 0)));
-    scene.box->setLinearVelocity(btVector3(1.5f, 0, 0.5f));
     const btVector3 corner(0.225f, 0.45f, -0.225f); // the chair's top back corner, mesh frame
+    const auto swingingBox = [&](float inX)
+    {
+        btRigidBody* box = ioWorld.AddRigid(std::make_unique<btBoxShape>(half),
+                                            btTransform(btQuaternion::getIdentity(), btVector3(inX, 3.35f, 0.0f)), 10.0);
+        ioWorld.AddConstraint(std::make_unique<btPoint2PointConstraint>(*box, btVector3(0, half.y(), 0)));
+        box->setLinearVelocity(btVector3(1.5f, 0, 0.5f));
+        return box;
+    };
+    scene.box = swingingBox(0.0f);
     const btVector3 boxCorner = scene.box->getWorldTransform() * btVector3(half.x(), -half.y(), -half.z());
     scene.chair = AddDeformable(ioWorld, inAssets.chair, 4.0, boxCorner - corner);
     scene.attachments.push_back(Hold(deformables, scene.chair, boxCorner, scene.box));
 
+    scene.jointBox = swingingBox(1.0f);
+    const btVector3 jointCorner = scene.jointBox->getWorldTransform() * btVector3(half.x(), -half.y(), -half.z());
+    scene.jointChair = AddDeformable(ioWorld, inAssets.chair, 4.0, jointCorner - corner);
+    scene.joint = static_cast<btPoint2PointConstraint*>(ioWorld.AddConstraint(std::make_unique<btPoint2PointConstraint>(
+        *scene.jointBox, *scene.jointChair, btVector3(half.x(), -half.y(), -half.z()),
+        scene.jointChair->getWorldTransform().inverse() * jointCorner)));
+
     // Two posts 1.8 m apart, 1 m tall; the plank (2 m × 0.2 m × 0.2 m) on them, held at both ends of its
     // underside, front and back; three crates dropped onto it.
-    const btVector3 plankAt(3.0f, 1.1f, 0.0f);
+    const btVector3 plankAt(3.3f, 1.1f, 0.0f);
     scene.plank = AddDeformable(ioWorld, inAssets.plank, 8.0, plankAt);
     for (const float side : {-0.9f, 0.9f})
     {
@@ -141,6 +155,74 @@ HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets)
                         plankAt + btVector3(-0.5f + 0.5f * float(i), 0.6f + 0.4f * float(i), 0.0f)),
             2.0));
     return scene;
+}
+
+ShapeMesh BridgePlankMesh(std::uint32_t inTriangles)
+{
+    ShapeMesh mesh = MakeShape(EShape::Slab, inTriangles);
+    for (Vec3f& position : mesh.positions)
+        position.x() *= 3.0f;
+    return mesh;
+}
+
+BridgeScene AddBridgeScene(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inPlank)
+{
+    if (!inPlank)
+        throw Error("bridge scene: the plank's asset is null");
+    World& deformables = ioWorld.Deformables();
+    BridgeScene scene;
+    ioWorld.AddGroundPlane();
+
+    // The deck: 3 m long, its top 1.05 m up, held at its four bottom corners; its frame damped a little, never
+    // asleep (a car may drive onto it at any time).
+    constexpr float cHalfLength = 1.5f, cHalfWidth = 0.5f;
+    scene.deckHeight = 1.05f;
+    scene.plank = AddDeformable(ioWorld, inPlank, 60.0, btVector3(0, scene.deckHeight - 0.05f, 0));
+    scene.plank->setDamping(0.5f, 0.5f);
+    scene.plank->setActivationState(DISABLE_DEACTIVATION);
+    for (const float x : {-cHalfLength, cHalfLength})
+        for (const float z : {-cHalfWidth, cHalfWidth})
+            scene.pins.push_back(Hold(deformables, scene.plank, btVector3(x, scene.deckHeight - 0.1f, z), nullptr));
+    scene.middle = deformables.ClosestSurfacePoint(scene.plank, btVector3(0, scene.deckHeight, 0));
+
+    // The abutments: 3 m long, 2 m wide, level with the deck, 5 cm from its ends.
+    const btVector3 abutmentHalf(1.5f, 0.5f * scene.deckHeight, 1.0f);
+    for (const float side : {-1.0f, 1.0f})
+        ioWorld.AddStatic(std::make_unique<btBoxShape>(abutmentHalf),
+                          btTransform(btQuaternion::getIdentity(),
+                                      btVector3(side * (cHalfLength + 0.05f + abutmentHalf.x()), abutmentHalf.y(), 0)));
+    scene.abutmentX = cHalfLength + 0.05f + abutmentHalf.x();
+
+    // The car: a 1.4 × 0.3 × 0.8 m, 200 kg body on four wheels (0.15 m radius, 0.25 m of suspension) 1.1 m by
+    // 0.7 m apart, the suspension 10 cm down under the car's weight; right along z, up along y, forward along x.
+    scene.chassis = ioWorld.AddRigid(
+        std::make_unique<btBoxShape>(btVector3(0.7f, 0.15f, 0.4f)),
+        btTransform(btQuaternion::getIdentity(), btVector3(-scene.abutmentX, scene.deckHeight + 0.5f, 0)), 200.0);
+    scene.chassis->setActivationState(DISABLE_DEACTIVATION);
+    btRaycastVehicle::btVehicleTuning tuning;
+    tuning.m_suspensionStiffness = 100.0f; // per kg of chassis
+    tuning.m_suspensionDamping = 8.0f;
+    tuning.m_suspensionCompression = 8.0f;
+    scene.car = ioWorld.AddRaycastVehicle(*scene.chassis, tuning);
+    scene.car->setCoordinateSystem(2, 1, 0);
+    for (const float x : {0.55f, -0.55f})
+        for (const float z : {0.35f, -0.35f})
+            scene.car->addWheel(btVector3(x, -0.1f, z), btVector3(0, -1, 0), btVector3(0, 0, 1), 0.25f, 0.15f, tuning,
+                                x > 0.0f);
+    return scene;
+}
+
+void DriveBridgeCar(const BridgeScene& inScene, float inTargetX)
+{
+    constexpr float cTopSpeed = 2.0f;      // m/s
+    constexpr float cForcePerSpeed = 400.0f; // N per m/s of error
+    constexpr float cMostForce = 600.0f;   // N a wheel
+    const float distance = inTargetX - inScene.chassis->getCenterOfMassPosition().x();
+    const float wanted = std::clamp(distance, -1.0f, 1.0f) * cTopSpeed;
+    const float speed = inScene.chassis->getLinearVelocity().x();
+    const float force = std::clamp(cForcePerSpeed * (wanted - speed), -cMostForce, cMostForce);
+    for (int wheel = 0; wheel < inScene.car->getNumWheels(); ++wheel)
+        inScene.car->applyEngineForce(force, wheel);
 }
 
 } // namespace bdt

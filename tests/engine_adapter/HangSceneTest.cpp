@@ -1,10 +1,12 @@
-// The hang scene (`AddHangScene`): a curtain on a rod, a modal chair under a swinging box, a plank on two posts
-// carrying crates, all held by `World::Attach`. Over 30 s every body stays finite, every attachment holds its two
-// points together, and the scene's energy (frames' kinetic and potential, modes') never rises above its start;
-// a soft plank carrying the crates comes to rest.
+// The hang scene (`AddHangScene`): a curtain on a rod, two modal chairs under swinging boxes (one held by
+// `World::Attach`, one by Bullet's ball joint), a plank on two posts carrying crates. Over 30 s every body stays
+// finite, every attachment and the joint hold their two points together, and the scene's energy (frames' kinetic
+// and potential, modes') never rises above its start; the chair on the joint bends as the attached one does; a
+// soft plank carrying the crates comes to rest.
 #include "support/BulletScenes.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletDynamics/ConstraintSolver/btPoint2PointConstraint.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/samples/Scenes.h>
@@ -100,7 +102,39 @@ TEST(HangScene, EveryAttachmentHoldsAndTheSceneStaysFiniteWithoutGainingEnergy)
         EXPECT_GT(crate->getCenterOfMassPosition().y(), 1.0f);
     EXPECT_NEAR(scene.plank->getCenterOfMassPosition().y(), 1.1f, 0.05f);
     EXPECT_LT(scene.chair->getCenterOfMassPosition().y(), scene.box->getCenterOfMassPosition().y() - 0.2f);
+    EXPECT_LT(scene.jointChair->getCenterOfMassPosition().y(), scene.jointBox->getCenterOfMassPosition().y() - 0.2f);
     EXPECT_GT(scene.curtain->getCenterOfMassPosition().y(), 1.5f);
+}
+
+// The two chairs swing alike, one held by `World::Attach`, one by Bullet's ball joint: the joint's load reaches the
+// modes (issue 55), so its chair's vibration peaks within a factor of 2 of the attached one's, and the joint holds
+// the chair's surface to its pivot in the box as closely as the attachment holds the other's.
+TEST(HangScene, TheChairOnBulletsBallJointBendsAsTheAttachedOneDoes)
+{
+    SampleWorld world;
+    World& deformables = world.Deformables();
+    const HangScene scene = AddHangScene(world, Assets(2e8));
+    ASSERT_NE(scene.joint, nullptr);
+    const AttachmentId attached = scene.attachments[9]; // after the curtain's nine
+    const btVector3 pivotInBox = scene.joint->getPivotInA();
+    const SurfacePoint held =
+        deformables.ClosestSurfacePoint(scene.jointChair, scene.jointBox->getWorldTransform() * pivotInBox);
+    double peak[2] = {0.0, 0.0}, widestGap[2] = {0.0, 0.0};
+    for (int step = 0; step < 300; ++step)
+    {
+        world.Step(1, cStep);
+        peak[0] = std::max(peak[0], World::Shape(scene.chair)->Dynamics().Energy());
+        peak[1] = std::max(peak[1], World::Shape(scene.jointChair)->Dynamics().Energy());
+        const btVector3 gap =
+            deformables.SurfacePosition(scene.jointChair, held) - scene.jointBox->getWorldTransform() * pivotInBox;
+        widestGap[0] = std::max(widestGap[0], deformables.AttachmentGap(attached));
+        widestGap[1] = std::max(widestGap[1], double(gap.length()));
+    }
+    ASSERT_GT(peak[0], 1e-3) << "the attached chair does not vibrate: nothing to compare";
+    EXPECT_GT(peak[1], 0.5 * peak[0]) << "joint " << peak[1] << " J, attachment " << peak[0] << " J";
+    EXPECT_LT(peak[1], 2.0 * peak[0]) << "joint " << peak[1] << " J, attachment " << peak[0] << " J";
+    EXPECT_LT(widestGap[1], 1.25 * widestGap[0] + 1e-3)
+        << "joint " << 1e3 * widestGap[1] << " mm, attachment " << 1e3 * widestGap[0] << " mm";
 }
 
 TEST(HangScene, ASoftPlankCarryingCratesComesToRestAndSleeps)

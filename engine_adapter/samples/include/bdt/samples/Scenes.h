@@ -1,9 +1,12 @@
 #pragma once
 
 #include <bdt/samples/SampleWorld.h>
+#include <bdt/core/ProceduralShapes.h>
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+class btPoint2PointConstraint;
 
 namespace bdt
 {
@@ -48,14 +51,44 @@ struct HangScene
     btRigidBody* chair = nullptr;
     btRigidBody* plank = nullptr;
     btRigidBody* box = nullptr;         ///< The swinging box the chair hangs from.
+    btRigidBody* jointChair = nullptr;  ///< The second chair, on Bullet's ball joint.
+    btRigidBody* jointBox = nullptr;    ///< The swinging box the second chair hangs from.
+    btPoint2PointConstraint* joint = nullptr; ///< The ball joint between `jointBox` and `jointChair` (owned by the world).
     std::vector<btRigidBody*> crates;   ///< The crates on the plank.
     std::vector<AttachmentId> attachments;
 };
 
 /// The attachments' scene (`World::Attach`), above the ground plane y = 0 (added here): the curtain hung by
-/// points along its top edge from a static rod; the chair hung by its top back corner from the bottom corner of
-/// a 10 kg box that swings on Bullet's ball joint (pushed at the start); the plank held at both ends by the tops
+/// points along its top edge from a static rod; two chairs side by side, each hung by its top back corner from the
+/// bottom corner of a 10 kg box that swings on Bullet's ball joint (both pushed alike at the start), the first
+/// by `World::Attach`, the second by Bullet's `btPoint2PointConstraint`; the plank held at both ends by the tops
 /// of two static posts, with three 2 kg crates dropped on it. Deterministic. Throws `bdt::Error` on a null asset.
 HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets);
+
+/// The bridge scene's deck: the slab (`EShape::Slab`) stretched to a 3 × 0.1 × 1 m plank along x, centred on its
+/// mesh origin, about `inTriangles` triangles (at least 3 000 keeps its cells about square).
+ShapeMesh BridgePlankMesh(std::uint32_t inTriangles);
+
+/// What `AddBridgeScene` made.
+struct BridgeScene
+{
+    btRigidBody* plank = nullptr;       ///< The deck, a deformable of the caller's asset.
+    btRigidBody* chassis = nullptr;     ///< The car's body, 200 kg.
+    btRaycastVehicle* car = nullptr;    ///< Its four wheels, all driven; owned by the `SampleWorld`.
+    std::vector<AttachmentId> pins;     ///< The deck's four bottom corners, held to the world.
+    SurfacePoint middle;                ///< The deck's middle, on its top face.
+    float deckHeight = 0.0f;            ///< The deck's top as made, m (world y): the abutments' tops too.
+    float abutmentX = 0.0f;             ///< Where on each abutment the car turns back, m from the middle along x.
+};
+
+/// A raycast car (Bullet's btRaycastVehicle, watched by the `World`: its wheels press the deck) on a bridge of one
+/// deformable plank of `inPlank` (a `BridgePlankMesh`, 60 kg) held by its four bottom corners between two static
+/// abutments, above the ground plane y = 0 (added here). The car starts on the abutment at −x, facing +x; drive it
+/// with `DriveBridgeCar`. Deterministic. Throws `bdt::Error` on a null asset.
+BridgeScene AddBridgeScene(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inPlank);
+
+/// Drives the bridge scene's car towards `inTargetX` (m, world x, along the bridge) at up to 2 m/s, slowing to a
+/// stop over its last metre: the engine force on all four wheels follows the speed's error. Call before each step.
+void DriveBridgeCar(const BridgeScene& inScene, float inTargetX);
 
 } // namespace bdt
