@@ -26,7 +26,14 @@ SampleWorld::SampleWorld(const SampleWorldSettings& inSettings)
 
 SampleWorld::~SampleWorld()
 {
-    // Constraints first (they may hold deformables), then the plugin's bodies while the Bullet world is alive.
+    for (std::unique_ptr<btRaycastVehicle>& vehicle : mVehicles)
+    {
+        mDeformables->UnwatchVehicle(vehicle.get());
+        mDynamics->removeAction(vehicle.get());
+    }
+    mVehicles.clear();
+    mRaycasters.clear();
+    // Vehicles and constraints first (they may hold deformables), then the plugin's bodies while the Bullet world is alive.
     for (std::unique_ptr<btTypedConstraint>& constraint : mConstraints)
         mDynamics->removeConstraint(constraint.get());
     mConstraints.clear();
@@ -43,6 +50,17 @@ btTypedConstraint* SampleWorld::AddConstraint(std::unique_ptr<btTypedConstraint>
     mDynamics->addConstraint(inConstraint.get(), inDisableCollisions);
     mConstraints.push_back(std::move(inConstraint));
     return mConstraints.back().get();
+}
+
+btRaycastVehicle* SampleWorld::AddRaycastVehicle(btRigidBody& ioChassis,
+                                                const btRaycastVehicle::btVehicleTuning& inTuning)
+{
+    mRaycasters.push_back(std::make_unique<btDefaultVehicleRaycaster>(mDynamics.get()));
+    mVehicles.push_back(std::make_unique<btRaycastVehicle>(inTuning, &ioChassis, mRaycasters.back().get()));
+    btRaycastVehicle* vehicle = mVehicles.back().get();
+    mDynamics->addAction(vehicle);
+    mDeformables->WatchVehicle(vehicle);
+    return vehicle;
 }
 
 btRigidBody* SampleWorld::AddStatic(std::unique_ptr<btCollisionShape> inShape, const btTransform& inTransform,

@@ -10,7 +10,7 @@
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
 #include <bdt/core/ProceduralShapes.h>
-#include <bdt/samples/SampleWorld.h>
+#include <bdt/samples/Scenes.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
 #include <cmath>
@@ -28,14 +28,12 @@ constexpr float cPlankTop = 1.05f; // m: the plank's deck, world
 constexpr float cCarMass = 200.0f; // kg
 const btVector3 cWheelSpan(0.55f, 0.0f, 0.35f); // the wheels' contact points about the car's centre, x and z
 
-/// A 3 × 0.1 × 1 m modal plank (the slab stretched along x; 60 kg, 12 modes of a 300 MPa solid), baked once.
+/// The bridge scene's 3 × 0.1 × 1 m modal plank (60 kg, 12 modes of a 300 MPa solid), baked once.
 std::shared_ptr<const DeformableAsset> PlankAsset()
 {
     static const std::shared_ptr<const DeformableAsset> asset = []
     {
-        ShapeMesh mesh = MakeShape(*ShapeFromName("slab"), 3000);
-        for (Vec3f& position : mesh.positions)
-            position.x() *= 3.0f;
+        ShapeMesh mesh = BridgePlankMesh(3000);
         ModalBakeSettings bake;
         bake.modes = 12;
         bake.material = {3e8, 0.4, 200};

@@ -314,6 +314,25 @@ TEST(HeadlessScene, RingSceneCollidesItsMeshlessPawns)
     EXPECT_GT(stats["debug_lines"].get<std::size_t>(), 48u); // the ring and the outlined triangles
 }
 
+TEST(HeadlessScene, BridgeSceneDrivesTheCarOverTheBendingDeck)
+{
+    // Bullet's raycast car sets off after a second and drives onto the plank, whose modes its wheels load.
+    BDT_REQUIRE_GL_CONTEXT();
+    AppOptions options;
+    options.scene = "bridge";
+    options.headless = true;
+    options.frames = 240;
+    options.width = 160;
+    options.height = 90;
+    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/bridge.json";
+    const nlohmann::json stats = RunHeadless(options);
+    const nlohmann::json bridge = stats["bridge_scene"];
+    EXPECT_GT(bridge["car_x_m"].get<double>(), 0.5); // past the deck's middle, from −3 m
+    EXPECT_GT(bridge["car_y_m"].get<double>(), bridge["deck_height_m"].get<double>() + 0.1);
+    EXPECT_GT(bridge["peak_sag_m"].get<double>(), 0.01);
+    EXPECT_GT(stats["debug_lines"].get<std::size_t>(), 4u * 24u); // the wheels
+}
+
 std::vector<std::string> SceneNames()
 {
     std::vector<std::string> names;
@@ -327,7 +346,7 @@ INSTANTIATE_TEST_SUITE_P(EveryScene, HeadlessScene, testing::ValuesIn(SceneNames
 
 TEST(HeadlessScene, TheBuiltInScenesAreRegistered)
 {
-    for (const char* name : {"bounds", "chairs", "curtain", "drop", "pile", "ring"})
+    for (const char* name : {"bounds", "bridge", "chairs", "curtain", "drop", "hang", "pile", "ring"})
         EXPECT_NE(FindSample(name), nullptr) << name;
 }
 

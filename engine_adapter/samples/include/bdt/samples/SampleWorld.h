@@ -1,5 +1,6 @@
 #pragma once
 
+#include <BulletDynamics/Vehicle/btRaycastVehicle.h>
 #include <bdt/adapter/World.h>
 #include <memory>
 #include <vector>
@@ -53,6 +54,10 @@ public:
     /// Adds a Bullet constraint (owned from now on) between bodies of this world; `inDisableCollisions` as
     /// Bullet's `addConstraint`. Returns it.
     btTypedConstraint* AddConstraint(std::unique_ptr<btTypedConstraint> inConstraint, bool inDisableCollisions = true);
+    /// A raycast vehicle (Bullet's btRaycastVehicle, owned with its raycaster) on `ioChassis`, a dynamic body of this
+    /// world, added as an action and watched by the `World` (`World::WatchVehicle`: its wheels press the
+    /// deformables they rest on). Add its wheels to the returned vehicle.
+    btRaycastVehicle* AddRaycastVehicle(btRigidBody& ioChassis, const btRaycastVehicle::btVehicleTuning& inTuning);
     /// The ground: a static plane y = `inHeight`, normal +Y.
     btRigidBody* AddGroundPlane(double inHeight = 0.0, float inFriction = 0.8f);
 
@@ -70,6 +75,8 @@ private:
     std::vector<std::unique_ptr<btCollisionShape>> mShapes;
     std::vector<std::unique_ptr<btRigidBody>> mBodies;
     std::vector<std::unique_ptr<btTypedConstraint>> mConstraints;
+    std::vector<std::unique_ptr<btVehicleRaycaster>> mRaycasters;
+    std::vector<std::unique_ptr<btRaycastVehicle>> mVehicles;
 };
 
 } // namespace bdt
