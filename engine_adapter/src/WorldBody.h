@@ -59,6 +59,7 @@ struct World::JointWatch
     /// step to step for the impulse the modes hold.
     std::unique_ptr<detail::HostJointSolve> solve;
     bool linked = false; ///< The host added its joint with collisions between its bodies off.
+    int index = 0;       ///< Where it was in the world's constraints when watched.
 };
 
 } // namespace bdt

@@ -280,6 +280,18 @@ btTransform FollowedFrame(const DeformableShape& inShape, const detail::JointAnc
     return frame;
 }
 
+// Whether one of the joint's bodies has a deformable's shape: a test of a few nanoseconds before the lookups, as
+// most of a world's joints hold none (`DeformableShape` reports CUSTOM_CONCAVE_SHAPE_TYPE; Bullet's fixed body
+// has no shape).
+bool MayHoldADeformable(const btTypedConstraint& inJoint)
+{
+    for (const btRigidBody* body : {&inJoint.getRigidBodyA(), &inJoint.getRigidBodyB()})
+        if (const btCollisionShape* shape = body->getCollisionShape();
+            shape != nullptr && shape->getShapeType() == CUSTOM_CONCAVE_SHAPE_TYPE)
+            return true;
+    return false;
+}
+
 } // namespace
 
 bool World::MakeWatch(btTypedConstraint& ioJoint, JointWatch* ioPrevious, JointWatch& outWatch)
@@ -337,10 +349,15 @@ void World::WatchJoints()
     for (int i = 0; i < count; ++i)
     {
         btTypedConstraint* joint = mWorld.getConstraint(i);
+        if (!MayHoldADeformable(*joint))
+            continue;
         const auto found = previous.find(joint);
         JointWatch watch;
         if (MakeWatch(*joint, found != previous.end() ? found->second : nullptr, watch))
+        {
+            watch.index = i;
             joints.push_back(std::move(watch));
+        }
     }
     mJoints.swap(joints);
     // Each frame on our bodies moves and turns with the surface it holds, so that the joint holds the surface
@@ -375,25 +392,36 @@ void World::ReleaseJoints(double inTimeStep)
     mJointsWatched = false;
     for (JointWatch& watch : mJoints)
         mWorld.removeConstraint(watch.solve.get());
-    // Only joints still in the world are put back: one the host removed during the step may be gone.
+    const auto putBack = [&](JointWatch& ioWatch)
+    {
+        ioWatch.constraint->setEnabled(true);
+        for (int side = 0; side < 2; ++side)
+            if (ioWatch.bodies[side] != nullptr)
+                SetJointFrame(*ioWatch.constraint, side, ioWatch.anchors[side].frame);
+        if (inTimeStep > 0.0)
+            ioWatch.solve->Finish(inTimeStep); // the modes' impulse; the host's feedback and breaking
+    };
+    // Only joints still in the world are put back: one the host removed during the step may be gone. Where the
+    // host changed no constraint, each is where it was watched (the stand-ins came after them all).
+    const int count = mWorld.getNumConstraints();
+    if (std::all_of(mJoints.begin(), mJoints.end(), [&](const JointWatch& inWatch)
+                    { return inWatch.index < count && mWorld.getConstraint(inWatch.index) == inWatch.constraint; }))
+    {
+        for (JointWatch& watch : mJoints)
+            putBack(watch);
+        return;
+    }
     std::unordered_map<const btTypedConstraint*, JointWatch*> watched;
     watched.reserve(mJoints.size());
     for (JointWatch& watch : mJoints)
         watched.emplace(watch.constraint, &watch);
-    const int count = mWorld.getNumConstraints();
     for (int i = 0; i < count && !watched.empty(); ++i)
     {
         const auto found = watched.find(mWorld.getConstraint(i));
         if (found == watched.end())
             continue;
-        JointWatch& watch = *found->second;
+        putBack(*found->second);
         watched.erase(found);
-        watch.constraint->setEnabled(true);
-        for (int side = 0; side < 2; ++side)
-            if (watch.bodies[side] != nullptr)
-                SetJointFrame(*watch.constraint, side, watch.anchors[side].frame);
-        if (inTimeStep > 0.0)
-            watch.solve->Finish(inTimeStep); // the modes' impulse; the host's feedback and breaking
     }
     // Those the host removed: forgotten (not touched), and not kept for their anchors.
     for (const auto& [joint, watch] : watched)

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace bdt
 {
@@ -321,6 +322,56 @@ TEST(WorldJointState, JointsReplayBitForBitFromASnapshot)
     }
     EXPECT_EQ(other->world->Deformables().StateHash(), before);
     other->world->Dynamics().addConstraint(other->joints[1].get(), true); // for the chain's teardown
+}
+
+// The host removes a constraint of its own in its pre-tick callback, after the World has stood in for the joints:
+// Bullet's removal moves the stand-ins and then the joints in its array. The World still finds its joints after the
+// step: each is enabled again, its frames where the host put them, its impulse given.
+btTypedConstraint* gRemovedMidStep = nullptr;
+
+void RemoveMidStep(btDynamicsWorld* ioWorld, btScalar)
+{
+    if (gRemovedMidStep != nullptr)
+        ioWorld->removeConstraint(std::exchange(gRemovedMidStep, nullptr));
+}
+
+TEST(WorldJointState, AConstraintRemovedMidStepLeavesTheJointsWhole)
+{
+    std::unique_ptr<JointChain> chain = MakeJointChain(1, false);
+    btDiscreteDynamicsWorld& dynamics = chain->world->Dynamics();
+    for (auto& joint : chain->joints)
+        dynamics.removeConstraint(joint.get());
+    // The host's own constraint first in the array, between two boxes far below; then the chain's joints.
+    btRigidBody* boxes[2];
+    for (int i = 0; i < 2; ++i)
+        boxes[i] = chain->world->AddRigid(std::make_unique<btBoxShape>(btVector3(0.1f, 0.1f, 0.1f)),
+                                          btTransform(btQuaternion::getIdentity(), btVector3(0.5f * float(i), -50, 0)),
+                                          1.0);
+    btTypedConstraint* plain = chain->world->AddConstraint(std::make_unique<btPoint2PointConstraint>(
+        *boxes[0], *boxes[1], btVector3(0.25f, 0, 0), btVector3(-0.25f, 0, 0)));
+    for (auto& joint : chain->joints)
+        dynamics.addConstraint(joint.get(), true);
+    auto* ball = static_cast<btPoint2PointConstraint*>(chain->joints[0].get());
+    auto* hinge = static_cast<btHingeConstraint*>(chain->joints[1].get());
+    const btVector3 pivot = ball->getPivotInA();
+    const btTransform frames[2] = {hinge->getAFrame(), hinge->getBFrame()};
+
+    dynamics.setInternalTickCallback(&RemoveMidStep, nullptr, true);
+    chain->world->Step(30, cStep); // the World chains the host's callback from the next step on
+    gRemovedMidStep = plain;
+    chain->world->Step(1, cStep);
+    ASSERT_EQ(gRemovedMidStep, nullptr) << "the host's callback did not run";
+    ASSERT_EQ(dynamics.getNumConstraints(), 2);
+    for (auto& joint : chain->joints)
+        EXPECT_TRUE(joint->isEnabled());
+    EXPECT_EQ(ball->getPivotInA(), pivot);
+    EXPECT_EQ(hinge->getAFrame().getOrigin(), frames[0].getOrigin());
+    EXPECT_EQ(hinge->getBFrame().getOrigin(), frames[1].getOrigin());
+    EXPECT_GT(std::abs(ball->getAppliedImpulse()), 0.0f) << "the ball joint's impulse was not given back";
+    chain->world->Step(30, cStep);
+    for (btRigidBody* chair : chain->world->Deformables().Bodies())
+        EXPECT_GT(World::Shape(chair)->Dynamics().Energy(), 1e-6) << "a joint does not bend its chair";
+    dynamics.setInternalTickCallback(nullptr, nullptr, true);
 }
 
 // With contacts between deformables beside the joints, one narrowphase thread and two give the same steps.
