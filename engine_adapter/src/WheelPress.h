@@ -39,6 +39,15 @@ public:
     const DeformableShape& Shape() const { return mShape; }
     /// After the solve: the loads into the modes' pending impulse; remembered as the next solve's held ones.
     void Finish();
+    /// The last solve's generalised impulses (Σ u, Σ w; M entries, or none), which the next solve's change is
+    /// from: for snapshots.
+    std::span<const double> Held() const { return mHeld; }
+    std::span<const double> HeldInertial() const { return mHeldInertial; }
+    void SetHeld(std::span<const double> inHeld, std::span<const double> inInertial)
+    {
+        mHeld.assign(inHeld.begin(), inHeld.end());
+        mHeldInertial.assign(inInertial.begin(), inInertial.end());
+    }
 
     // --- btTypedConstraint ---
     void buildJacobian() override { mApplied = false; }

@@ -1,5 +1,6 @@
 // bdt::World::SaveState and LoadState: snapshots of the bodies' state (World.h).
 
+#include "WheelPress.h"
 #include "WorldBody.h"
 
 #include "bullet/ShapeSolver.h"
@@ -22,7 +23,8 @@ namespace
 {
 
 constexpr char cMagic[8] = {'B', 'D', 'T', 'S', 'T', 'A', 'T', 'E'};
-constexpr std::uint32_t cVersion = 4; // 2: the previous step's transform and q; 3: the attachments; 4: joints
+// 2: the previous step's transform and q; 3: the attachments; 4: joints; 5: the watched wheels' loads.
+constexpr std::uint32_t cVersion = 5;
 
 /// Appends values to a snapshot, native byte order.
 class Writer
@@ -292,6 +294,22 @@ std::vector<std::uint8_t> World::SaveState() const
             out.Put(watch->solve->HeldInertial(side));
         }
     }
+    // The watched wheels' loads for the next solve (`LoadWheels`) and, a body pressed, the last solve's impulse
+    // their change is from (`WheelPress::Held`).
+    out.Put(std::uint32_t(mWheelLoads.size()));
+    for (const WheelLoad& load : mWheelLoads)
+    {
+        out.Put(BodyIndex(load.body));
+        out.Put(load.point);
+        out.Put(load.impulse);
+    }
+    out.Put(std::uint32_t(mWheelPresses.size()));
+    for (const auto& press : mWheelPresses)
+    {
+        out.Put(BodyIndex(&press->getRigidBodyA()));
+        out.Put(press->Held());
+        out.Put(press->HeldInertial());
+    }
     std::vector<std::uint8_t>& bytes = out.Bytes();
     const std::uint64_t checksum = Fnv1a64::Of(bytes);
     const auto* checksumBytes = reinterpret_cast<const std::uint8_t*>(&checksum);
@@ -311,7 +329,7 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         throw Error("state snapshot: checksum mismatch (corrupt or truncated)");
     Reader in(payload.subspan(sizeof(cMagic)));
     const std::uint32_t version = in.Get<std::uint32_t>();
-    if (version != cVersion && version != 3)
+    if (version < 3 || version > cVersion)
         throw Error("state snapshot: version " + std::to_string(version) + ", this build reads " +
                     std::to_string(cVersion));
     const std::uint32_t count = in.Get<std::uint32_t>();
@@ -395,8 +413,42 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
                         std::to_string(index) + ")");
         joints[j].joint = joint;
     }
+    // Version 4 and older have no wheels' loads: none pressed.
+    std::vector<WheelLoad> wheelLoads(version >= 5 ? in.Get<std::uint32_t>() : 0u);
+    const auto bodyAt = [&](std::int32_t inIndex, const char* inWhat, std::size_t inItem) -> Body&
+    {
+        if (inIndex < 0 || std::size_t(inIndex) >= mBodies.size())
+            throw Error(std::string("state snapshot: ") + inWhat + " " + std::to_string(inItem) + " presses body " +
+                        std::to_string(inIndex) + ", this world has " + std::to_string(mBodies.size()));
+        return *mBodies[std::size_t(inIndex)];
+    };
+    for (std::size_t w = 0; w < wheelLoads.size(); ++w)
+    {
+        wheelLoads[w].body = bodyAt(in.Get<std::int32_t>(), "wheel load", w).rigidBody.get();
+        wheelLoads[w].point = in.GetVector();
+        wheelLoads[w].impulse = in.GetVector();
+        if (!IsFinite(wheelLoads[w].point) || !IsFinite(wheelLoads[w].impulse))
+            throw Error("state snapshot: wheel load " + std::to_string(w) + " holds values out of range");
+    }
+    struct PressState
+    {
+        Body* body = nullptr;
+        std::vector<double> held, inertial;
+    };
+    std::vector<PressState> presses(version >= 5 ? in.Get<std::uint32_t>() : 0u);
+    for (std::size_t p = 0; p < presses.size(); ++p)
+    {
+        PressState& press = presses[p];
+        press.body = &bodyAt(in.Get<std::int32_t>(), "wheel press", p);
+        const std::uint32_t modes = press.body->shape->Dynamics().ModeCount();
+        press.held = in.GetValues(modes);
+        press.inertial = in.GetValues(modes);
+        if (!AllFinite(press.held) || !AllFinite(press.inertial) || press.held.size() != press.inertial.size() ||
+            (!press.held.empty() && press.held.size() != modes))
+            throw Error("state snapshot: wheel press " + std::to_string(p) + " holds values out of range");
+    }
     if (!in.AtEnd())
-        throw Error("state snapshot: bytes after the last joint");
+        throw Error("state snapshot: bytes after the last wheel press");
 
     for (std::uint32_t b = 0; b < count; ++b)
     {
@@ -442,6 +494,16 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
             watch.solve->SetHeld(side, state.held[side], state.inertial[side]);
         mJoints.push_back(std::move(watch));
     }
+    for (const auto& press : mWheelPresses)
+        mWorld.removeConstraint(press.get()); // a step whose post-tick did not run left them in (else a no-op)
+    mWheelPresses.clear();
+    for (const PressState& state : presses)
+    {
+        mWheelPresses.push_back(std::make_unique<detail::WheelPress>(*state.body->rigidBody, *state.body->shape,
+                                                                     state.body->attachmentModes));
+        mWheelPresses.back()->SetHeld(state.held, state.inertial);
+    }
+    mWheelLoads = std::move(wheelLoads);
 }
 
 std::int32_t World::BodyIndex(const btRigidBody* inBody) const

@@ -1,6 +1,6 @@
-// bdt::World and the host's Bullet raycast vehicles (issue 55): btRaycastVehicle pushes its chassis up with each
-// wheel's suspension force and gives the ground nothing (its wheels' ground object is Bullet's fixed body). On a
-// body of this World the wheel presses the ground back, frame and modes, where it touches.
+// bdt::World and the host's Bullet raycast vehicles (issue 55): btRaycastVehicle pushes its chassis with each
+// wheel's suspension force and friction and gives the ground nothing (its wheels' ground object is Bullet's fixed
+// body). On a body of this World the wheel presses the ground back, frame and modes, where it touches.
 
 #include "WheelPress.h"
 #include "WorldBody.h"
@@ -30,6 +30,52 @@ struct GroundRay final : btCollisionWorld::ClosestRayResultCallback
     }
     const btCollisionObject* chassis;
 };
+
+// btRaycastVehicle keeps the friction its last update gave each wheel's contact in private arrays (m_forwardWS,
+// m_axle, m_forwardImpulse, m_sideImpulse: the chassis took forward · forward impulse + axle · side impulse, after
+// any skid's scaling). They are read through pointers to those members, named where C++ checks no access: in the
+// arguments of an explicit template instantiation.
+template <typename Tag, typename Tag::Member Pointer> struct ExposeMember
+{
+    friend typename Tag::Member MemberOf(Tag) { return Pointer; }
+};
+struct ForwardAxes
+{
+    using Member = btAlignedObjectArray<btVector3> btRaycastVehicle::*;
+    friend Member MemberOf(ForwardAxes);
+};
+struct SideAxes
+{
+    using Member = btAlignedObjectArray<btVector3> btRaycastVehicle::*;
+    friend Member MemberOf(SideAxes);
+};
+struct ForwardImpulses
+{
+    using Member = btAlignedObjectArray<btScalar> btRaycastVehicle::*;
+    friend Member MemberOf(ForwardImpulses);
+};
+struct SideImpulses
+{
+    using Member = btAlignedObjectArray<btScalar> btRaycastVehicle::*;
+    friend Member MemberOf(SideImpulses);
+};
+template struct ExposeMember<ForwardAxes, &btRaycastVehicle::m_forwardWS>;
+template struct ExposeMember<SideAxes, &btRaycastVehicle::m_axle>;
+template struct ExposeMember<ForwardImpulses, &btRaycastVehicle::m_forwardImpulse>;
+template struct ExposeMember<SideImpulses, &btRaycastVehicle::m_sideImpulse>;
+
+// The friction impulse (N·s, world) the vehicle's last update gave its chassis at wheel `inWheel`; zero before
+// its first update.
+btVector3 WheelFriction(const btRaycastVehicle& inVehicle, int inWheel)
+{
+    const btAlignedObjectArray<btVector3>& forward = inVehicle.*MemberOf(ForwardAxes{});
+    const btAlignedObjectArray<btVector3>& side = inVehicle.*MemberOf(SideAxes{});
+    const btAlignedObjectArray<btScalar>& forwardImpulse = inVehicle.*MemberOf(ForwardImpulses{});
+    const btAlignedObjectArray<btScalar>& sideImpulse = inVehicle.*MemberOf(SideImpulses{});
+    if (inWheel >= std::min({forward.size(), side.size(), forwardImpulse.size(), sideImpulse.size()}))
+        return btVector3(0, 0, 0);
+    return forward[inWheel] * forwardImpulse[inWheel] + side[inWheel] * sideImpulse[inWheel];
+}
 
 } // namespace
 
@@ -110,9 +156,11 @@ void World::LoadWheels(double inTimeStep)
             Body* body = ray.hasHit() ? FindBody(btRigidBody::upcast(ray.m_collisionObject)) : nullptr;
             if (body == nullptr || !body->rigidBody->isActive() || body->rigidBody->getInvMass() == 0)
                 continue;
-            // The chassis took the suspension force along the ground's normal; the ground takes it back.
+            // The chassis took the suspension force (as Bullet caps it) along the ground's normal and the wheel's
+            // friction; the ground takes both back.
+            const btScalar suspension = std::min(wheel.m_wheelsSuspensionForce, wheel.m_maxSuspensionForce);
             const btVector3 impulse =
-                -contact.m_contactNormalWS * (wheel.m_wheelsSuspensionForce * btScalar(inTimeStep));
+                -contact.m_contactNormalWS * (suspension * btScalar(inTimeStep)) - WheelFriction(*vehicle, i);
             mWheelLoads.push_back({body->rigidBody.get(), contact.m_contactPointWS, impulse});
         }
 }

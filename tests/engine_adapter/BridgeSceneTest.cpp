@@ -4,9 +4,7 @@
 #include "support/BulletScenes.h"
 
 #include <bdt/samples/Scenes.h>
-#include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
 #include <algorithm>
 #include <cmath>
@@ -19,27 +17,11 @@ namespace
 
 constexpr double cStep = 1.0 / 60.0;
 
-/// The deck: 12 modes of a 300 MPa solid of 200 kg/m³ (60 kg), baked once.
-std::shared_ptr<const DeformableAsset> PlankAsset()
-{
-    static const std::shared_ptr<const DeformableAsset> asset = []
-    {
-        ShapeMesh mesh = BridgePlankMesh(3000);
-        ModalBakeSettings bake;
-        bake.modes = 12;
-        bake.material = {3e8, 0.4, 200};
-        bake.factorisation = EFactorisation::Reproducible;
-        return DeformableAsset::Create(std::make_shared<const BDTree>(
-            BDTree::Build(MakeModalModel(std::move(mesh.positions), std::move(mesh.triangles), bake))));
-    }();
-    return asset;
-}
-
 TEST(BridgeScene, TheCarCrossesTheBendingDeckAndComesBack)
 {
     SampleWorld world;
     World& deformables = world.Deformables();
-    const BridgeScene scene = AddBridgeScene(world, PlankAsset());
+    const BridgeScene scene = AddBridgeScene(world, test::BridgePlankAsset());
     world.Step(60, cStep); // the car settles on its abutment, the deck under its own weight
     const float unloaded = deformables.SurfacePosition(scene.plank, scene.middle).y();
     double peakSag = 0.0, widestGap = 0.0;

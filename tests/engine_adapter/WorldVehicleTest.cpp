@@ -1,15 +1,13 @@
 // Bullet's raycast vehicle on a deformable (issue 55): watched by bdt::World, each wheel presses the body under it
 // with its suspension force, so a car parked on a modal plank bridge bends it as a rigid box of its mass does, and
-// a car driving across stays on it.
+// a car driving across stays on it. A snapshot carries the wheels' loads: a car on the bridge replays bit for bit;
+// one narrowphase thread and two step the bridge alike.
 #include "support/BulletScenes.h"
 
 #include <BulletDynamics/Vehicle/btRaycastVehicle.h>
 #include <bdt/adapter/World.h>
-#include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
 #include <bdt/samples/Scenes.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
@@ -17,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace bdt
 {
@@ -27,22 +26,6 @@ constexpr double cStep = 1.0 / 60.0;
 constexpr float cPlankTop = 1.05f; // m: the plank's deck, world
 constexpr float cCarMass = 200.0f; // kg
 const btVector3 cWheelSpan(0.55f, 0.0f, 0.35f); // the wheels' contact points about the car's centre, x and z
-
-/// The bridge scene's 3 × 0.1 × 1 m modal plank (60 kg, 12 modes of a 300 MPa solid), baked once.
-std::shared_ptr<const DeformableAsset> PlankAsset()
-{
-    static const std::shared_ptr<const DeformableAsset> asset = []
-    {
-        ShapeMesh mesh = BridgePlankMesh(3000);
-        ModalBakeSettings bake;
-        bake.modes = 12;
-        bake.material = {3e8, 0.4, 200};
-        bake.factorisation = EFactorisation::Reproducible;
-        return DeformableAsset::Create(std::make_shared<const BDTree>(
-            BDTree::Build(MakeModalModel(std::move(mesh.positions), std::move(mesh.triangles), bake))));
-    }();
-    return asset;
-}
 
 /// The plank bridge: the plank held at its four bottom corners to the world, damped.
 struct Bridge
@@ -59,7 +42,7 @@ struct Bridge
         BodySettings desc;
         desc.mass = 60.0;
         desc.transform.setOrigin(btVector3(0, cPlankTop - 0.05f, 0));
-        plank = deformables.CreateBody(PlankAsset(), desc);
+        plank = deformables.CreateBody(test::BridgePlankAsset(), desc);
         plank->setDamping(0.5f, 0.5f);
         plank->setActivationState(DISABLE_DEACTIVATION);
         for (const float x : {-1.5f, 1.5f})
@@ -215,6 +198,158 @@ TEST(WorldVehicle, ACarDrivenAcrossStaysOnThePlank)
     }
     EXPECT_LT(car.chassis->getCenterOfMassPosition().x(), -0.8f) << "the car did not cross";
     EXPECT_GT(peakSag, 1e-3) << "the deck did not bend under the car";
+}
+
+// The plank (made 600 kg) lies loose on a frictionless floor and the car, parked on it, speeds up: its wheels'
+// friction pushes the plank back as much as it pushes the car on (momentum kept within 10%; the plank takes the
+// last step's in the next), and bends it. Unwatched, Bullet gives
+// the plank nothing and it stays where it is.
+TEST(WorldVehicle, TheWheelsFrictionPushesTheGroundBack)
+{
+    constexpr double cLooseMass = 600.0; // kg: the plank slides back slowly and the car stays on it
+    double plankMomentum[2], carMomentum[2];
+    for (const bool watched : {true, false})
+    {
+        SampleWorld world;
+        world.AddGroundPlane(0.0, 0.0f);
+        World& deformables = world.Deformables();
+        BodySettings desc;
+        desc.mass = cLooseMass;
+        desc.transform.setOrigin(btVector3(0, 0.05f, 0));
+        btRigidBody* plank = deformables.CreateBody(test::BridgePlankAsset(), desc);
+        plank->setFriction(0.0f);
+        plank->setActivationState(DISABLE_DEACTIVATION);
+        btBoxShape body(btVector3(0.7f, 0.15f, 0.4f));
+        btVector3 inertia;
+        body.calculateLocalInertia(cCarMass, inertia);
+        btRigidBody chassis(btRigidBody::btRigidBodyConstructionInfo(cCarMass, nullptr, &body, inertia));
+        chassis.setWorldTransform(btTransform(btMatrix3x3::getIdentity(), btVector3(0, 0.1f + 0.5f, 0)));
+        chassis.setActivationState(DISABLE_DEACTIVATION);
+        world.Dynamics().addRigidBody(&chassis);
+        btRaycastVehicle::btVehicleTuning tuning;
+        tuning.m_suspensionStiffness = 100.0f;
+        tuning.m_suspensionDamping = 8.0f;
+        tuning.m_suspensionCompression = 8.0f;
+        btRaycastVehicle* car = world.AddRaycastVehicle(chassis, tuning);
+        car->setCoordinateSystem(2, 1, 0);
+        for (const float x : {cWheelSpan.x(), -cWheelSpan.x()})
+            for (const float z : {cWheelSpan.z(), -cWheelSpan.z()})
+                car->addWheel(btVector3(x, -0.1f, z), btVector3(0, -1, 0), btVector3(0, 0, 1), 0.25f, 0.15f, tuning,
+                              x > 0.0f);
+        if (!watched)
+            deformables.UnwatchVehicle(car);
+        world.Step(60, cStep); // parked: settled on its wheels
+        const double plankStart = cLooseMass * double(plank->getLinearVelocity().x());
+        const double carStart = cCarMass * double(chassis.getLinearVelocity().x());
+        for (int i = 0; i < 30; ++i)
+        {
+            // The car's momentum as the plank will have taken it after this step: the last step's friction.
+            carMomentum[watched ? 0 : 1] = cCarMass * double(chassis.getLinearVelocity().x()) - carStart;
+            for (int wheel = 0; wheel < 4; ++wheel)
+                car->applyEngineForce(250.0f, wheel); // 1000 N: 5 m/s² for the car, short of skidding
+            world.Step(1, cStep);
+        }
+        plankMomentum[watched ? 0 : 1] = cLooseMass * double(plank->getLinearVelocity().x()) - plankStart;
+        world.Dynamics().removeRigidBody(&chassis);
+    }
+    ASSERT_GT(carMomentum[0], 100.0) << "the car did not speed up";
+    EXPECT_NEAR(plankMomentum[0], -carMomentum[0], 0.02 * carMomentum[0])
+        << "plank " << plankMomentum[0] << " N·s, car " << carMomentum[0] << " N·s";
+    EXPECT_LT(std::abs(plankMomentum[1]), 0.05 * carMomentum[1])
+        << "unwatched: plank " << plankMomentum[1] << " N·s, car " << carMomentum[1] << " N·s";
+}
+
+/// The bridge scene's car's Bullet state, which the host saves itself (`World::SaveState` has the World's bodies):
+/// its chassis, and its wheels (their turn and last ray, from which Bullet's next step starts).
+struct CarState
+{
+    btTransform transform, interpolation;
+    btVector3 linear, angular, interpolationLinear, interpolationAngular;
+    std::vector<btWheelInfo> wheels;
+
+    explicit CarState(const BridgeScene& inScene)
+        : transform(inScene.chassis->getWorldTransform()),
+          interpolation(inScene.chassis->getInterpolationWorldTransform()),
+          linear(inScene.chassis->getLinearVelocity()), angular(inScene.chassis->getAngularVelocity()),
+          interpolationLinear(inScene.chassis->getInterpolationLinearVelocity()),
+          interpolationAngular(inScene.chassis->getInterpolationAngularVelocity())
+    {
+        for (int i = 0; i < inScene.car->getNumWheels(); ++i)
+            wheels.push_back(inScene.car->getWheelInfo(i));
+    }
+    void RestoreTo(const BridgeScene& ioScene) const
+    {
+        btRigidBody& chassis = *ioScene.chassis;
+        chassis.setCenterOfMassTransform(transform); // its inertia tensor in the world too
+        chassis.setInterpolationWorldTransform(interpolation);
+        chassis.setLinearVelocity(linear);
+        chassis.setAngularVelocity(angular);
+        chassis.setInterpolationLinearVelocity(interpolationLinear);
+        chassis.setInterpolationAngularVelocity(interpolationAngular);
+        for (std::size_t i = 0; i < wheels.size(); ++i)
+            ioScene.car->getWheelInfo(int(i)) = wheels[i];
+    }
+};
+
+// Saved with the car on the deck, the World's snapshot holds the wheels' loads for the next solve and the presses'
+// last impulses: loaded into a fresh bridge (the host putting its car back itself), the two step alike, bit for bit,
+// as the car drives on.
+TEST(WorldVehicle, ACarOnTheBridgeReplaysBitForBitFromASnapshot)
+{
+    SampleWorld original;
+    const BridgeScene a = AddBridgeScene(original, test::BridgePlankAsset());
+    for (int i = 0; i < 100; ++i)
+    {
+        DriveBridgeCar(a, a.abutmentX);
+        original.Step(1, cStep);
+    }
+    ASSERT_LT(std::abs(a.chassis->getCenterOfMassPosition().x()), 1.0f) << "the car is not on the deck";
+    ASSERT_TRUE(a.car->getWheelInfo(0).m_raycastInfo.m_isInContact);
+    const std::vector<std::uint8_t> snapshot = original.Deformables().SaveState();
+    const CarState car(a);
+
+    SampleWorld loaded;
+    const BridgeScene b = AddBridgeScene(loaded, test::BridgePlankAsset());
+    car.RestoreTo(b);
+    loaded.Deformables().LoadState(snapshot);
+    EXPECT_EQ(loaded.Deformables().SaveState(), snapshot);
+    for (int i = 0; i < 120; ++i)
+    {
+        DriveBridgeCar(a, a.abutmentX);
+        DriveBridgeCar(b, b.abutmentX);
+        original.Step(1, cStep);
+        loaded.Step(1, cStep);
+        ASSERT_EQ(loaded.Deformables().StateHash(), original.Deformables().StateHash()) << "step " << i;
+        ASSERT_EQ(b.chassis->getWorldTransform().getOrigin(), a.chassis->getWorldTransform().getOrigin())
+            << "step " << i;
+    }
+}
+
+// A modal chair dropped on the deck beside the car: the narrowphase between the two deformables on one thread and
+// on two gives the same steps, wheels and all.
+TEST(WorldVehicle, TheBridgeStepsAlikeOnOneAndTwoThreads)
+{
+    std::uint64_t hashes[2];
+    for (const unsigned threads : {1u, 2u})
+    {
+        SampleWorldSettings settings;
+        settings.narrowphaseThreads = threads;
+        SampleWorld world(settings);
+        const BridgeScene scene = AddBridgeScene(world, test::BridgePlankAsset());
+        BodySettings desc;
+        desc.mass = 4.0;
+        desc.transform.setOrigin(btVector3(1.0f, scene.deckHeight + 0.6f, 0.0f));
+        world.Deformables().CreateBody(test::ModalShapeAsset("chair", 1500, 8, 2e6), desc);
+        for (int i = 0; i < 200; ++i)
+        {
+            DriveBridgeCar(scene, -0.3f);
+            world.Step(1, cStep);
+        }
+        EXPECT_GT(world.Dynamics().getDispatcher()->getNumManifolds(), 0);
+        EXPECT_TRUE(scene.car->getWheelInfo(0).m_raycastInfo.m_isInContact);
+        hashes[threads - 1] = world.Deformables().StateHash();
+    }
+    EXPECT_EQ(hashes[0], hashes[1]);
 }
 
 } // namespace

@@ -49,6 +49,21 @@ std::shared_ptr<const DeformableAsset> ModalShapeAsset(const std::string& inShap
     return asset;
 }
 
+std::shared_ptr<const DeformableAsset> BridgePlankAsset()
+{
+    static const std::shared_ptr<const DeformableAsset> asset = []
+    {
+        ShapeMesh mesh = BridgePlankMesh(3000);
+        ModalBakeSettings bake;
+        bake.modes = 12;
+        bake.material = {3e8, 0.4, 200};
+        bake.factorisation = EFactorisation::Reproducible;
+        return DeformableAsset::Create(std::make_shared<const BDTree>(
+            BDTree::Build(MakeModalModel(std::move(mesh.positions), std::move(mesh.triangles), bake))));
+    }();
+    return asset;
+}
+
 std::shared_ptr<const DeformableAsset> TurnedShapeAsset(const char* inShape, std::uint32_t inTriangles,
                                                         std::uint32_t inModes)
 {

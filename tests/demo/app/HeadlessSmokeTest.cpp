@@ -122,6 +122,20 @@ TEST_P(HeadlessScene, RendersANonBlankFrameWithSaneStats)
     }
 }
 
+/// Scene `inScene` run headless into a 160 × 90 frame for `inFrames` steps, its stats written to `<scene>.json` in
+/// the test folder.
+AppOptions SmallScene(const std::string& inScene, int inFrames)
+{
+    AppOptions options;
+    options.scene = inScene;
+    options.headless = true;
+    options.frames = inFrames;
+    options.width = 160;
+    options.height = 90;
+    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/" + inScene + ".json";
+    return options;
+}
+
 nlohmann::json RunHeadless(const AppOptions& inOptions)
 {
     {
@@ -296,14 +310,7 @@ TEST(HeadlessScene, RingSceneCollidesItsMeshlessPawns)
     // node transforms (eq. 12 refits), the leaves exactly, and front tracking bounds the visited coarse nodes by
     // their children. The pawns are the scene's own meshes, deformed on the GPU (no CPU-deformed vertex).
     BDT_REQUIRE_GL_CONTEXT();
-    AppOptions options;
-    options.scene = "ring";
-    options.headless = true;
-    options.frames = 60;
-    options.width = 160;
-    options.height = 90;
-    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/ring.json";
-    const nlohmann::json stats = RunHeadless(options);
+    const nlohmann::json stats = RunHeadless(SmallScene("ring", 60));
     EXPECT_EQ(stats["sample_meshes"].get<std::size_t>(), 6u);
     EXPECT_EQ(stats["cpu_deformed_vertices"].get<std::uint64_t>(), 0u);
     const nlohmann::json ring = stats["ring_scene"];
@@ -318,14 +325,7 @@ TEST(HeadlessScene, BridgeSceneDrivesTheCarOverTheBendingDeck)
 {
     // Bullet's raycast car sets off after a second and drives onto the plank, whose modes its wheels load.
     BDT_REQUIRE_GL_CONTEXT();
-    AppOptions options;
-    options.scene = "bridge";
-    options.headless = true;
-    options.frames = 240;
-    options.width = 160;
-    options.height = 90;
-    options.stats = std::string(BDT_DEMO_TEST_TMP) + "/bridge.json";
-    const nlohmann::json stats = RunHeadless(options);
+    const nlohmann::json stats = RunHeadless(SmallScene("bridge", 240));
     const nlohmann::json bridge = stats["bridge_scene"];
     EXPECT_GT(bridge["car_x_m"].get<double>(), 0.5); // past the deck's middle, from −3 m
     EXPECT_GT(bridge["car_y_m"].get<double>(), bridge["deck_height_m"].get<double>() + 0.1);

@@ -124,8 +124,8 @@ public:
     std::size_t AttachmentCount() const { return mAttachments.size(); }
 
     /// Has each wheel of `inVehicle` in contact with a body of this World press it, frame and modes, with its
-    /// suspension force at its contact point, from the next step on (Bullet's btRaycastVehicle gives the ground
-    /// nothing). Not owned; throws `bdt::Error` for null. One ray a wheel in contact each step.
+    /// suspension force and friction at its contact point, from the next step on (Bullet's btRaycastVehicle gives
+    /// the ground nothing). Not owned; throws `bdt::Error` for null. One ray a wheel in contact each step.
     void WatchVehicle(btRaycastVehicle* inVehicle);
     /// Stops watching; false if `inVehicle` was not watched. Call before the vehicle is deleted.
     bool UnwatchVehicle(btRaycastVehicle* inVehicle);
@@ -151,9 +151,9 @@ public:
     /// transforms and its motion state's, so that rendering and the next step agree. Velocities unchanged.
     static void PlaceBody(btRigidBody& ioBody, const btTransform& inTransform);
 
-    /// A snapshot of every body this World made (Bullet's state of it and the plugin's) and attachment, in
-    /// creation order; not Bullet's own bodies, constraints or manifolds, nor the settings. Versioned, checksummed
-    /// (FNV-1a 64), doubles (float and double builds load each other's). O(bodies · (M + attachments)).
+    /// A snapshot of every body this World made (Bullet's state of it and the plugin's), attachment, and load its
+    /// joints and watched wheels hold, in creation order; not Bullet's bodies, constraints, manifolds, settings.
+    /// Versioned, checksummed, doubles (float and double builds load each other's). O(bodies · (M + loads)).
     std::vector<std::uint8_t> SaveState() const;
     /// Restores a `SaveState` snapshot into bodies and attachments made alike, in the same order (the same
     /// vertex, triangle and mode counts): the same `StateHash`, manifolds emptied. Throws `bdt::Error`,
