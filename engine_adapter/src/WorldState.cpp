@@ -96,6 +96,17 @@ public:
             value = Get<double>();
         return values;
     }
+    /// The count of a list of `inWhat`, each at least `inItemBytes` long: refused (not allocated) when they could
+    /// not fit in what is left.
+    std::uint32_t GetCount(std::size_t inItemBytes, const char* inWhat)
+    {
+        const std::uint32_t count = Get<std::uint32_t>();
+        const std::size_t left = mBytes.size() - mAt;
+        if (std::uint64_t(count) * inItemBytes > left)
+            throw Error("state snapshot: " + std::to_string(count) + " " + inWhat + " where at most " +
+                        std::to_string(left / inItemBytes) + " fit");
+        return count;
+    }
     bool AtEnd() const { return mAt == mBytes.size(); }
 
 private:
@@ -385,7 +396,9 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         btTypedConstraint* joint = nullptr;
         std::vector<double> held[2], inertial[2];
     };
-    std::vector<JointState> joints(version >= 4 ? in.Get<std::uint32_t>() : 0u);
+    // A joint: its index, then per side a body and two lists' counts; a wheel load: a body and two vectors; a
+    // press: a body and two lists' counts (bytes, at the least).
+    std::vector<JointState> joints(version >= 4 ? in.GetCount(4 + 2 * 12, "joints") : 0u);
     for (std::size_t j = 0; j < joints.size(); ++j)
     {
         const std::int32_t index = in.Get<std::int32_t>();
@@ -414,7 +427,7 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         joints[j].joint = joint;
     }
     // Version 4 and older have no wheels' loads: none pressed.
-    std::vector<WheelLoad> wheelLoads(version >= 5 ? in.Get<std::uint32_t>() : 0u);
+    std::vector<WheelLoad> wheelLoads(version >= 5 ? in.GetCount(4 + 6 * 8, "wheel loads") : 0u);
     const auto bodyAt = [&](std::int32_t inIndex, const char* inWhat, std::size_t inItem) -> Body&
     {
         if (inIndex < 0 || std::size_t(inIndex) >= mBodies.size())
@@ -435,7 +448,7 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         Body* body = nullptr;
         std::vector<double> held, inertial;
     };
-    std::vector<PressState> presses(version >= 5 ? in.Get<std::uint32_t>() : 0u);
+    std::vector<PressState> presses(version >= 5 ? in.GetCount(4 + 2 * 4, "wheel presses") : 0u);
     for (std::size_t p = 0; p < presses.size(); ++p)
     {
         PressState& press = presses[p];

@@ -3,11 +3,14 @@
 // changing anything.
 #include "support/BulletScenes.h"
 
+#include "core/Fnv1a.h"
+
 #include <bdt/samples/SampleWorld.h>
 #include <bdt/adapter/World.h>
 #include <bdt/core/Error.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
+#include <cstring>
 #include <gtest/gtest.h>
 #include <memory>
 #include <vector>
@@ -202,6 +205,20 @@ TEST(WorldState, BadSnapshotsAreRefusedAndChangeNothing)
         boxes.Deformables().CreateBody(test::ShapeAsset("box", 300, 4), desc);
     }
     EXPECT_NE(LoadError(deformables, boxes.Deformables().SaveState()).find("another asset"), std::string::npos);
+    // A checksummed snapshot whose list of joints, wheel loads or wheel presses (the last three counts, none here)
+    // claims more than its bytes hold: refused before anything is made of it.
+    for (const auto& [fromEnd, list] : {std::pair(20, "joints"), std::pair(16, "wheel loads"),
+                                        std::pair(12, "wheel presses")})
+    {
+        bad = good;
+        const std::uint32_t huge = 0xffffffffu;
+        std::memcpy(bad.data() + bad.size() - fromEnd, &huge, sizeof(huge));
+        const std::uint64_t checksum = Fnv1a64::Of(std::span<const std::uint8_t>(bad).first(bad.size() - 8));
+        std::memcpy(bad.data() + bad.size() - 8, &checksum, sizeof(checksum));
+        EXPECT_NE(LoadError(deformables, bad).find(std::string("4294967295 ") + list + " where at most"),
+                  std::string::npos)
+            << LoadError(deformables, bad);
+    }
     EXPECT_EQ(deformables.StateHash(), before);
     // And the good one still loads.
     EXPECT_EQ(LoadError(deformables, good), "");
