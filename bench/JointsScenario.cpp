@@ -116,8 +116,8 @@ StepMs HungSlabsStepMs(const std::shared_ptr<const DeformableAsset>& inAsset, st
     return MedianStepMs(world, inSteps);
 }
 
-/// `inCars` plank bridges 3 m apart, each with a 200 kg car parked in its middle (the bridge scene's car, on
-/// four wheels); its wheels watched or not.
+/// `inCars` plank bridges 3 m apart, each with the bridge scene's car (`AddBridgeCar`) parked in its middle; its
+/// wheels watched or not.
 StepMs ParkedCarsStepMs(const std::shared_ptr<const DeformableAsset>& inPlank, std::uint32_t inCars, bool inWatched,
                         int inSteps)
 {
@@ -137,22 +137,9 @@ StepMs ParkedCarsStepMs(const std::shared_ptr<const DeformableAsset>& inPlank, s
                 const SurfacePoint corner = deformables.ClosestSurfacePoint(plank, at + btVector3(x, -0.05f, z));
                 deformables.Attach(plank, corner, nullptr, deformables.SurfacePosition(plank, corner));
             }
-        btRigidBody* chassis = world.AddRigid(std::make_unique<btBoxShape>(btVector3(0.7f, 0.15f, 0.4f)),
-                                              btTransform(btQuaternion::getIdentity(), at + btVector3(0, 0.55f, 0)),
-                                              200.0);
-        chassis->setActivationState(DISABLE_DEACTIVATION);
-        btRaycastVehicle::btVehicleTuning tuning;
-        tuning.m_suspensionStiffness = 100.0f;
-        tuning.m_suspensionDamping = 8.0f;
-        tuning.m_suspensionCompression = 8.0f;
-        btRaycastVehicle* car = world.AddRaycastVehicle(*chassis, tuning);
-        car->setCoordinateSystem(2, 1, 0);
-        for (const float x : {0.55f, -0.55f})
-            for (const float z : {0.35f, -0.35f})
-                car->addWheel(btVector3(x, -0.1f, z), btVector3(0, -1, 0), btVector3(0, 0, 1), 0.25f, 0.15f, tuning,
-                              x > 0.0f);
+        const BridgeCar car = AddBridgeCar(world, at + btVector3(0, 0.55f, 0));
         if (!inWatched)
-            deformables.UnwatchVehicle(car);
+            deformables.UnwatchVehicle(car.vehicle);
     }
     world.Step(60); // parked: the wheels on the decks
     return MedianStepMs(world, inSteps);

@@ -26,6 +26,8 @@ SampleWorld::SampleWorld(const SampleWorldSettings& inSettings)
 
 SampleWorld::~SampleWorld()
 {
+    // Vehicles and constraints first (they may hold deformables), then the plugin's bodies while the Bullet world
+    // is alive.
     for (std::unique_ptr<btRaycastVehicle>& vehicle : mVehicles)
     {
         mDeformables->UnwatchVehicle(vehicle.get());
@@ -33,7 +35,6 @@ SampleWorld::~SampleWorld()
     }
     mVehicles.clear();
     mRaycasters.clear();
-    // Vehicles and constraints first (they may hold deformables), then the plugin's bodies while the Bullet world is alive.
     for (std::unique_ptr<btTypedConstraint>& constraint : mConstraints)
         mDynamics->removeConstraint(constraint.get());
     mConstraints.clear();

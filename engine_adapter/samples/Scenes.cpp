@@ -111,11 +111,12 @@ HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets)
         scene.attachments.push_back(Hold(deformables, scene.curtain, edge, rod));
     }
 
-    // Two boxes 1 m apart, each on a ball joint at its top face's centre 3.5 m up, pushed the same way; a chair (0.9 m tall,
-    // its middle at its mesh origin) hangs by its top back corner from each box's bottom corner: the first held
-    // there by `World::Attach`, the second by Bullet's own ball joint (which bends it as much, issue 55).
+    // Two boxes 1 m apart, each on a ball joint at its top face's centre 3.5 m up, pushed the same way; a chair
+    // (0.9 m tall, its middle at its mesh origin) hangs by its top back corner from each box's bottom corner: the
+    // first held there by `World::Attach`, the second by Bullet's own ball joint (which bends it as much).
     const btVector3 half(0.15f, 0.15f, 0.15f);
     const btVector3 corner(0.225f, 0.45f, -0.225f); // the chair's top back corner, mesh frame
+    const btVector3 boxCornerInBox(half.x(), -half.y(), -half.z()); // the box's bottom corner, its frame
     const auto swingingBox = [&](float inX)
     {
         btRigidBody* box = ioWorld.AddRigid(std::make_unique<btBoxShape>(half),
@@ -125,15 +126,15 @@ HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets)
         return box;
     };
     scene.box = swingingBox(0.0f);
-    const btVector3 boxCorner = scene.box->getWorldTransform() * btVector3(half.x(), -half.y(), -half.z());
+    const btVector3 boxCorner = scene.box->getWorldTransform() * boxCornerInBox;
     scene.chair = AddDeformable(ioWorld, inAssets.chair, 4.0, boxCorner - corner);
     scene.attachments.push_back(Hold(deformables, scene.chair, boxCorner, scene.box));
 
     scene.jointBox = swingingBox(1.0f);
-    const btVector3 jointCorner = scene.jointBox->getWorldTransform() * btVector3(half.x(), -half.y(), -half.z());
+    const btVector3 jointCorner = scene.jointBox->getWorldTransform() * boxCornerInBox;
     scene.jointChair = AddDeformable(ioWorld, inAssets.chair, 4.0, jointCorner - corner);
     scene.joint = static_cast<btPoint2PointConstraint*>(ioWorld.AddConstraint(std::make_unique<btPoint2PointConstraint>(
-        *scene.jointBox, *scene.jointChair, btVector3(half.x(), -half.y(), -half.z()),
+        *scene.jointBox, *scene.jointChair, boxCornerInBox,
         scene.jointChair->getWorldTransform().inverse() * jointCorner)));
 
     // Two posts 1.8 m apart, 1 m tall; the plank (2 m × 0.2 m × 0.2 m) on them, held at both ends of its
@@ -165,6 +166,25 @@ ShapeMesh BridgePlankMesh(std::uint32_t inTriangles)
     return mesh;
 }
 
+BridgeCar AddBridgeCar(SampleWorld& ioWorld, const btVector3& inAt)
+{
+    BridgeCar car;
+    car.chassis = ioWorld.AddRigid(std::make_unique<btBoxShape>(btVector3(0.7f, 0.15f, 0.4f)),
+                                   btTransform(btQuaternion::getIdentity(), inAt), 200.0);
+    car.chassis->setActivationState(DISABLE_DEACTIVATION);
+    btRaycastVehicle::btVehicleTuning tuning;
+    tuning.m_suspensionStiffness = 100.0f; // per kg of chassis
+    tuning.m_suspensionDamping = 8.0f;
+    tuning.m_suspensionCompression = 8.0f;
+    car.vehicle = ioWorld.AddRaycastVehicle(*car.chassis, tuning);
+    car.vehicle->setCoordinateSystem(2, 1, 0);
+    for (const float x : {0.55f, -0.55f})
+        for (const float z : {0.35f, -0.35f})
+            car.vehicle->addWheel(btVector3(x, -0.1f, z), btVector3(0, -1, 0), btVector3(0, 0, 1), 0.25f, 0.15f,
+                                  tuning, x > 0.0f);
+    return car;
+}
+
 BridgeScene AddBridgeScene(SampleWorld& ioWorld, const std::shared_ptr<const DeformableAsset>& inPlank)
 {
     if (!inPlank)
@@ -185,30 +205,17 @@ BridgeScene AddBridgeScene(SampleWorld& ioWorld, const std::shared_ptr<const Def
             scene.pins.push_back(Hold(deformables, scene.plank, btVector3(x, scene.deckHeight - 0.1f, z), nullptr));
     scene.middle = deformables.ClosestSurfacePoint(scene.plank, btVector3(0, scene.deckHeight, 0));
 
-    // The abutments: 3 m long, 2 m wide, level with the deck, 5 cm from its ends.
+    // The abutments: 3 m long, 2 m wide, level with the deck, 5 cm from its ends; the car on the one at −x.
     const btVector3 abutmentHalf(1.5f, 0.5f * scene.deckHeight, 1.0f);
+    scene.abutmentX = cHalfLength + 0.05f + abutmentHalf.x();
     for (const float side : {-1.0f, 1.0f})
         ioWorld.AddStatic(std::make_unique<btBoxShape>(abutmentHalf),
                           btTransform(btQuaternion::getIdentity(),
-                                      btVector3(side * (cHalfLength + 0.05f + abutmentHalf.x()), abutmentHalf.y(), 0)));
-    scene.abutmentX = cHalfLength + 0.05f + abutmentHalf.x();
+                                      btVector3(side * scene.abutmentX, abutmentHalf.y(), 0)));
 
-    // The car: a 1.4 × 0.3 × 0.8 m, 200 kg body on four wheels (0.15 m radius, 0.25 m of suspension) 1.1 m by
-    // 0.7 m apart, the suspension 10 cm down under the car's weight; right along z, up along y, forward along x.
-    scene.chassis = ioWorld.AddRigid(
-        std::make_unique<btBoxShape>(btVector3(0.7f, 0.15f, 0.4f)),
-        btTransform(btQuaternion::getIdentity(), btVector3(-scene.abutmentX, scene.deckHeight + 0.5f, 0)), 200.0);
-    scene.chassis->setActivationState(DISABLE_DEACTIVATION);
-    btRaycastVehicle::btVehicleTuning tuning;
-    tuning.m_suspensionStiffness = 100.0f; // per kg of chassis
-    tuning.m_suspensionDamping = 8.0f;
-    tuning.m_suspensionCompression = 8.0f;
-    scene.car = ioWorld.AddRaycastVehicle(*scene.chassis, tuning);
-    scene.car->setCoordinateSystem(2, 1, 0);
-    for (const float x : {0.55f, -0.55f})
-        for (const float z : {0.35f, -0.35f})
-            scene.car->addWheel(btVector3(x, -0.1f, z), btVector3(0, -1, 0), btVector3(0, 0, 1), 0.25f, 0.15f, tuning,
-                                x > 0.0f);
+    const BridgeCar car = AddBridgeCar(ioWorld, btVector3(-scene.abutmentX, scene.deckHeight + 0.5f, 0));
+    scene.chassis = car.chassis;
+    scene.car = car.vehicle;
     return scene;
 }
 

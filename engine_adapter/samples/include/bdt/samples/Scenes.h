@@ -69,11 +69,24 @@ HangScene AddHangScene(SampleWorld& ioWorld, const HangAssets& inAssets);
 /// mesh origin, about `inTriangles` triangles (at least 3 000 keeps its cells about square).
 ShapeMesh BridgePlankMesh(std::uint32_t inTriangles);
 
+/// What `AddBridgeCar` made, owned by the `SampleWorld`.
+struct BridgeCar
+{
+    btRigidBody* chassis = nullptr;      ///< The car's body, 200 kg.
+    btRaycastVehicle* vehicle = nullptr; ///< Its four wheels, all driven.
+};
+
+/// The bridge scene's car: a 1.4 × 0.3 × 0.8 m, 200 kg body on four raycast wheels (0.15 m radius, 0.25 m of
+/// suspension, 10 cm down under its weight) touching the ground ±0.55 m along x and ±0.35 m along z from its centre
+/// of mass, which is `inAt` (world) and rests 0.5 m above the ground. Right along z, up y, forward x; watched by the
+/// `World` (`SampleWorld::AddRaycastVehicle`).
+BridgeCar AddBridgeCar(SampleWorld& ioWorld, const btVector3& inAt);
+
 /// What `AddBridgeScene` made.
 struct BridgeScene
 {
     btRigidBody* plank = nullptr;       ///< The deck, a deformable of the caller's asset.
-    btRigidBody* chassis = nullptr;     ///< The car's body, 200 kg.
+    btRigidBody* chassis = nullptr;     ///< The car's body (`AddBridgeCar`).
     btRaycastVehicle* car = nullptr;    ///< Its four wheels, all driven; owned by the `SampleWorld`.
     std::vector<AttachmentId> pins;     ///< The deck's four bottom corners, held to the world.
     SurfacePoint middle;                ///< The deck's middle, on its top face.
