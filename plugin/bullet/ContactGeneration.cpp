@@ -208,10 +208,25 @@ double RadiusGrowth(const DeformableShape& inShape, std::uint32_t inNode)
            std::max(0.0, double(state.ComputeSphereNow(inNode).radius) - rest);
 }
 
-// Proxy contacts (from `GenerateSphereContacts`) at their rest radii: the radius growth (eq. 7) bounds how
-// far the proxy's triangles spread about its moved centre, which the culling needs, but it grows with |q|
-// whichever way the body deforms: pushing against it would lift a resting body on every half-period of its
-// vibration and pump energy into it. Keeps those still within `inMaxDistance`.
+// A proxy contact (from `GenerateSphereContacts`) at its rest radii: the radius growth (eq. 7) bounds how far
+// the proxy's triangles spread about its moved centre, which the culling needs, but it grows with |q| whichever
+// way the body deforms: pushing against it would lift a resting body on every half-period of its vibration and
+// pump energy into it. False when the contact is then beyond `inMaxDistance` (drop it).
+bool AtRestRadius(const DeformableShape& inA, const DeformableShape* inB, double inMaxDistance,
+                  PairContact& ioContact)
+{
+    ioContact.distance += RadiusGrowth(inA, ioContact.feature0.node);
+    if (inB != nullptr && ioContact.feature1.node != cNoIndex)
+    {
+        // B's contact point moves back onto B's rest-radius sphere, along the normal (B to A).
+        const double growthB = RadiusGrowth(*inB, ioContact.feature1.node);
+        ioContact.distance += growthB;
+        ioContact.pointOnB -= growthB * ioContact.normal;
+    }
+    return ioContact.distance <= inMaxDistance;
+}
+
+// `AtRestRadius` over `ioContacts` from `inFirst`, keeping those still within `inMaxDistance` in their order.
 void AtRestRadii(const DeformableShape& inA, const DeformableShape* inB, double inMaxDistance,
                  std::vector<PairContact>& ioContacts, std::size_t inFirst)
 {
@@ -219,15 +234,7 @@ void AtRestRadii(const DeformableShape& inA, const DeformableShape* inB, double 
     for (std::size_t i = inFirst; i < ioContacts.size(); ++i)
     {
         PairContact contact = ioContacts[i];
-        contact.distance += RadiusGrowth(inA, contact.feature0.node);
-        if (inB != nullptr && contact.feature1.node != cNoIndex)
-        {
-            // B's contact point moves back onto B's rest-radius sphere, along the normal (B to A).
-            const double growthB = RadiusGrowth(*inB, contact.feature1.node);
-            contact.distance += growthB;
-            contact.pointOnB -= growthB * contact.normal;
-        }
-        if (contact.distance <= inMaxDistance)
+        if (AtRestRadius(inA, inB, inMaxDistance, contact))
             ioContacts[kept++] = contact;
     }
     ioContacts.resize(kept);
@@ -348,8 +355,6 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
     const ContactProxies& proxiesA = shapeA.State().Proxies();
     std::uint32_t placedA = cNoIndex;
     PatchView viewA;
-    thread_local std::vector<std::size_t> crossingFallbacks; // into ioContacts, ascending
-    crossingFallbacks.clear();
     thread_local std::vector<PairContact> quiet; // a primitive's proxy contacts whose patches made none
     thread_local std::vector<std::uint8_t> quietApart; // per quiet contact: its patch's box was apart
     quiet.clear();
@@ -407,8 +412,9 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         {
             // An interrupted descent's coarse pair, or proxies still apart (`GenerateContacts`).
             ioStats.speculativePairs += shapeB != nullptr && contact.distance > inSurfaceReach ? 1 : 0;
-            ioContacts.push_back(contact);
-            AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
+            PairContact atRest = contact;
+            if (AtRestRadius(shapeA, shapeB, inMaxDistance, atRest))
+                ioContacts.push_back(atRest);
             continue;
         }
         if (apart(nodeA, nodeB))
@@ -467,10 +473,13 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         // normal: a patch deep under it keeps it.)
         if (surface.empty() && (deep > 0 || crossings > 0))
         {
-            ioContacts.push_back(contact);
-            AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, ioContacts.size() - 1);
-            if (deep == 0 || (shapeB == nullptr && kind != EOtherShape::Plane))
-                crossingFallbacks.push_back(ioContacts.size() - 1);
+            ++ioStats.fallbacks;
+            PairContact fallback = contact;
+            fallback.withdrawable = deep == 0 || (shapeB == nullptr && kind != EOtherShape::Plane);
+            if (AtRestRadius(shapeA, shapeB, inMaxDistance, fallback))
+                ioContacts.push_back(fallback);
+            else
+                ++ioStats.fallbacksApart;
         }
         else if (surface.empty() && shapeB == nullptr)
         {
@@ -528,7 +537,10 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
                 out.distance = piece.distance + offsetA - offsetB - reach + inMaxDistance;
                 out.pointOnB = piece.pointOnB + (offsetB + marginB) * piece.normal;
                 if (out.distance <= inMaxDistance)
+                {
                     ioContacts.push_back(out);
+                    madeSurface = true;
+                }
             }
             if (!pieceContacts.empty())
             {
@@ -536,14 +548,21 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
                 if (piecesB)
                     piecesB->MadeContact(pieceB);
             }
-            madeSurface = madeSurface || !pieceContacts.empty();
         }
     }
     // Crossing surfaces fall back to their proxy contacts only where nothing else holds the bodies apart: a
-    // chair's leg in a slab's dent crosses it at the rim while its foot rests on it.
+    // chair's leg in a slab's dent crosses it at the rim while its foot rests on it. The fallbacks are found by
+    // their flag, not by where they were put: a filter may have moved or dropped any contact since.
+    const auto firstMade = ioContacts.begin() + std::ptrdiff_t(inFirst);
     if (madeSurface)
-        for (auto index = crossingFallbacks.rbegin(); index != crossingFallbacks.rend(); ++index)
-            ioContacts.erase(ioContacts.begin() + std::ptrdiff_t(*index));
+    {
+        const auto withdrawn = std::remove_if(firstMade, ioContacts.end(),
+                                              [](const PairContact& inContact) { return inContact.withdrawable; });
+        ioStats.fallbacksWithdrawn += std::uint64_t(ioContacts.end() - withdrawn);
+        ioContacts.erase(withdrawn, ioContacts.end());
+    }
+    else
+        std::for_each(firstMade, ioContacts.end(), [](PairContact& ioContact) { ioContact.withdrawable = false; });
     // Where a primitive meets the body and no feature pair faces across (it cuts through faces between their
     // vertices, or lies wholly inside the closed surface), the pair has no surface contact: the proxy contacts
     // of the patches it meets, or of all if it is inside, push it out, as in the proxies model. (A plane has

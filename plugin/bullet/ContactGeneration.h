@@ -85,6 +85,9 @@ struct PairContact
     int index1 =
         -1; ///< B's triangle index for a concave B (as Bullet's triangle callbacks give it), else -1.
     int partId1 = -1; ///< B's part id for a concave B, else -1.
+    /// A fallback: a proxy contact standing in for patches that cross, withdrawn if the pair makes a surface
+    /// contact elsewhere. Only while `GenerateContacts` runs; false in what it returns.
+    bool withdrawable = false;
 };
 
 /// Bullet's identifiers (partId, index) of A's side of `inContact`: the proxy node and the triangle in the

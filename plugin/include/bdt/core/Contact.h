@@ -72,6 +72,10 @@ struct QueryStats
     std::uint64_t speculativePairs = 0;
     /// Surface model: contact pieces collided as boxes (`DeformableShapeSettings::pieceTolerance`), contacts.
     std::uint64_t piecePairs = 0, pieceContacts = 0;
+    /// Surface model: proxy pairs whose patches cross or lie deep and make no surface contact, so that their
+    /// proxy contact stands in (a fallback); of those, the ones apart at the proxy's rest radius (none made), and
+    /// the ones withdrawn because the pair made surface contacts elsewhere.
+    std::uint64_t fallbacks = 0, fallbacksApart = 0, fallbacksWithdrawn = 0;
 
     /// Adds every counter of `inOther`.
     void Add(const QueryStats& inOther)
@@ -88,6 +92,9 @@ struct QueryStats
         speculativePairs += inOther.speculativePairs;
         piecePairs += inOther.piecePairs;
         pieceContacts += inOther.pieceContacts;
+        fallbacks += inOther.fallbacks;
+        fallbacksApart += inOther.fallbacksApart;
+        fallbacksWithdrawn += inOther.fallbacksWithdrawn;
     }
 };
 
