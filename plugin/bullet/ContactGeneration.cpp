@@ -168,11 +168,11 @@ bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB)
 }
 
 PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
-                          PlacedPatch& ioScratch, QueryStats* ioStats)
+                          PlacedPatch& ioScratch, QueryStats* ioStats, EPatchStorage inStorage)
 {
     const ShapeSolver& solver = ShapeSolver::Of(inShape);
     PatchView view = PlacePatch(inBody, *solver.Patches(), inProxy, solver.Surface(),
-                                double(inShape.getMargin()), 0.0, ioScratch, ioStats);
+                                double(inShape.getMargin()), 0.0, ioScratch, ioStats, inStorage);
     // A feature further behind one of the patch's faces than this is on the far side of a thin part, not in
     // it.
     view.depthLimit = 0.5 * view.bound.radius;
@@ -453,7 +453,10 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         std::size_t deep = 0, crossings = 0;
         if (kind == EOtherShape::Deformable)
         {
-            const PatchView viewB = PlaceProxyPatch(*shapeB, bodyB, nodeB, scratchB, &ioStats);
+            // One shape on both sides (two objects sharing it): B's patch apart, A's view refers into the cache.
+            const PatchView viewB = PlaceProxyPatch(
+                *shapeB, bodyB, nodeB, scratchB, &ioStats,
+                shapeB == &shapeA ? EPatchStorage::Scratch : EPatchStorage::Cache);
             ioPlaceMs += place.Lap();
             ioStats.triangleTests += ShapeSolver::Of(*shapeB).Patches()->OwnTriangleCount(nodeB);
             deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);

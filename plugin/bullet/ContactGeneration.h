@@ -4,6 +4,8 @@
 // shape on the other side of a pair, one per proxy (per proxy pair for two deformables), before they are
 // grouped into regions and reduced to Bullet's four points a manifold. Private to plugin/bullet.
 
+#include "core/SurfaceCache.h"
+
 #include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
@@ -25,9 +27,6 @@ class TraversalFront;
 class ProxyPairCache;
 class PrimitivePairCache;
 struct DeformedBody;
-struct PlacedPatch;
-struct PatchView;
-struct SurfaceContact;
 
 /// How the narrowphase treats the shape on the other side of a deformable.
 enum class EOtherShape : std::uint8_t
@@ -139,9 +138,11 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
 /// The surface patch of proxy `inProxy` of `inShape` placed as `inBody` places it (`PlacePatch` with the
 /// shape's cache and margin), with half the proxy's radius as its depth limit (`PatchView::depthLimit`). The
 /// shape must have its patches (`ShapeSolver::Patches`). With `ioStats`, the placement and the view's
-/// feature tests are counted there.
+/// feature tests are counted there. `inStorage` Scratch places it in `ioScratch` alone (the second side of a
+/// pair whose two objects share one shape: the first side's view refers into the cache).
 PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
-                          PlacedPatch& ioScratch, QueryStats* ioStats = nullptr);
+                          PlacedPatch& ioScratch, QueryStats* ioStats = nullptr,
+                          EPatchStorage inStorage = EPatchStorage::Cache);
 
 /// Whether the world point `inPoint` lies inside the closed deformed surface of `inShape` placed by
 /// `inWorldFromLocal`: the first face a ray from it crosses (`RayCast`, away from the body's origin) faces

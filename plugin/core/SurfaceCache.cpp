@@ -113,6 +113,15 @@ const PlacedPatch& SurfaceCache::Place(const DeformedBody& inBody, const ProxyPa
     return mPlaced[mSlot[inProxy] - 1];
 }
 
+const PlacedPatch& SurfaceCache::PlaceApart(const DeformedBody& inBody, const ProxyPatches& inPatches,
+                                            std::uint32_t inProxy, PlacedPatch& ioScratch, QueryStats* ioStats)
+{
+    Make(inBody, inPatches, inProxy, ioScratch);
+    if (ioStats != nullptr)
+        ++ioStats->patchesMade;
+    return ioScratch;
+}
+
 std::size_t SurfaceCache::MemoryBytes() const
 {
     std::size_t bytes = (mSlot.capacity() + mTouched.capacity()) * sizeof(std::uint32_t);
@@ -125,9 +134,11 @@ std::size_t SurfaceCache::MemoryBytes() const
 
 PatchView PlacePatch(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
                      SurfaceCache& ioCache, double inMargin, double inDepthLimit, PlacedPatch& ioScratch,
-                     QueryStats* ioStats)
+                     QueryStats* ioStats, EPatchStorage inStorage)
 {
-    const PlacedPatch& placed = ioCache.Place(inBody, inPatches, inProxy, ioScratch, ioStats);
+    const PlacedPatch& placed = inStorage == EPatchStorage::Scratch
+                                    ? ioCache.PlaceApart(inBody, inPatches, inProxy, ioScratch, ioStats)
+                                    : ioCache.Place(inBody, inPatches, inProxy, ioScratch, ioStats);
     PatchView view;
     view.patches = &inPatches;
     view.proxy = inProxy;

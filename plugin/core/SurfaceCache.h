@@ -44,6 +44,12 @@ public:
     /// With `ioStats`, counts the patch as made (`QueryStats::patchesMade`) or reused (`patchesReused`).
     const PlacedPatch& Place(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
                              PlacedPatch& ioScratch, QueryStats* ioStats = nullptr);
+    /// `Place` made into `ioScratch` alone, the cache untouched (the same values, bit for bit): for a second
+    /// placement of the same state while views into the cache are held, as when one shape is both sides of a
+    /// pair (two collision objects sharing it), whose placement would otherwise overwrite the first side's
+    /// patches. Valid until the thread's next call with the same scratch.
+    const PlacedPatch& PlaceApart(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
+                                  PlacedPatch& ioScratch, QueryStats* ioStats = nullptr);
 
     /// Patch vertices deformed since the last `ResetCounters` (a patch reused from the cache adds none).
     std::uint64_t VerticesDeformed() const { return mDeformed; }
@@ -69,12 +75,19 @@ private:
     std::uint64_t mDeformed = 0;
 };
 
-/// The view of `inProxy`'s patch of `inBody` placed (`SurfaceCache::Place`), with margin `inMargin` and depth
-/// limit `inDepthLimit`. The view refers to the cache's (or, under a `ConcurrentScope`, `ioScratch`'s)
-/// storage. With `ioStats`, the placement is counted there and so are the feature tests of the view
-/// (`PatchView::stats`).
+/// Where `PlacePatch` puts a placed patch.
+enum class EPatchStorage : std::uint8_t
+{
+    Cache,   ///< `SurfaceCache::Place`: the body's cache, reused by the step's other pairs.
+    Scratch, ///< `SurfaceCache::PlaceApart`: the caller's scratch only, the cache untouched.
+};
+
+/// The view of `inProxy`'s patch of `inBody` placed (`SurfaceCache::Place`, or `PlaceApart` for
+/// `EPatchStorage::Scratch`), with margin `inMargin` and depth limit `inDepthLimit`. The view refers to the
+/// cache's (or, under a `ConcurrentScope` or apart, `ioScratch`'s) storage. With `ioStats`, the placement is
+/// counted there and so are the feature tests of the view (`PatchView::stats`).
 PatchView PlacePatch(const DeformedBody& inBody, const ProxyPatches& inPatches, std::uint32_t inProxy,
                      SurfaceCache& ioCache, double inMargin, double inDepthLimit, PlacedPatch& ioScratch,
-                     QueryStats* ioStats = nullptr);
+                     QueryStats* ioStats = nullptr, EPatchStorage inStorage = EPatchStorage::Cache);
 
 } // namespace bdt

@@ -1,7 +1,8 @@
 // The surface model's bookkeeping of a pair's contacts (`GenerateContacts`, ContactGeneration.cpp): the proxy
 // contacts that stand in for patches that cross or lie deep (fallbacks) are withdrawn when the pair makes surface
-// contacts elsewhere, and nothing else is; a fallback the proxy's rest radius drops leaves no trace. Two soft
-// modal chairs with large q, deep in each other or in a box, make every case many times over.
+// contacts elsewhere, and nothing else is; a fallback the proxy's rest radius drops leaves no trace; and one shape
+// on both sides of a pair collides as two shapes of the same state do. Two soft modal chairs with large q, deep
+// in each other or in a box, make every case many times over.
 #include "../../plugin/bullet/ContactGeneration.h"
 #include "support/BulletScenes.h"
 
@@ -164,6 +165,27 @@ TEST(ContactGeneration, AFallbackDroppedAtItsRestRadiusIsNotWithdrawnForAnotherC
     }
     EXPECT_GE(cases[0], 3) << "two deformables: the case was made " << cases[0] << " times in " << trial << " trials";
     EXPECT_GE(cases[1], 3) << "a box: the case was made " << cases[1] << " times in " << trial << " trials";
+}
+
+TEST(ContactGeneration, OneShapeOnBothSidesCollidesAsTwoShapesOfTheSameState)
+{
+    // A Bullet program may give two collision objects one shape. The pair's two sides then place their patches
+    // through one surface cache at two placements: B's must not overwrite the A patch the pair still reads.
+    std::unique_ptr<DeformableShape> shared = SoftModalChair(), a = SoftModalChair(), b = SoftModalChair();
+    const double radius = shared->Asset().BoundingRadius();
+    std::mt19937 random(2);
+    int withSurface = 0;
+    for (int trial = 0; trial < 40; ++trial)
+    {
+        Placement placement = RandomPlacement(random, 2.0 * radius);
+        placement.qB = placement.qA; // one shape, one q
+        ASSERT_TRUE(shared->SetQ(placement.qA) && a->SetQ(placement.qA) && b->SetQ(placement.qA));
+        const Generated one = Generate(*shared, placement.transformA, *shared, placement.transformB);
+        const Generated two = Generate(*a, placement.transformA, *b, placement.transformB);
+        EXPECT_TRUE(SameContacts(one.contacts, two.contacts)) << "trial " << trial;
+        withSurface += one.stats.surfaceContacts > 0 ? 1 : 0;
+    }
+    EXPECT_GE(withSurface, 10); // the patches were placed and collided in many of the trials
 }
 
 } // namespace
