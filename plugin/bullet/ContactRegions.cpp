@@ -381,11 +381,15 @@ void ReduceContacts(std::span<const PairContact> inContacts, std::span<const std
     };
     const auto depthSlack = [&](double) { return inDepthTolerance; };
     const auto spreadSlack = [&](double inScore) { return inSpreadTolerance * inScore; };
+    // The deepest candidate not taken; where no remaining distance compares (NaN, or +∞, which the speculative
+    // filter lets through for the manifold's own checks), the first not taken: one is always left, as at most
+    // three of the more than four candidates are taken.
     const auto deepestRemaining = [&]()
     {
-        return PersistentCandidate(
+        const int deepest = PersistentCandidate(
             inCandidates, taken, inKept, -std::numeric_limits<double>::infinity(),
             [&](std::uint32_t inIndex) { return -inContacts[inIndex].distance; }, depthSlack);
+        return deepest >= 0 ? deepest : int(std::find(taken.begin(), taken.end(), false) - taken.begin());
     };
 
     // Spread is measured across the mean normal (points on B projected on the contact plane).

@@ -87,7 +87,8 @@ void MergeNearPoints(std::span<const PairContact> inContacts, std::span<const st
 /// at most 4: the deepest (least distance) first, then the one farthest from it, then the one making the
 /// largest triangle with those two, then the one adding the most area outside that triangle, all measured
 /// on the points on B projected on the plane across the mean normal. Where no candidate adds spread (all at
-/// one point or on one line) the deepest remaining one is taken. Deterministic (ties: earlier candidate).
+/// one point or on one line) the deepest remaining one is taken, and where no remaining distance compares
+/// (NaN or +∞) the earliest. Always distinct candidates. Deterministic (ties: earlier candidate).
 ///
 /// Persistence: a candidate flagged in `inKept` (one flag per candidate, or empty for none: the points the
 /// region's manifold held last step) wins each choice over a better unflagged one unless that one is deeper

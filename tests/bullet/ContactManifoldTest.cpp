@@ -220,6 +220,40 @@ TEST(ContactRegions, ReductionKeepsTheDeepestAndMostOfTheBestSpread)
     EXPECT_EQ(chosen, (std::vector<std::uint32_t>{0, 1, 2}));
 }
 
+TEST(ContactRegions, ReductionTakesDistinctCandidatesWhenNoDistanceCompares)
+{
+    // NaN and +inf distances never beat the search's start: the reduction takes the earliest candidates left
+    // (reading no index outside the list; the sanitizer build checks that), distinct, whatever else is there.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::vector<std::vector<double>> cases = {
+        {nan, nan, nan, nan, nan, nan},       // no distance at all
+        {-0.01, nan, nan, nan, nan, nan},     // one deepest, then nothing (the points coincide)
+        {inf, inf, nan, inf, nan, inf, inf}}; // never closer than +inf
+    for (const std::vector<double>& distances : cases)
+    {
+        std::vector<PairContact> contacts(distances.size());
+        std::vector<std::uint32_t> candidates;
+        for (std::size_t i = 0; i < distances.size(); ++i)
+        {
+            contacts[i].distance = distances[i]; // every point at the origin: no spread to choose by
+            candidates.push_back(std::uint32_t(i));
+        }
+        for (const std::vector<std::uint8_t>& kept :
+             {std::vector<std::uint8_t>{}, std::vector<std::uint8_t>(distances.size(), 1)})
+        {
+            std::vector<std::uint32_t> chosen;
+            ReduceContacts(contacts, candidates, chosen, kept, 0.01, 0.1);
+            ASSERT_EQ(chosen.size(), 4u);
+            EXPECT_EQ(std::set<std::uint32_t>(chosen.begin(), chosen.end()).size(), 4u);
+            for (const std::uint32_t index : chosen)
+                EXPECT_LT(index, contacts.size());
+            if (distances[0] == -0.01)
+                EXPECT_EQ(chosen[0], 0u); // the one that compares is still the deepest
+        }
+    }
+}
+
 TEST(ContactRegions, MergedRegionsGoToTheNearestKeptRegionAndPersistentOnesAreKeptWhenTheyCoverAsWell)
 {
     // Five regions along x; the cap keeps three.
