@@ -441,13 +441,11 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
         if (const DeformableShape* shapeB = AsDeformable(b.getCollisionShape());
             shapeB != nullptr && shapeB != shapeA)
             AddStats(ShapeSolver::Of(*shapeB).WorkStats(), stats.work);
-        const std::uint32_t regionLevel =
-            RegionLevel(shapeA->State().Proxies().Level(), shapeA->Settings().regionDepth);
-        thread_local std::vector<std::uint32_t> keys;
-        keys.resize(generated.size());
-        for (std::size_t i = 0; i < generated.size(); ++i)
-            keys[i] = RegionOf(shapeA->State().Tree(), generated[i].feature0.node, regionLevel);
-        ReportClosestPoints(a, b, generated, threshold, *resultOut);
+        // The report runs the host's callbacks, which may query again on this thread (a contactTest from
+        // addSingleResult) and refill `generated`: it reads a list of this call's own.
+        const std::vector<PairContact> reported = std::move(generated);
+        generated = {};
+        ReportClosestPoints(a, b, reported, threshold, *resultOut);
         return;
     }
     StageTimer regions;

@@ -125,6 +125,57 @@ TEST(ContactQueries, ContactTestWithASphereReportsEveryTouchingProxyAndCreatesNo
     EXPECT_GT(pairRecorder.points.size(), recorder.points.size());
 }
 
+TEST(ContactQueries, AQueryFromInsideAQuerysCallbackLeavesTheOuterReportWhole)
+{
+    // A host's callback may query the world again (a contactTest from addSingleResult, on the same thread): the
+    // inner query's contacts must not take the place of the outer query's, nor free the list it reads.
+    QueryWorld world;
+    DeformableObject body;
+    world.world.addCollisionObject(&body.object);
+    btSphereShape bigShape(0.3), smallShape(0.1);
+    btCollisionObject big, small;
+    big.setCollisionShape(&bigShape);
+    small.setCollisionShape(&smallShape);
+    btTransform transform;
+    transform.setIdentity();
+    transform.setOrigin(btVector3(0.6, 0.2, 0.1)); // into the box's +x face: many proxies
+    big.setWorldTransform(transform);
+    transform.setOrigin(btVector3(0.0, 0.55, 0.0)); // on its top face: a few
+    small.setWorldTransform(transform);
+
+    Recorder alone;
+    world.world.contactTest(&big, alone);
+    Recorder inner;
+    struct Nesting : Recorder
+    {
+        btCollisionWorld* world = nullptr;
+        btCollisionObject* query = nullptr;
+        Recorder* inner = nullptr;
+        btScalar addSingleResult(btManifoldPoint& cp, const btCollisionObjectWrapper* colObj0Wrap, int partId0,
+                                 int index0, const btCollisionObjectWrapper* colObj1Wrap, int partId1,
+                                 int index1) override
+        {
+            if (points.empty())
+                world->contactTest(query, *inner);
+            return Recorder::addSingleResult(cp, colObj0Wrap, partId0, index0, colObj1Wrap, partId1, index1);
+        }
+    } nesting;
+    nesting.world = &world.world;
+    nesting.query = &small;
+    nesting.inner = &inner;
+    world.world.contactTest(&big, nesting);
+
+    ASSERT_GT(alone.points.size(), inner.points.size());
+    ASSERT_FALSE(inner.points.empty());
+    ASSERT_EQ(nesting.points.size(), alone.points.size());
+    for (std::size_t i = 0; i < alone.points.size(); ++i)
+    {
+        EXPECT_EQ(nesting.points[i].point.m_partId0, alone.points[i].point.m_partId0);
+        EXPECT_EQ(nesting.points[i].point.getDistance(), alone.points[i].point.getDistance());
+        EXPECT_EQ(nesting.points[i].point.getPositionWorldOnB(), alone.points[i].point.getPositionWorldOnB());
+    }
+}
+
 TEST(ContactQueries, ContactTestAgainstACompoundGoesThroughItsChildrenWithoutManifolds)
 {
     QueryWorld world;
