@@ -1,13 +1,12 @@
 // "Chairs": the BD-Tree paper's Figure 1 scene, deformable chairs (18k triangles, M = 10, proxies at level L)
-// crashing to the ground in a pile; up to 3601 of them. The block falls in waves, one layer of the pile's
-// grid at a time, so chairs keep landing on the pile for the first five seconds or so.
+// crashing to the ground in a pile; up to 3601 of them. The block falls in waves (`PileWaves`), one layer of the
+// pile's grid at a time, so chairs keep landing on the pile for the first five seconds or so.
 #include "app/Sample.h"
 
 #include <algorithm>
-#include <bdt/samples/Scenes.h>
-#include <bdt/adapter/World.h>
-#include <cmath>
+#include <bdt/samples/PileWaves.h>
 #include <imgui.h>
+#include <optional>
 #include <utility>
 
 namespace bdt::demo
@@ -23,36 +22,23 @@ public:
         if (!mCountSet)
             mCount = inOptions.count > 0 ? int(inOptions.count) : 100;
         mCountSet = true;
-        mAsset = BakeAsset("chair", 18000, inOptions.modes);
-        PileSettings pile;
-        pile.count = std::uint32_t(mCount);
+        PileWavesSettings waves;
+        waves.pile.count = std::uint32_t(mCount);
         // About 9 chairs a wave for small piles; at most cMaxWaves waves.
-        pile.layers = std::uint32_t(std::clamp((mCount + 8) / 9, 1, cMaxWaves));
-        pile.seed = inOptions.seed;
-        pile.dropHeight = cDropHeight;
-        mBody.mass = 4.0;
-        mBody.proxyLevel = inOptions.proxyLevel;
-        pile.body = mBody;
-        mTransforms = PileTransforms(*mAsset, pile);
-        const std::uint32_t perLayer = (pile.count + pile.layers - 1) / pile.layers;
-        mSide = std::max<std::uint32_t>(1, std::uint32_t(std::ceil(std::sqrt(double(perLayer)))));
-        // Layer k of the block is spawned at the first layer's height (PileTransforms stacks them).
-        mLayerHeight =
-            mTransforms.size() > mSide * mSide
-                ? double(mTransforms[mSide * mSide].getOrigin().y() - mTransforms[0].getOrigin().y())
-                : 0.0;
-        mSpawned = 0;
-        mNextWave = 0;
-        mCellWidth = mTransforms.size() > 1
-                         ? std::abs(double(mTransforms[1].getOrigin().x() - mTransforms[0].getOrigin().x()))
-                         : 1.0;
-        SpawnWave(ioWorld);
+        waves.pile.layers = std::uint32_t(std::clamp((mCount + 8) / 9, 1, cMaxWaves));
+        waves.pile.seed = inOptions.seed;
+        waves.pile.dropHeight = cDropHeight;
+        waves.pile.body.mass = 4.0;
+        waves.pile.body.proxyLevel = inOptions.proxyLevel;
+        waves.interval = double(mInterval);
+        mWaves.emplace(BakeAsset("chair", 18000, inOptions.modes), waves);
+        mWaves->Spawn(ioWorld, 0.0);
     }
 
     void PreStep(SampleWorld& ioWorld, double inTime) override
     {
-        if (mSpawned < mTransforms.size() && inTime >= double(mNextWave) * double(mInterval))
-            SpawnWave(ioWorld);
+        mWaves->SetInterval(double(mInterval));
+        mWaves->Spawn(ioWorld, inTime);
     }
 
     void DrawControls() override
@@ -67,7 +53,7 @@ public:
 
     CameraStart Camera() const override
     {
-        const float side = float(mSide) * float(mCellWidth);
+        const float side = mWaves ? float(mWaves->Side()) * float(mWaves->CellWidth()) : 4.0f;
         CameraStart start;
         start.targetY = 0.6f;
         start.distance = 3.0f + 1.1f * side;
@@ -79,33 +65,11 @@ private:
     static constexpr int cMaxWaves = 12;
     static constexpr double cDropHeight = 1.8; // m between the ground and a wave's lowest bounding sphere
 
-    void SpawnWave(SampleWorld& ioWorld)
-    {
-        const std::size_t perWave = std::size_t(mSide) * mSide;
-        const std::size_t end = std::min(mTransforms.size(), mSpawned + perWave);
-        for (; mSpawned < end; ++mSpawned)
-        {
-            btTransform transform = mTransforms[mSpawned];
-            transform.getOrigin().setY(transform.getOrigin().y() -
-                                       btScalar(double(mNextWave) * mLayerHeight));
-            BodySettings desc = mBody;
-            desc.transform = MeshFromPrincipal(*mAsset, desc.scale, transform);
-            ioWorld.Deformables().CreateBody(mAsset, desc);
-        }
-        ++mNextWave;
-    }
-
     int mCount = 100;
     bool mCountSet = false;
     bool mRebuild = false;
     float mInterval = 0.45f; // s between waves
-    std::shared_ptr<const DeformableAsset> mAsset;
-    BodySettings mBody;
-    std::vector<btTransform> mTransforms;
-    std::uint32_t mSide = 4;
-    double mLayerHeight = 0.0, mCellWidth = 1.0;
-    std::size_t mSpawned = 0;
-    int mNextWave = 0;
+    std::optional<PileWaves> mWaves;
 };
 
 const bool sRegistered = RegisterSample(
