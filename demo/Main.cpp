@@ -30,6 +30,11 @@ int main(int argc, char** argv)
     cli.add_option("--model", options.sample.model, "Mesh file for the drop scene (any Assimp format)");
     cli.add_option("--modes", options.sample.modes, "M of the bases baked on the fly")
         ->check(CLI::Range(0u, 64u));
+    std::string basis = "smooth";
+    cli.add_option("--basis", basis,
+                   "Basis of the chairs scene's bodies: smooth (procedural fields) or modal (vibration modes, as "
+                   "bdt-bake --basis modal bakes them)")
+        ->check(CLI::IsMember({"smooth", "modal"}));
     cli.add_option("--level", options.sample.proxyLevel, "Contact proxy level L")->check(CLI::Range(0u, 30u));
     cli.add_option("--budget", options.traversalBudget,
                    "Interruptible traversal: sphere tests per deformable pair and step (0: complete)")
@@ -70,6 +75,7 @@ int main(int argc, char** argv)
     cli.add_flag("--proxies", options.view.proxies, "Show the contact proxies in contact");
     cli.add_flag("--contacts", options.view.contacts, "Show the contact points and normals");
     CLI11_PARSE(cli, argc, argv);
+    options.sample.basis = basis == "modal" ? bdt::demo::EBasis::Modal : bdt::demo::EBasis::Smooth;
     try
     {
         bdt::demo::App app(options);

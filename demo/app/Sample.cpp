@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bdt/bake/MeshImport.h>
+#include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/Error.h>
@@ -55,12 +56,12 @@ const SampleEntry* FindSample(const std::string& inName)
 }
 
 std::shared_ptr<const DeformableAsset> BakeAsset(const std::string& inShapeOrFile, std::uint32_t inTriangles,
-                                                 std::uint32_t inModes)
+                                                 std::uint32_t inModes, EBasis inBasis)
 {
-    static std::map<std::tuple<std::string, std::uint32_t, std::uint32_t>,
+    static std::map<std::tuple<std::string, std::uint32_t, std::uint32_t, EBasis>,
                     std::shared_ptr<const DeformableAsset>>
         cache;
-    const auto key = std::make_tuple(inShapeOrFile, inTriangles, inModes);
+    const auto key = std::make_tuple(inShapeOrFile, inTriangles, inModes, inBasis);
     if (const auto found = cache.find(key); found != cache.end())
         return found->second;
     std::vector<Vec3f> positions;
@@ -85,8 +86,24 @@ std::shared_ptr<const DeformableAsset> BakeAsset(const std::string& inShapeOrFil
         positions = std::move(mesh.positions);
         triangles = std::move(mesh.triangles);
     }
-    auto tree = std::make_shared<const BDTree>(
-        BDTree::Build(MakeSmoothModel(std::move(positions), std::move(triangles), inModes)));
+    std::shared_ptr<const BDTree> tree;
+    try
+    {
+        if (inBasis == EBasis::Modal)
+        {
+            ModalBakeSettings bake; // bdt-bake --basis modal's material and resolution
+            bake.modes = inModes;
+            tree = std::make_shared<const BDTree>(
+                BDTree::Build(MakeModalModel(std::move(positions), std::move(triangles), bake)));
+        }
+        else
+            tree = std::make_shared<const BDTree>(
+                BDTree::Build(MakeSmoothModel(std::move(positions), std::move(triangles), inModes)));
+    }
+    catch (const Error& error)
+    {
+        throw Error(inShapeOrFile + ": " + error.what());
+    }
     auto asset = DeformableAsset::Create(std::move(tree));
     cache[key] = asset;
     return asset;

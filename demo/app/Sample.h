@@ -14,12 +14,20 @@
 namespace bdt::demo
 {
 
+/// The displacement basis of the bodies a sample bakes on the fly (`BakeAsset`).
+enum class EBasis : std::uint8_t
+{
+    Smooth, ///< Smooth procedural fields (`MakeSmoothModel`): any mesh, baked in a blink.
+    Modal,  ///< The solid's vibration modes (`MakeModalModel` at `bdt-bake --basis modal`'s defaults): seconds.
+};
+
 /// What the command line passes to every sample.
 struct SampleOptions
 {
     std::uint32_t count = 0; ///< Bodies to create; 0: the sample's default.
     std::string model; ///< A mesh file (any Assimp format) for the samples that take one; empty: built-in.
     std::uint32_t modes = 10;      ///< M of the bases baked on the fly.
+    EBasis basis = EBasis::Smooth; ///< The chairs scene's basis (the other scenes choose their own).
     std::uint32_t proxyLevel = 10; ///< Contact proxy level L of new bodies.
     std::uint32_t seed = 1;
 };
@@ -93,10 +101,10 @@ const std::vector<SampleEntry>& Samples();
 /// The sample called `inName` (case-insensitive), or null.
 const SampleEntry* FindSample(const std::string& inName);
 
-/// An asset baked on the fly from a built-in shape or a mesh file (`inModel` non-empty), with a smooth basis
-/// of `inModes` fields and a BD-Tree; assets are cached by (shape or file, triangles, modes). Throws
-/// `bdt::Error` naming the file on a mesh that cannot be loaded.
+/// An asset baked on the fly from a built-in shape or a mesh file, with `inModes` columns of the basis
+/// `inBasis` and a BD-Tree; assets are cached by (shape or file, triangles, modes, basis). Throws `bdt::Error`
+/// naming the file on a mesh that cannot be loaded or baked (a modal bake needs a mesh that encloses a solid).
 std::shared_ptr<const DeformableAsset> BakeAsset(const std::string& inShapeOrFile, std::uint32_t inTriangles,
-                                                 std::uint32_t inModes);
+                                                 std::uint32_t inModes, EBasis inBasis = EBasis::Smooth);
 
 } // namespace bdt::demo

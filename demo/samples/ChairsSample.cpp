@@ -1,6 +1,8 @@
 // "Chairs": the BD-Tree paper's Figure 1 scene, deformable chairs (18k triangles, M = 10, proxies at level L)
 // crashing to the ground in a pile; up to 3601 of them. The block falls in waves (`PileWaves`), one layer of the
-// pile's grid at a time, so chairs keep landing on the pile for the first five seconds or so.
+// pile's grid at a time, so chairs keep landing on the pile for the first five seconds or so. The chairs bend by
+// smooth fields, or by the vibration modes `bdt-bake --basis modal` gives the chair (`--basis`, the scene's
+// "basis" control).
 #include "app/Sample.h"
 
 #include <algorithm>
@@ -19,9 +21,12 @@ class ChairsSample final : public Sample
 public:
     void Build(SampleWorld& ioWorld, const SampleOptions& inOptions) override
     {
-        if (!mCountSet)
+        if (!mOptionsRead)
+        {
             mCount = inOptions.count > 0 ? int(inOptions.count) : 100;
-        mCountSet = true;
+            mBasis = inOptions.basis;
+        }
+        mOptionsRead = true;
         PileWavesSettings waves;
         waves.pile.count = std::uint32_t(mCount);
         // About 9 chairs a wave for small piles; at most cMaxWaves waves.
@@ -31,7 +36,7 @@ public:
         waves.pile.body.mass = 4.0;
         waves.pile.body.proxyLevel = inOptions.proxyLevel;
         waves.interval = double(mInterval);
-        mWaves.emplace(BakeAsset("chair", 18000, inOptions.modes), waves);
+        mWaves.emplace(BakeAsset("chair", 18000, inOptions.modes, mBasis), waves);
         mWaves->Spawn(ioWorld, 0.0);
     }
 
@@ -47,6 +52,15 @@ public:
         if (ImGui::IsItemDeactivatedAfterEdit())
             mRebuild = true;
         ImGui::SliderFloat("s between waves", &mInterval, 0.1f, 2.0f, "%.2f");
+        int basis = mBasis == EBasis::Modal ? 1 : 0;
+        if (ImGui::Combo("basis", &basis, "smooth fields\0vibration modes (modal bake)\0"))
+        {
+            mBasis = basis == 1 ? EBasis::Modal : EBasis::Smooth;
+            mRebuild = true;
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("How the chairs bend: smooth procedural fields, or the vibration modes of the solid "
+                              "chair as bdt-bake --basis modal bakes them (a few seconds, once)");
     }
 
     bool WantsRebuild() override { return std::exchange(mRebuild, false); }
@@ -61,12 +75,19 @@ public:
         return start;
     }
 
+    void AddStats(nlohmann::json& ioStats) const override
+    {
+        ioStats["chairs_scene"] = {{"basis", mBasis == EBasis::Modal ? "modal" : "smooth"},
+                                   {"chairs", mWaves ? mWaves->Spawned() : 0}};
+    }
+
 private:
     static constexpr int cMaxWaves = 12;
     static constexpr double cDropHeight = 1.8; // m between the ground and a wave's lowest bounding sphere
 
     int mCount = 100;
-    bool mCountSet = false;
+    EBasis mBasis = EBasis::Smooth;
+    bool mOptionsRead = false; // the command line's count and basis are read once; the controls own them then
     bool mRebuild = false;
     float mInterval = 0.45f; // s between waves
     std::optional<PileWaves> mWaves;

@@ -4,6 +4,8 @@
 #include "../GlTestContext.h"
 #include "app/App.h"
 
+#include <BulletDynamics/Dynamics/btRigidBody.h>
+#include <bdt/adapter/World.h>
 #include <bdt/core/Error.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -302,6 +304,39 @@ TEST(HeadlessScene, ContactModelIsWiredToTheBodies)
         EXPECT_EQ((*stats)["nonfinite_resets"].get<std::uint64_t>(), 0u);
         EXPECT_EQ((*stats)["gl_errors"].get<int>(), 0);
     }
+}
+
+TEST(HeadlessScene, ChairsSceneBakesTheModalBasisWhenAsked)
+{
+    // --basis modal (the chairs scene's "basis"): the chairs bend by the vibration modes bdt-bake --basis modal
+    // gives them (each mode with its frequency), and they still fall, pile and stay above the ground.
+    BDT_REQUIRE_GL_CONTEXT();
+    AppOptions options = SmallChairs(120, 9, "chairs-modal");
+    options.sample.basis = EBasis::Modal;
+    std::vector<float> frequencies;
+    nlohmann::json stats;
+    {
+        App app(options);
+        EXPECT_EQ(app.Run(), 0);
+        const std::span<btRigidBody* const> bodies = app.GetWorld().Deformables().Bodies();
+        ASSERT_EQ(bodies.size(), 9u);
+        for (const ModeInfo& mode : World::Shape(bodies[0])->Asset().Tree().GetModel().Modes())
+            frequencies.push_back(mode.frequency);
+        std::ifstream file(options.stats);
+        stats = nlohmann::json::parse(file);
+    }
+    ASSERT_EQ(frequencies.size(), 10u);
+    for (const float frequency : frequencies)
+        EXPECT_GT(frequency, 0.0f); // vibration modes; a smooth basis has none
+    EXPECT_EQ(stats["chairs_scene"]["basis"].get<std::string>(), "modal");
+    EXPECT_EQ(stats["chairs_scene"]["chairs"].get<std::size_t>(), 9u);
+    EXPECT_GT(stats["contacts"].get<std::uint64_t>(), 0u);
+    EXPECT_GT(stats["lowest_body_height_m"].get<double>(), 0.0);
+    EXPECT_EQ(stats["nonfinite_resets"].get<std::uint64_t>(), 0u);
+
+    options.sample.basis = EBasis::Smooth;
+    const nlohmann::json smooth = RunHeadless(options);
+    EXPECT_EQ(smooth["chairs_scene"]["basis"].get<std::string>(), "smooth");
 }
 
 TEST(HeadlessScene, RingSceneCollidesItsMeshlessPawns)
