@@ -154,10 +154,9 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
     thread_local std::vector<SoupTriangle> soup;
     thread_local std::vector<std::pair<int, int>> ids;
     thread_local std::vector<SurfaceContact> surface;
-    // Proxy contacts of patches that cross the mesh and made no contact (into outContacts, ascending): kept
-    // only where no surface contact supports the body.
-    thread_local std::vector<std::size_t> crossingFallbacks;
-    crossingFallbacks.clear();
+    // Proxy contacts of patches that cross the mesh and made no contact are flagged `withdrawable`: kept only
+    // where no surface contact supports the body.
+    const std::size_t firstMade = outContacts.size();
     bool supported = false;
     for (const ProxySphere& proxy : proxies)
     {
@@ -181,10 +180,13 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
         {
             // Deep in the static mesh (pressed or spawned through it), or cut by it: the proxy's
             // nearest-triangle contact pushes it out.
+            ++ioStats.fallbacks;
             const std::size_t before = outContacts.size();
             ConcaveProxyContact(proxy, marginA + inMaxDistance, marginA, inMaxDistance, inB, outContacts);
-            if (deep == 0 && outContacts.size() > before)
-                crossingFallbacks.push_back(before);
+            if (outContacts.size() > before)
+                outContacts.back().withdrawable = deep == 0;
+            else
+                ++ioStats.fallbacksApart;
             continue;
         }
         // Supported: a contact within the skins (touching, or pressed in). Speculative contacts further out
@@ -207,9 +209,16 @@ void ConcaveSurfaceContacts(const DeformableShape& inShapeA, const btCollisionOb
     }
     // A body resting on the mesh may cross it at a rim (a sharp ridge through a patch beside the one it rests
     // on): its resting contacts hold it, and the crossing patch's proxy contact would lift it off the surface.
+    const auto made = outContacts.begin() + std::ptrdiff_t(firstMade);
     if (supported)
-        for (auto index = crossingFallbacks.rbegin(); index != crossingFallbacks.rend(); ++index)
-            outContacts.erase(outContacts.begin() + std::ptrdiff_t(*index));
+    {
+        const auto withdrawn = std::remove_if(made, outContacts.end(),
+                                              [](const PairContact& inContact) { return inContact.withdrawable; });
+        ioStats.fallbacksWithdrawn += std::uint64_t(outContacts.end() - withdrawn);
+        outContacts.erase(withdrawn, outContacts.end());
+    }
+    else
+        std::for_each(made, outContacts.end(), [](PairContact& ioContact) { ioContact.withdrawable = false; });
 }
 
 void ConcaveProxyContacts(const DeformedBody& inA, double inMarginA, double inMaxDistance,

@@ -4,6 +4,7 @@
 // on both sides of a pair collides as two shapes of the same state do. Two soft modal chairs with large q, deep
 // in each other or in a box, make every case many times over.
 #include "../../plugin/bullet/ContactGeneration.h"
+#include "CollisionTestScenes.h"
 #include "support/BulletScenes.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
@@ -151,7 +152,10 @@ TEST(ContactGeneration, AFallbackDroppedAtItsRestRadiusIsNotWithdrawnForAnotherC
 
         const std::size_t surface = SurfaceCount(alone.contacts);
         for (const PairContact& contact : alone.contacts)
+        {
             EXPECT_LE(contact.distance, cMaxDistance) << "trial " << trial;
+            EXPECT_FALSE(contact.withdrawable) << "trial " << trial;
+        }
         // Fallbacks are withdrawn only for surface contacts that hold the bodies apart instead; against a box
         // every proxy contact of a pair with surface contacts is such a fallback (no speculative pairs there).
         if (alone.stats.fallbacksWithdrawn > 0)
@@ -165,6 +169,40 @@ TEST(ContactGeneration, AFallbackDroppedAtItsRestRadiusIsNotWithdrawnForAnotherC
     }
     EXPECT_GE(cases[0], 3) << "two deformables: the case was made " << cases[0] << " times in " << trial << " trials";
     EXPECT_GE(cases[1], 3) << "a box: the case was made " << cases[1] << " times in " << trial << " trials";
+}
+
+TEST(ContactGeneration, AStaticMeshWithdrawsOnlyItsCrossingFallbacks)
+{
+    // The same bookkeeping against a static triangle mesh (`ConcaveSurfaceContacts`): a chair whose patches the
+    // bumpy terrain cuts, resting on it elsewhere, keeps its resting contacts and loses only the fallbacks.
+    std::unique_ptr<DeformableShape> chair = SoftModalChair();
+    const test::collision::OtherShape terrain = test::collision::MakeOtherShape("mesh");
+    std::mt19937 random(3);
+    std::uniform_real_distribution<double> symmetric(-1.0, 1.0);
+    int withdrew = 0;
+    for (int trial = 0; trial < 60; ++trial)
+    {
+        Placement placement = RandomPlacement(random, 1.0);
+        ASSERT_TRUE(chair->SetQ(placement.qA));
+        placement.transformA.setOrigin(btVector3(btScalar(0.8 * symmetric(random)), btScalar(0.3 * symmetric(random)),
+                                                 btScalar(0.8 * symmetric(random))));
+        const btTransform identity = btTransform::getIdentity();
+        const Generated alone = Generate(*chair, placement.transformA, *terrain.shape, identity);
+        const Generated after = Generate(*chair, placement.transformA, *terrain.shape, identity, {Sentinel()});
+        ASSERT_FALSE(after.contacts.empty()) << "trial " << trial;
+        EXPECT_TRUE(SameContact(after.contacts[0], Sentinel())) << "trial " << trial;
+        EXPECT_TRUE(SameContacts(alone.contacts, std::span(after.contacts).subspan(1))) << "trial " << trial;
+        for (const PairContact& contact : alone.contacts)
+        {
+            EXPECT_LE(contact.distance, cMaxDistance) << "trial " << trial;
+            EXPECT_FALSE(contact.withdrawable) << "trial " << trial;
+        }
+        if (alone.stats.fallbacksWithdrawn > 0)
+            EXPECT_GT(SurfaceCount(alone.contacts), 0u) << "trial " << trial;
+        EXPECT_LE(alone.stats.fallbacksApart + alone.stats.fallbacksWithdrawn, alone.stats.fallbacks);
+        withdrew += alone.stats.fallbacksWithdrawn > 0 ? 1 : 0;
+    }
+    EXPECT_GE(withdrew, 3); // the terrain cut patches of chairs it also held up
 }
 
 TEST(ContactGeneration, OneShapeOnBothSidesCollidesAsTwoShapesOfTheSameState)
