@@ -125,8 +125,9 @@ void ValidateBodySettings(const BodySettings& inDesc)
         throw Error("body: friction and rolling friction must be finite and >= 0");
     if (!(m.restitution >= 0.0f && m.restitution <= 1.0f))
         throw Error("body: restitution must lie in [0, 1], got " + std::to_string(m.restitution));
-    if (!std::isfinite(m.margin) || m.margin < 0.0f)
-        throw Error("body: margin must be finite and >= 0");
+    if (!(m.margin >= 0.0f && m.margin <= DeformableShape::cMaxMargin))
+        throw Error("body: margin must lie in [0, " + std::to_string(DeformableShape::cMaxMargin) + "] m, got " +
+                    std::to_string(m.margin));
 }
 
 // Bullet's transform of a body whose mesh frame `inMesh` places: its principal frame (centre of mass c,

@@ -222,9 +222,9 @@ void DeformableShape::setLocalScaling(const btVector3& inScaling)
 
 void DeformableShape::setMargin(btScalar inMargin)
 {
-    if (!std::isfinite(inMargin) || inMargin < btScalar(0))
-        throw Error("deformable shape margin must be non-negative and finite, got " +
-                    std::to_string(double(inMargin)));
+    if (!(inMargin >= btScalar(0) && inMargin <= btScalar(cMaxMargin)))
+        throw Error("deformable shape margin must lie in [0, " + std::to_string(double(cMaxMargin)) +
+                    "] m, got " + std::to_string(double(inMargin)));
     mMargin = inMargin;
     m_collisionMargin = inMargin; // btConcaveShape's own copy, for any code that reads it
 }

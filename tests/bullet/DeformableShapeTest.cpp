@@ -728,15 +728,17 @@ TEST(DeformableShape, SetLocalScalingAcceptsOnlyUniformPositiveFiniteScales)
     }
 }
 
-TEST(DeformableShape, SetMarginGrowsTheBoxAndRejectsNegativeOrNonFiniteMargins)
+TEST(DeformableShape, SetMarginGrowsTheBoxAndRejectsNegativeNonFiniteOrHugeMargins)
 {
     DeformableShape shape(MakeAsset("torus", 600, 4));
     EXPECT_EQ(shape.getMargin(), btScalar(0));
     const btTransform identity = btTransform::getIdentity();
     btVector3 low, high;
     shape.getAabb(identity, low, high);
+    // (A margin of 1e12, which the fuzzer found, overflowed Bullet's solve into NaN in a box it touched.)
     for (const btScalar bad : {btScalar(-0.01), std::numeric_limits<btScalar>::quiet_NaN(),
-                               std::numeric_limits<btScalar>::infinity()})
+                               std::numeric_limits<btScalar>::infinity(), btScalar(1e12), btScalar(1e30),
+                               std::nextafter(btScalar(DeformableShape::cMaxMargin), btScalar(2))})
     {
         EXPECT_THROW(shape.setMargin(bad), Error);
         EXPECT_EQ(shape.getMargin(), btScalar(0));

@@ -211,6 +211,8 @@ TEST(WorldAttach, CreateBodyRejectsBadInput)
     desc = {};
     desc.material.margin = -1.0f;
     EXPECT_THROW(world.CreateBody(asset, desc), Error);
+    desc.material.margin = 1e12f;
+    EXPECT_THROW(world.CreateBody(asset, desc), Error);
     desc = {};
     desc.transform.setOrigin(btVector3(std::numeric_limits<btScalar>::infinity(), 0, 0));
     EXPECT_THROW(world.CreateBody(asset, desc), Error);

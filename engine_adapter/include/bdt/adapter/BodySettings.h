@@ -15,7 +15,8 @@ struct BodyMaterial
     float restitution = 0.0f;     ///< Bounciness in [0, 1] (Bullet multiplies the two bodies').
     float rollingFriction = 0.0f; ///< Bullet's rolling friction.
     /// Collision skin (m, world) around the deformed surface or the proxy spheres; a resting body keeps this
-    /// gap. 0 (the default) rests within 2 mm; a few millimetres start contacts earlier.
+    /// gap. 0 (the default) rests within 2 mm; a few millimetres start contacts earlier. At most
+    /// `DeformableShape::cMaxMargin` (1 m).
     float margin = 0.0f;
 };
 

@@ -32,6 +32,10 @@ ATTRIBUTE_ALIGNED16(class) DeformableShape : public btConcaveShape
 public:
     BT_DECLARE_ALIGNED_ALLOCATOR();
 
+    /// The thickest skin `setMargin` takes, world units (m): a margin is a few millimetres at most; one of
+    /// 1e12 overflows Bullet's float solve and puts NaN into the bodies the shape touches.
+    static constexpr float cMaxMargin = 1.0f;
+
     /// A body of `inAsset` at rest (q = 0). Throws `bdt::Error` for a null asset or settings out of range.
     DeformableShape(std::shared_ptr<const DeformableAsset> inAsset, const DeformableShapeSettings& inSettings = {});
     ~DeformableShape() override;
@@ -56,7 +60,8 @@ public:
     const btVector3& getLocalScaling() const override { return mLocalScaling; }
     const char* getName() const override { return "BDTDeformable"; }
     /// Skin around the surface in contacts, world units, as Bullet's margins; default 0 (`bdt::World` gives
-    /// `BodyMaterial::margin`). Throws `bdt::Error` for a negative or non-finite margin.
+    /// `BodyMaterial::margin`). Throws `bdt::Error` for a margin that is negative, not finite or above
+    /// `cMaxMargin`.
     void setMargin(btScalar inMargin) override;
     btScalar getMargin() const override { return mMargin; }
 
