@@ -157,8 +157,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* inData, std::size_t in
             switch ((action >> 8) % 3)
             {
             case 0:
-                if (Finite(velocity))
-                    body->setLinearVelocity(velocity); // Bullet's own call: the host keeps it finite
+                // Bullet's own call, not the plugin's: a host keeps it sane (Bullet integrates 1e30 m/s into inf
+                // for a plain rigid body too).
+                if (Finite(velocity) && velocity.length() <= 1000.0f)
+                    body->setLinearVelocity(velocity);
                 break;
             case 1:
                 (void)world.Deformables().ApplyImpulse(body, point, load);
