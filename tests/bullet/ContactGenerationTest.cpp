@@ -159,9 +159,13 @@ TEST(ContactGeneration, AFallbackDroppedAtItsRestRadiusIsNotWithdrawnForAnotherC
         // Fallbacks are withdrawn only for surface contacts that hold the bodies apart instead; against a box
         // every proxy contact of a pair with surface contacts is such a fallback (no speculative pairs there).
         if (alone.stats.fallbacksWithdrawn > 0)
+        {
             EXPECT_GT(surface, 0u) << "trial " << trial;
+        }
         if (!deformable && surface > 0)
+        {
             EXPECT_EQ(surface, alone.contacts.size()) << "trial " << trial;
+        }
         EXPECT_LE(alone.stats.fallbacksApart + alone.stats.fallbacksWithdrawn, alone.stats.fallbacks);
 
         if (alone.stats.fallbacksApart > 0 && surface > 0)
@@ -198,7 +202,9 @@ TEST(ContactGeneration, AStaticMeshWithdrawsOnlyItsCrossingFallbacks)
             EXPECT_FALSE(contact.withdrawable) << "trial " << trial;
         }
         if (alone.stats.fallbacksWithdrawn > 0)
+        {
             EXPECT_GT(SurfaceCount(alone.contacts), 0u) << "trial " << trial;
+        }
         EXPECT_LE(alone.stats.fallbacksApart + alone.stats.fallbacksWithdrawn, alone.stats.fallbacks);
         withdrew += alone.stats.fallbacksWithdrawn > 0 ? 1 : 0;
     }

@@ -247,9 +247,13 @@ TEST(ContactRegions, ReductionTakesDistinctCandidatesWhenNoDistanceCompares)
             ASSERT_EQ(chosen.size(), 4u);
             EXPECT_EQ(std::set<std::uint32_t>(chosen.begin(), chosen.end()).size(), 4u);
             for (const std::uint32_t index : chosen)
+            {
                 EXPECT_LT(index, contacts.size());
+            }
             if (distances[0] == -0.01)
+            {
                 EXPECT_EQ(chosen[0], 0u); // the one that compares is still the deepest
+            }
         }
     }
 }
