@@ -1,6 +1,7 @@
 #include "SurfacePieces.h"
 #include "ShapeSolver.h"
 
+#include "ContactRegions.h"
 #include "PieceMemory.h"
 
 #include <bdt/bullet/DeformableShape.h>
@@ -28,11 +29,7 @@ PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody,
     mPieces = pieces;
     PieceMemory* use = solver.PieceUse();
     mUse = use != nullptr && use->NodeCount() == pieces->NodeCount() ? use : nullptr;
-    // No piece coarser than the contact regions (`DeformableShapeSettings::regionDepth`): a region's manifold
-    // holds four points, and a face resting on another carries its load at points spread over it, as the
-    // triangles' contacts do, not at a large box's four corners.
-    const std::uint32_t level = inBody.state->Proxies().Level(), depth = inShape.Settings().regionDepth;
-    mCoarsest = level > depth ? level - depth : 0;
+    mRegionLevel = RegionLevel(inBody.state->Proxies().Level(), inShape.Settings().regionDepth);
     const std::span<const float> q = inBody.state->Q();
     mQq.resize(8 * q.size());
     MakeBoxUpdateInput(q, mQq.data());
@@ -73,7 +70,10 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
         // about the limit would otherwise take turns with its triangles step after step, each turn moving the
         // contacts, whose impulses ring the modes that made the growth.
         const double grown = mBody.scale * growth;
-        const bool usable = 2.0 * grown <= mTolerance || (grown <= mTolerance && mUse != nullptr && mUse->WasUsed(inNode));
+        const bool usable =
+            mBody.state->Tree().Node(inNode).level < mRegionLevel
+                ? growth == 0.0
+                : 2.0 * grown <= mTolerance || (grown <= mTolerance && mUse != nullptr && mUse->WasUsed(inNode));
         mScratch.usable[inNode] = usable ? 2 : 1;
     }
     return mScratch.usable[inNode] == 2;
@@ -87,8 +87,7 @@ void PieceSide::MadeContact(std::uint32_t inId)
 
 bool PieceSide::Usable(std::uint32_t inNode)
 {
-    return mPieces->Piece(inNode).IsPiece() && mBody.state->Tree().Node(inNode).level >= mCoarsest &&
-           WithinTolerance(inNode);
+    return mPieces->Piece(inNode).IsPiece() && WithinTolerance(inNode);
 }
 
 std::span<const std::uint32_t> PieceSide::IdsOf(std::uint32_t inNode, ECut inCut)

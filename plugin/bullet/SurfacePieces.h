@@ -57,7 +57,8 @@ public:
 
     /// The pieces proxy `inProxy` collides as: the coarsest piece holding it whose deformation bound is
     /// within the tolerance (the BD-AABB growth ΔBᵀ|q|, §3.5, summed over the axes: it bounds how far along any
-    /// direction a deformed vertex of the piece can stand off its rest box moved by the box centre's motion),
+    /// direction a deformed vertex of the piece can stand off its rest box moved by the box centre's motion;
+    /// above the contact regions, no growth at all: `WithinTolerance`),
     /// or else the pieces within the tolerance below it that cover it, down to `cPieceLevelsBelow` levels
     /// under the proxies. Empty if there are none such (the proxy collides as its triangles). Valid until the
     /// next call.
@@ -102,7 +103,11 @@ public:
 private:
     bool Usable(std::uint32_t inNode);
     /// The node's BD-AABB growth is within half the tolerance, or within all of it for a node that made a
-    /// contact last step (`PieceMemory`, `MadeContact`).
+    /// contact last step (`PieceMemory`, `MadeContact`). A node above the contact regions
+    /// (`DeformableShapeSettings::regionDepth` levels over the proxies: a chair's whole leg, half its seat) only
+    /// with no growth at all, where the body is rigid: its points are its clipped face's corners, spread over
+    /// several regions, between which a bending face is held only by its growth, and any growth allowed lets
+    /// it take turns with the finer pieces as a resting body bends.
     bool WithinTolerance(std::uint32_t inNode);
     /// Whether usable pieces below proxy `inProxy` (down to `cPieceLevelsBelow` levels) cover it, appended to
     /// `mList` when `inCollect`.
@@ -115,7 +120,7 @@ private:
     const ContactPieces* mPieces = nullptr;
     PieceMemory* mUse = nullptr; ///< The body's pieces in use, last step and this one; null: no hysteresis.
     double mTolerance = 0.0;
-    std::uint32_t mCoarsest = 0; ///< The coarsest level a piece may be at.
+    std::uint32_t mRegionLevel = 0; ///< Pieces above it only while rigid (`WithinTolerance`).
     std::vector<float> mQq;
     PieceScratch& mScratch;
     std::vector<std::uint32_t> mList, mStack, mIds;

@@ -1,0 +1,149 @@
+// The surface model's contact pieces on one side of a pair (`PieceSide`, SurfacePieces.cpp): pieces coarser than
+// the contact regions stand in only while the body is as good as rigid there (`cCoarsePieceShare`), and then make
+// the contacts the triangles would, deepest point for deepest point (brute force over the deformed vertices).
+#include "../../plugin/bullet/ContactGeneration.h"
+#include "../../plugin/bullet/ContactRegions.h"
+#include "../../plugin/bullet/SurfacePieces.h"
+#include "support/BulletScenes.h"
+
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <BulletCollision/CollisionShapes/btStaticPlaneShape.h>
+#include <bdt/bullet/Conversions.h>
+#include <bdt/bullet/DeformableShape.h>
+#include <bdt/core/ContactProxies.h>
+#include <algorithm>
+#include <gtest/gtest.h>
+#include <limits>
+#include <vector>
+
+namespace bdt
+{
+namespace
+{
+
+constexpr double cMaxDistance = 0.02; // m, the search distance of the calls
+
+// The sandbox's chair at 3000 triangles: 10 smooth modes, proxies at level 7, the surface model.
+std::unique_ptr<DeformableShape> Chair()
+{
+    DeformableShapeSettings settings;
+    settings.proxyLevel = 7;
+    settings.contactModel = EContactModel::Surface;
+    return std::make_unique<DeformableShape>(test::ShapeAsset("chair", 3000, 10), settings);
+}
+
+// q with every mode at `inAmplitude`, alternating in sign.
+std::vector<float> Bent(float inAmplitude)
+{
+    std::vector<float> q(10);
+    for (std::size_t j = 0; j < q.size(); ++j)
+        q[j] = (j % 2 == 0 ? 1.0f : -1.0f) * inAmplitude;
+    return q;
+}
+
+// The levels of the pieces every proxy of the chair collides as (`PieceSide::PiecesOf`), at its current q.
+struct PieceLevels
+{
+    std::uint32_t coarsest = std::numeric_limits<std::uint32_t>::max();
+    std::size_t distinct = 0; ///< Distinct pieces over all the proxies.
+};
+
+PieceLevels LevelsOfThePieces(const DeformableShape& inShape)
+{
+    PieceScratch scratch;
+    PieceSide side(inShape, inShape.QueryView(btTransform::getIdentity()), scratch);
+    EXPECT_TRUE(side.Available());
+    const ContactProxies& proxies = inShape.State().Proxies();
+    const BDTree& tree = inShape.State().Tree();
+    std::vector<std::uint32_t> pieces;
+    PieceLevels levels;
+    for (std::uint32_t node = 0; node < proxies.VisitCount(); ++node)
+        if (proxies.IsProxy(node))
+            for (const std::uint32_t piece : side.PiecesOf(node))
+            {
+                pieces.push_back(piece);
+                if (piece < tree.NodeCount())
+                    levels.coarsest = std::min<std::uint32_t>(levels.coarsest, tree.Node(piece).level);
+            }
+    std::sort(pieces.begin(), pieces.end());
+    levels.distinct = std::size_t(std::unique(pieces.begin(), pieces.end()) - pieces.begin());
+    return levels;
+}
+
+TEST(SurfacePieces, CoarsePiecesStandInOnlyWhereTheBodyIsAsGoodAsRigid)
+{
+    std::unique_ptr<DeformableShape> chair = Chair();
+    const std::uint32_t regionLevel = RegionLevel(7, chair->Settings().regionDepth);
+
+    // Rigid: some parts collide as pieces above the regions, so fewer pieces in all.
+    ASSERT_TRUE(chair->SetQ(Bent(0.0f)));
+    const PieceLevels rigid = LevelsOfThePieces(*chair);
+    EXPECT_LT(rigid.coarsest, regionLevel);
+
+    // Bent slightly (q_j = ±1e-4: the regions' pieces grow by micrometres, well within the tolerance): every piece
+    // at or below the regions.
+    ASSERT_TRUE(chair->SetQ(Bent(1e-4f)));
+    const PieceLevels bent = LevelsOfThePieces(*chair);
+    EXPECT_GE(bent.coarsest, regionLevel);
+    EXPECT_LT(rigid.distinct, bent.distinct) << rigid.distinct << " pieces rigid, " << bent.distinct << " bent";
+}
+
+// The chair tilted onto the plane y = 0 at q `inQ`, sunk so that its lowest deformed vertex is `inDepth` (m) under
+// it: the contacts, and the lowest vertex's height by brute force.
+struct OnThePlane
+{
+    std::vector<PairContact> contacts;
+    QueryStats stats;
+    double lowest = 0.0;
+};
+
+OnThePlane PutOnThePlane(DeformableShape& ioChair, const std::vector<float>& inQ, double inDepth)
+{
+    EXPECT_TRUE(ioChair.SetQ(inQ));
+    btTransform transform(btQuaternion(btVector3(1, 0, 1).normalized(), 0.3f), btVector3(0, 0, 0));
+    const auto lowestHeight = [&]
+    {
+        const DeformedBody body = ioChair.QueryView(transform);
+        const Model& model = body.state->Tree().GetModel();
+        double lowest = std::numeric_limits<double>::infinity();
+        for (std::uint32_t v = 0; v < model.VertexCount(); ++v)
+            lowest = std::min(lowest, body.pose.Apply(body.scale * model.DeformedPosition(v, body.state->Q()))[1]);
+        return lowest;
+    };
+    transform.getOrigin().setY(btScalar(-inDepth - lowestHeight()));
+    btStaticPlaneShape plane(btVector3(0, 1, 0), 0);
+    btCollisionObject objectA, objectB;
+    objectA.setCollisionShape(&ioChair);
+    objectB.setCollisionShape(&plane);
+    const btCollisionObjectWrapper a(nullptr, &ioChair, &objectA, transform, -1, -1);
+    const btCollisionObjectWrapper b(nullptr, &plane, &objectB, btTransform::getIdentity(), -1, -1);
+    OnThePlane result;
+    GenerateContacts(a, b, cMaxDistance, result.contacts, result.stats);
+    result.lowest = lowestHeight();
+    return result;
+}
+
+TEST(SurfacePieces, CoarsePiecesFindTheDeepestPointAsTheFineOnesDo)
+{
+    std::unique_ptr<DeformableShape> chair = Chair();
+    for (const float amplitude : {0.0f, 2e-3f})
+    {
+        const OnThePlane put = PutOnThePlane(*chair, Bent(amplitude), 0.003);
+        ASSERT_FALSE(put.contacts.empty()) << "amplitude " << amplitude;
+        EXPECT_GT(put.stats.piecePairs, 0u) << "amplitude " << amplitude;
+        double deepest = std::numeric_limits<double>::infinity();
+        for (const PairContact& contact : put.contacts)
+        {
+            EXPECT_TRUE(contact.feature0.OnSurface()) << "amplitude " << amplitude;
+            EXPECT_NEAR(contact.normal.y(), 1.0, 1e-9) << "amplitude " << amplitude;
+            deepest = std::min(deepest, contact.distance);
+        }
+        // The deepest contact is the lowest vertex, within the chair's flatness and float rounding; never
+        // shallower by more than that.
+        EXPECT_NEAR(deepest, put.lowest, 2e-5) << "amplitude " << amplitude;
+    }
+}
+
+} // namespace
+} // namespace bdt
