@@ -367,7 +367,9 @@ bool MakeFacets(const BDTree& inTree, std::uint32_t inNodeIndex, const BDTreeNod
     for (std::uint32_t i = 0; i < count; ++i)
         if (plane[i] != cNoIndex && std::find(roots.begin(), roots.end(), root(i)) == roots.end())
             roots.push_back(root(i));
-    if (roots.empty() || roots.size() > cMaxFacets)
+    const auto faced = std::uint32_t(std::count_if(plane.begin(), plane.end(),
+                                                   [](std::uint32_t inPlane) { return inPlane != cNoIndex; }));
+    if (roots.empty() || roots.size() > cMaxFacets || roots.size() * cMinFacetTriangles > faced)
         return false;
     const std::size_t firstFacet = ioFacets.size(), firstTriangle = ioTriangles.size();
     for (const std::uint32_t groupRoot : roots)
@@ -459,6 +461,63 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
                 mFacetIds.push_back(std::uint32_t(f));
         mFacetBegin[node + 1] = std::uint32_t(mFacetIds.size());
     }
+    if (CoveredProxies(inProxyLevel) * cMinPieceCoverage < ProxyCount(tree, count, inProxyLevel))
+        DropAll();
+}
+
+namespace
+{
+
+// Whether node `inNode` is wholly covered by pieces at rest: it is one, or both its children are covered, down
+// to the last classified level.
+bool CoveredBelow(const BDTree& inTree, const ContactPieces& inPieces, std::uint32_t inNode)
+{
+    if (inPieces.Piece(inNode).IsPiece() || inPieces.Piece(inNode).inside)
+        return true;
+    const BDTreeNode& node = inTree.Node(inNode);
+    if (node.IsLeaf() || node.firstChild + 1 >= inPieces.NodeCount())
+        return false;
+    return CoveredBelow(inTree, inPieces, node.firstChild) && CoveredBelow(inTree, inPieces, node.firstChild + 1);
+}
+
+} // namespace
+
+std::uint32_t ContactPieces::ProxyCount(const BDTree& inTree, std::uint32_t inNodeCount, std::uint32_t inProxyLevel)
+{
+    std::uint32_t proxies = 0;
+    for (std::uint32_t node = 0; node < inNodeCount; ++node)
+        if (const BDTreeNode& n = inTree.Node(node); n.level == inProxyLevel || (n.level < inProxyLevel && n.IsLeaf()))
+            ++proxies;
+    return proxies;
+}
+
+std::uint32_t ContactPieces::CoveredProxies(std::uint32_t inProxyLevel) const
+{
+    const BDTree& tree = mBoxes->Tree();
+    std::uint32_t covered = 0;
+    for (std::uint32_t node = 0; node < NodeCount(); ++node)
+    {
+        const BDTreeNode& n = tree.Node(node);
+        if (n.level != inProxyLevel && !(n.level < inProxyLevel && n.IsLeaf()))
+            continue;
+        bool pieceAbove = false;
+        for (std::uint32_t up = node; up != cNoIndex && !pieceAbove; up = mParents[up])
+            pieceAbove = mPieces[up].IsPiece();
+        if (pieceAbove || !Facets(node).empty() || CoveredBelow(tree, *this, node))
+            ++covered;
+    }
+    return covered;
+}
+
+void ContactPieces::DropAll()
+{
+    for (ContactPiece& piece : mPieces)
+        piece.realFaces = 0;
+    mPieceCount = 0;
+    mFacets.clear();
+    mFacetIds.clear();
+    mFacetTriangles.clear();
+    std::fill(mFacetBegin.begin(), mFacetBegin.end(), 0u);
 }
 
 std::uint32_t ContactPieces::LocateTriangle(std::uint32_t inNode, const Vec3d& inPoint, Vec3d& outBarycentric) const

@@ -53,6 +53,16 @@ struct ContactFacet
 /// The most facets a proxy is split into; a proxy needing more collides as its triangles.
 inline constexpr std::uint32_t cMaxFacets = 8;
 
+/// The fewest triangles a proxy's facets hold on average: a facet of one or two triangles (a curved mesh's quad)
+/// costs more as a box, located point by point, than its triangles do (a torus of 3k triangles whose proxies
+/// collide as such facets steps 3x slower than as triangles).
+inline constexpr std::uint32_t cMinFacetTriangles = 4;
+
+/// A mesh whose pieces and facets cover fewer than 1 in `cMinPieceCoverage` of its proxies at rest gets none: a
+/// curved mesh's few stray axis-aligned triangles would only switch its pairs to the pieces' box descent, which
+/// costs 3x the sphere descent where there is nothing to use it for.
+inline constexpr std::uint32_t cMinPieceCoverage = 10;
+
 /// How many levels below the proxies the pieces reach: a proxy that is not a box itself (across a concave
 /// crease) collides as the pieces below it that cover it.
 inline constexpr std::uint32_t cPieceLevelsBelow = 6;
@@ -121,6 +131,13 @@ public:
     }
 
 private:
+    /// The proxies (nodes at `inProxyLevel`, or leaves above it) among the first `inNodeCount` nodes.
+    static std::uint32_t ProxyCount(const BDTree& inTree, std::uint32_t inNodeCount, std::uint32_t inProxyLevel);
+    /// The proxies that a piece holds, that have facets, or that pieces below them cover, at rest.
+    std::uint32_t CoveredProxies(std::uint32_t inProxyLevel) const;
+    /// No pieces and no facets (the `inside` flags stay).
+    void DropAll();
+
     std::shared_ptr<const BDAabbTree> mBoxes;
     std::vector<ContactPiece> mPieces;
     // Branch and bound under `inNode` for the triangle nearest `inPoint`, improving on `ioBest` (at

@@ -205,6 +205,49 @@ TEST(ContactPieces, OpenSurfacesHaveNone)
     EXPECT_EQ(pieces->FacetCount(), 0u);
 }
 
+TEST(ContactPieces, CurvedMeshesGetNoneAndBoxyOnesKeepTheirs)
+{
+    // A sphere and a torus: a few stray axis-aligned triangles and quads of two triangles, which cost more as
+    // pieces and facets than as triangles. Their classification found them (the sphere's near its cube faces'
+    // centres, the torus's quads as facets); the coverage rule drops them all.
+    for (const EShape shape : {EShape::Sphere, EShape::Torus})
+    {
+        const auto pieces = MakeAsset(shape, 3000)->Pieces(8);
+        EXPECT_EQ(pieces->PieceCount(), 0u) << ShapeName(shape);
+        EXPECT_EQ(pieces->FacetCount(), 0u) << ShapeName(shape);
+    }
+    // Boxy meshes keep theirs, and the pawn its flat base.
+    for (const EShape shape : {EShape::Chair, EShape::Box, EShape::Slab, EShape::Pawn})
+        EXPECT_GT(MakeAsset(shape, 3000)->Pieces(8)->PieceCount(), 100u) << ShapeName(shape);
+}
+
+TEST(ContactPieces, FacetsHoldSeveralTrianglesEach)
+{
+    // Per proxy with facets, several triangles a facet on average (`cMinFacetTriangles`, at least 3); the
+    // pawn's surface of revolution (quads) and the chair's creases both had proxies of one- and two-triangle
+    // facets.
+    static_assert(cMinFacetTriangles >= 3);
+    for (const EShape shape : {EShape::Chair, EShape::Pawn})
+    {
+        const auto asset = MakeAsset(shape, 3000);
+        const auto pieces = asset->Pieces(8);
+        std::uint32_t withFacets = 0;
+        for (std::uint32_t node = 0; node < pieces->NodeCount(); ++node)
+        {
+            const std::span<const std::uint32_t> facets = pieces->Facets(node);
+            if (facets.empty())
+                continue;
+            ++withFacets;
+            std::uint32_t triangles = 0;
+            for (const std::uint32_t f : facets)
+                triangles += pieces->Facet(f).triangleCount;
+            EXPECT_GE(triangles, 3u * std::uint32_t(facets.size()))
+                << ShapeName(shape) << " node " << node;
+        }
+        EXPECT_GT(withFacets, 0u) << ShapeName(shape);
+    }
+}
+
 TEST(ContactPieces, LocateTriangleAroundReachesTheNeighboursTriangles)
 {
     // A point on the surface, located from a node of the proxy level that does not hold it (a piece's box
