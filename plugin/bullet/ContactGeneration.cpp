@@ -332,140 +332,168 @@ void AppendCutProxyContacts(const btCollisionObjectWrapper& inA, const btCollisi
 
 // The surface model on the proxies a sphere descent found (`ioContacts` from `inFirst`: one per proxy, or per
 // proxy pair, of A with a primitive or a deformable B): each replaced by the contacts of the deformed
-// triangles under it (`PatchContacts`). A contact of an interrupted descent above the proxies stays a sphere
-// contact.
-void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
-                      double inMaxDistance, double inSurfaceReach, std::vector<PairContact>& ioContacts,
-                      std::size_t inFirst, QueryStats& ioStats, double& ioPlaceMs, PieceSide& piecesA,
-                      PieceSide* piecesB, std::span<const std::pair<std::uint32_t, std::uint32_t>> inPiecePairs)
+// triangles under it (`PatchContacts`), or of the contact pieces holding it. A contact of an interrupted
+// descent above the proxies stays a sphere contact. One object per call, on the calling thread; its lists are
+// the thread's own.
+class SurfacePass
 {
-    const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
-    const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
-    thread_local std::vector<PairContact> found;
-    found.assign(ioContacts.begin() + std::ptrdiff_t(inFirst), ioContacts.end());
-    ioContacts.resize(inFirst);
-    const DeformedBody bodyA = shapeA.QueryView(inA.getWorldTransform());
-    const DeformedBody bodyB = shapeB != nullptr ? shapeB->QueryView(inB.getWorldTransform()) : DeformedBody{};
-    const btCollisionShape* other = inB.getCollisionShape();
-    const EOtherShape kind = ClassifyOther(other);
-    const btTransform& transformB = inB.getWorldTransform();
-    thread_local PlacedPatch scratchA, scratchB;
-    thread_local std::vector<SurfaceContact> surface;
-    surface.clear();
-    const ContactProxies& proxiesA = shapeA.State().Proxies();
-    std::uint32_t placedA = cNoIndex;
-    PatchView viewA;
-    thread_local std::vector<PairContact> quiet; // a primitive's proxy contacts whose patches made none
-    thread_local std::vector<std::uint8_t> quietApart; // per quiet contact: its patch's box was apart
-    quiet.clear();
-    quietApart.clear();
+public:
+    SurfacePass(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB, double inMaxDistance,
+                double inSurfaceReach, std::vector<PairContact>& ioContacts, QueryStats& ioStats,
+                PieceSide& ioPiecesA, PieceSide* ioPiecesB)
+        : mA(inA), mShapeA(*AsDeformable(inA.getCollisionShape())), mShapeB(AsDeformable(inB.getCollisionShape())),
+          mMaxDistance(inMaxDistance), mSurfaceReach(inSurfaceReach), mContacts(ioContacts), mStats(ioStats),
+          mPiecesA(ioPiecesA), mPiecesB(ioPiecesB), mBodyA(mShapeA.QueryView(inA.getWorldTransform())),
+          mBodyB(mShapeB != nullptr ? mShapeB->QueryView(inB.getWorldTransform()) : DeformedBody{}),
+          mOther(inB.getCollisionShape()), mKind(ClassifyOther(mOther)), mTransformB(inB.getWorldTransform()),
+          mBoxesA(mShapeA, mBodyA),
+          mBoxesB(mShapeB != nullptr ? std::optional<ProxyBoxes>(std::in_place, *mShapeB, mBodyB) : std::nullopt),
+          mCull(mBoxesA.Available() && (!mBoxesB || mBoxesB->Available())),
+          mMarginB(mShapeB != nullptr ? double(mShapeB->getMargin()) : 0.0),
+          mReach(inMaxDistance + double(mShapeA.getMargin()) + mMarginB),
+          mPiecesOn(ioPiecesA.Available() &&
+                    (ioPiecesB ? ioPiecesB->Available() : PiecesAgainst(mShapeA, mKind, *mOther)))
+    {
+        if (mCull && mBoxesB)
+            mBoxesOverlap.emplace(mBodyA.pose.rotation, mBodyB.pose.rotation);
+    }
+
+    // Replaces the contacts from `inFirst` on, adds the piece pairs' contacts, then withdraws or keeps the
+    // crossing fallbacks and, against a primitive, falls back to the proxies it meets if nothing else did.
+    void Run(std::size_t inFirst, std::span<const std::pair<std::uint32_t, std::uint32_t>> inPiecePairs,
+             double& ioPlaceMs)
+    {
+        thread_local std::vector<PairContact> found;
+        found.assign(mContacts.begin() + std::ptrdiff_t(inFirst), mContacts.end());
+        mContacts.resize(inFirst);
+        Quiet().clear();
+        QuietApart().clear();
+        SurfaceList().clear();
+        // Contact pieces: proxy pairs whose proxies both lie in pieces within their tolerance (or, against a
+        // plane, sphere or box, A's) collide as the pieces' boxes, each pair of pieces once.
+        thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> piecePairs;
+        piecePairs.assign(inPiecePairs.begin(), inPiecePairs.end());
+        for (const PairContact& contact : found)
+            ProxyPair(contact, piecePairs, ioPlaceMs);
+        CollidePiecePairs(piecePairs);
+        WithdrawOrKeepFallbacks(inFirst);
+        FallBackToProxiesMet();
+    }
+
+private:
+    static std::vector<PairContact>& Quiet() // a primitive's proxy contacts whose patches made none
+    {
+        thread_local std::vector<PairContact> quiet;
+        return quiet;
+    }
+    static std::vector<std::uint8_t>& QuietApart() // per quiet contact: its patch's box was apart
+    {
+        thread_local std::vector<std::uint8_t> quietApart;
+        return quietApart;
+    }
+    static std::vector<SurfaceContact>& SurfaceList()
+    {
+        thread_local std::vector<SurfaceContact> surface;
+        return surface;
+    }
+
     // Each proxy pair's boxes first: a pair whose boxes are further apart than any feature pair could count
     // (the band and the margins, or the patches' depth limits for features behind faces) makes no surface
     // contact and none of the counts below, so its patches are not deformed.
-    const ProxyBoxes boxesA(shapeA, bodyA);
-    const std::optional<ProxyBoxes> boxesB =
-        shapeB != nullptr ? std::optional<ProxyBoxes>(std::in_place, *shapeB, bodyB) : std::nullopt;
-    const bool cull = boxesA.Available() && (!boxesB || boxesB->Available());
-    const double marginA = double(shapeA.getMargin());
-    const double marginB = shapeB != nullptr ? double(shapeB->getMargin()) : 0.0;
-    const double reach = inMaxDistance + marginA + marginB;
-    std::optional<BoxOverlapTest> boxesOverlap;
-    if (cull && boxesB)
-        boxesOverlap.emplace(bodyA.pose.rotation, bodyB.pose.rotation);
-    std::uint32_t boxedA = cNoIndex;
-    WorldBox boxA;
-    double depthA = 0.0;
-    const auto apart = [&](std::uint32_t inNodeA, std::uint32_t inNodeB)
+    bool Apart(std::uint32_t inNodeA, std::uint32_t inNodeB)
     {
-        if (!cull)
+        if (!mCull)
             return false;
-        if (inNodeA != boxedA)
+        if (inNodeA != mBoxedA)
         {
-            boxA = boxesA.Box(inNodeA, 0.0);
-            depthA = boxesA.DepthLimit(inNodeA);
-            boxedA = inNodeA;
+            mBoxA = mBoxesA.Box(inNodeA, 0.0);
+            mDepthA = mBoxesA.DepthLimit(inNodeA);
+            mBoxedA = inNodeA;
         }
-        ++ioStats.overlapTests;
-        if (boxesB)
-        {
-            const double gap = reach;
-            return !(*boxesOverlap)(boxA, boxesB->Box(inNodeB, gap));
-        }
-        const double gap = reach;
+        ++mStats.overlapTests;
+        if (mBoxesB)
+            return !(*mBoxesOverlap)(mBoxA, mBoxesB->Box(inNodeB, mReach));
         bool isApart = false;
-        UsePrimitive(*other, kind, transformB, [&](const auto& inPrimitive)
-                     { isApart = BoxApart(boxA, bodyA.pose.rotation, inPrimitive, gap); });
+        UsePrimitive(*mOther, mKind, mTransformB, [&](const auto& inPrimitive)
+                     { isApart = BoxApart(mBoxA, mBodyA.pose.rotation, inPrimitive, mReach); });
         return isApart;
-    };
-    // Contact pieces: proxy pairs whose proxies both lie in pieces within their tolerance (or, against a
-    // plane, sphere or box, A's) collide as the pieces' boxes, each pair of pieces once.
-    const bool piecesOn =
-        piecesA.Available() && (piecesB ? piecesB->Available() : PiecesAgainst(shapeA, kind, *other));
-    thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> piecePairs;
-    piecePairs.assign(inPiecePairs.begin(), inPiecePairs.end());
-    bool madeSurface = false;
-    for (const PairContact& contact : found)
+    }
+
+    // One proxy contact of the descent: kept at its rest radius (an interrupted descent's coarse pair, or
+    // proxies still apart), passed to the piece pairs, or replaced by its patches' contacts.
+    void ProxyPair(const PairContact& inContact, std::vector<std::pair<std::uint32_t, std::uint32_t>>& ioPiecePairs,
+                   double& ioPlaceMs)
     {
-        const std::uint32_t nodeA = contact.feature0.node, nodeB = contact.feature1.node;
-        if (!proxiesA.IsProxy(nodeA) || (shapeB != nullptr && !shapeB->State().Proxies().IsProxy(nodeB)) ||
-            (shapeB != nullptr && contact.distance > inSurfaceReach))
+        const std::uint32_t nodeA = inContact.feature0.node, nodeB = inContact.feature1.node;
+        if (!mShapeA.State().Proxies().IsProxy(nodeA) ||
+            (mShapeB != nullptr && !mShapeB->State().Proxies().IsProxy(nodeB)) ||
+            (mShapeB != nullptr && inContact.distance > mSurfaceReach))
         {
             // An interrupted descent's coarse pair, or proxies still apart (`GenerateContacts`).
-            ioStats.speculativePairs += shapeB != nullptr && contact.distance > inSurfaceReach ? 1 : 0;
-            PairContact atRest = contact;
-            if (AtRestRadius(shapeA, shapeB, inMaxDistance, atRest))
-                ioContacts.push_back(atRest);
-            continue;
+            mStats.speculativePairs += mShapeB != nullptr && inContact.distance > mSurfaceReach ? 1 : 0;
+            PairContact atRest = inContact;
+            if (AtRestRadius(mShapeA, mShapeB, mMaxDistance, atRest))
+                mContacts.push_back(atRest);
+            return;
         }
-        if (apart(nodeA, nodeB))
+        if (Apart(nodeA, nodeB))
         {
-            if (shapeB == nullptr)
+            if (mShapeB == nullptr)
             {
-                quiet.push_back(contact);
-                quietApart.push_back(1);
+                Quiet().push_back(inContact);
+                QuietApart().push_back(1);
             }
-            continue;
+            return;
         }
-        if (piecesOn)
+        if (mPiecesOn)
         {
-            if (piecesA.Inside(nodeA) || (piecesB && piecesB->Inside(nodeB)))
-                continue; // nothing but the body's inside under it
-            const std::span<const std::uint32_t> listA = piecesA.PiecesOf(nodeA);
+            if (mPiecesA.Inside(nodeA) || (mPiecesB && mPiecesB->Inside(nodeB)))
+                return; // nothing but the body's inside under it
+            const std::span<const std::uint32_t> listA = mPiecesA.PiecesOf(nodeA);
             const std::span<const std::uint32_t> listB =
-                piecesB ? piecesB->PiecesOf(nodeB) : std::span<const std::uint32_t>(&cNoIndex, 1);
+                mPiecesB ? mPiecesB->PiecesOf(nodeB) : std::span<const std::uint32_t>(&cNoIndex, 1);
             if (!listA.empty() && !listB.empty())
             {
                 for (const std::uint32_t pieceA : listA)
                     for (const std::uint32_t pieceB : listB)
-                        piecePairs.emplace_back(pieceA, pieceB);
-                continue;
+                        ioPiecePairs.emplace_back(pieceA, pieceB);
+                return;
             }
         }
+        PatchPair(inContact, nodeA, nodeB, ioPlaceMs);
+    }
+
+    // The contacts of the deformed triangles of A's proxy `inNodeA` and of B's `inNodeB` (or B's primitive),
+    // or the proxy contact `inContact` as a fallback where they cross or lie deep and touch nowhere.
+    void PatchPair(const PairContact& inContact, std::uint32_t inNodeA, std::uint32_t inNodeB, double& ioPlaceMs)
+    {
+        thread_local PlacedPatch scratchA, scratchB;
+        std::vector<SurfaceContact>& surface = SurfaceList();
         StageTimer place;
-        if (nodeA != placedA)
+        if (inNodeA != mPlacedA)
         {
-            viewA = PlaceProxyPatch(shapeA, bodyA, nodeA, scratchA, &ioStats);
-            viewA.bodyCentre = ToVec3d(inA.getWorldTransform().getOrigin());
-            placedA = nodeA;
-            ioStats.triangleTests += ShapeSolver::Of(shapeA).Patches()->OwnTriangleCount(nodeA);
+            mViewA = PlaceProxyPatch(mShapeA, mBodyA, inNodeA, scratchA, &mStats);
+            mViewA.bodyCentre = ToVec3d(mA.getWorldTransform().getOrigin());
+            mPlacedA = inNodeA;
+            mStats.triangleTests += ShapeSolver::Of(mShapeA).Patches()->OwnTriangleCount(inNodeA);
         }
         // Feature pairs too deep to make a contact, and (two deformables) vertices behind faces they do not face.
         std::size_t deep = 0, crossings = 0;
-        if (kind == EOtherShape::Deformable)
+        if (mKind == EOtherShape::Deformable)
         {
             // One shape on both sides (two objects sharing it): B's patch apart, A's view refers into the cache.
-            const PatchView viewB = PlaceProxyPatch(
-                *shapeB, bodyB, nodeB, scratchB, &ioStats,
-                shapeB == &shapeA ? EPatchStorage::Scratch : EPatchStorage::Cache);
+            const PatchView viewB =
+                PlaceProxyPatch(*mShapeB, mBodyB, inNodeB, scratchB, &mStats,
+                                mShapeB == &mShapeA ? EPatchStorage::Scratch : EPatchStorage::Cache);
             ioPlaceMs += place.Lap();
-            ioStats.triangleTests += ShapeSolver::Of(*shapeB).Patches()->OwnTriangleCount(nodeB);
-            deep = PatchContacts(viewA, viewB, inMaxDistance, surface, &crossings);
+            mStats.triangleTests += ShapeSolver::Of(*mShapeB).Patches()->OwnTriangleCount(inNodeB);
+            deep = PatchContacts(mViewA, viewB, mMaxDistance, surface, &crossings);
         }
         else
         {
             ioPlaceMs += place.Lap();
-            UsePrimitive(*other, kind, transformB, [&](const auto& inPrimitive)
-                         { deep = PatchContacts(viewA, inPrimitive, inMaxDistance, surface); });
+            UsePrimitive(*mOther, mKind, mTransformB,
+                         [&](const auto& inPrimitive) { deep = PatchContacts(mViewA, inPrimitive, mMaxDistance, surface); });
         }
         // Patches deep inside each other or in a primitive (spawned so, pressed through, a ball whose centre went
         // into the body) make no surface contact: their proxy contact pushes them out. So do two patches whose
@@ -476,124 +504,165 @@ void ProxiesToSurface(const btCollisionObjectWrapper& inA, const btCollisionObje
         // normal: a patch deep under it keeps it.)
         if (surface.empty() && (deep > 0 || crossings > 0))
         {
-            ++ioStats.fallbacks;
-            PairContact fallback = contact;
-            fallback.withdrawable = deep == 0 || (shapeB == nullptr && kind != EOtherShape::Plane);
-            if (AtRestRadius(shapeA, shapeB, inMaxDistance, fallback))
-                ioContacts.push_back(fallback);
+            ++mStats.fallbacks;
+            PairContact fallback = inContact;
+            fallback.withdrawable = deep == 0 || (mShapeB == nullptr && mKind != EOtherShape::Plane);
+            if (AtRestRadius(mShapeA, mShapeB, mMaxDistance, fallback))
+                mContacts.push_back(fallback);
             else
-                ++ioStats.fallbacksApart;
+                ++mStats.fallbacksApart;
         }
-        else if (surface.empty() && shapeB == nullptr)
+        else if (surface.empty() && mShapeB == nullptr)
         {
-            quiet.push_back(contact);
-            quietApart.push_back(0);
+            Quiet().push_back(inContact);
+            QuietApart().push_back(0);
         }
-        madeSurface = madeSurface || !surface.empty();
+        mMadeSurface = mMadeSurface || !surface.empty();
         // In the order of the proxy pairs, as the fallbacks above.
-        AppendSurface(surface, ioContacts);
+        AppendSurface(surface, mContacts);
         surface.clear();
     }
-    if (!piecePairs.empty())
+
+    // Each pair of pieces once, in ascending order: their boxes' contacts, each at the deformed surfaces' own
+    // distance.
+    void CollidePiecePairs(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ioPiecePairs)
     {
-        std::sort(piecePairs.begin(), piecePairs.end());
-        piecePairs.erase(std::unique(piecePairs.begin(), piecePairs.end()), piecePairs.end());
-        const double toleranceA = piecesA.Tolerance();
-        const double toleranceB = piecesB ? piecesB->Tolerance() : 0.0;
-        const double pieceReach = reach + toleranceA + toleranceB;
+        if (ioPiecePairs.empty())
+            return;
+        std::sort(ioPiecePairs.begin(), ioPiecePairs.end());
+        ioPiecePairs.erase(std::unique(ioPiecePairs.begin(), ioPiecePairs.end()), ioPiecePairs.end());
+        const double pieceReach = mReach + mPiecesA.Tolerance() + (mPiecesB ? mPiecesB->Tolerance() : 0.0);
         thread_local std::vector<PieceContact> pieceContacts;
-        for (const auto& [pieceA, pieceB] : piecePairs)
+        for (const auto& [pieceA, pieceB] : ioPiecePairs)
         {
             pieceContacts.clear();
-            const PlacedPiece placedPieceA = piecesA.Place(pieceA);
-            if (piecesB)
-                CollidePieces(placedPieceA, piecesB->Place(pieceB), pieceReach, pieceContacts);
+            const PlacedPiece placedPieceA = mPiecesA.Place(pieceA);
+            if (mPiecesB)
+                CollidePieces(placedPieceA, mPiecesB->Place(pieceB), pieceReach, pieceContacts);
             else
-                UsePrimitive(*other, kind, transformB,
+                UsePrimitive(*mOther, mKind, mTransformB,
                              [&](const auto& inPrimitive)
                              {
                                  using Primitive = std::decay_t<decltype(inPrimitive)>;
                                  if constexpr (std::is_same_v<Primitive, OrientedBox>)
-                                     CollidePieces(placedPieceA, piecesA.Body().pose.translation, inPrimitive,
+                                     CollidePieces(placedPieceA, mPiecesA.Body().pose.translation, inPrimitive,
                                                    pieceReach, pieceContacts);
                                  else if constexpr (!std::is_same_v<Primitive, Capsule>)
                                      CollidePieces(placedPieceA, inPrimitive, pieceReach, pieceContacts);
                              });
-            ++ioStats.piecePairs;
-            ioStats.pieceContacts += pieceContacts.size();
+            ++mStats.piecePairs;
+            mStats.pieceContacts += pieceContacts.size();
             for (const PieceContact& piece : pieceContacts)
-            {
-                PairContact out;
-                out.normal = piece.normal;
-                out.feature0 = piecesA.FeatureAt(pieceA, piece.pointOnB + piece.distance * piece.normal);
-                // The boxes' distance at the points' own deformation (each side's away from the other along
-                // the normal): the deformed surfaces' distance there, along the face's normal. The same as the
-                // triangles give it, so that a piece and its triangles taking turns (its growth about the
-                // tolerance) move no contact.
-                double offsetB = 0.0;
-                if (piecesB)
-                {
-                    out.feature1 = piecesB->FeatureAt(pieceB, piece.pointOnB);
-                    offsetB = piecesB->OffsetAlong(pieceB, out.feature1, piece.normal);
-                }
-                const double offsetA = piecesA.OffsetAlong(pieceA, out.feature0, piece.normal);
-                out.distance = piece.distance + offsetA - offsetB - reach + inMaxDistance;
-                out.pointOnB = piece.pointOnB + (offsetB + marginB) * piece.normal;
-                if (out.distance <= inMaxDistance)
-                {
-                    ioContacts.push_back(out);
-                    madeSurface = true;
-                }
-            }
+                AddPieceContact(pieceA, pieceB, piece);
             if (!pieceContacts.empty())
             {
-                piecesA.MadeContact(pieceA);
-                if (piecesB)
-                    piecesB->MadeContact(pieceB);
+                mPiecesA.MadeContact(pieceA);
+                if (mPiecesB)
+                    mPiecesB->MadeContact(pieceB);
             }
         }
     }
+
+    // A contact of pieces `inPieceA` and `inPieceB` (cNoIndex: the primitive), named by the triangles under its
+    // points. The boxes' distance at the points' own deformation (each side's away from the other along the
+    // normal): the deformed surfaces' distance there, along the face's normal. The same as the triangles give
+    // it, so that a piece and its triangles taking turns (its growth about the tolerance) move no contact.
+    void AddPieceContact(std::uint32_t inPieceA, std::uint32_t inPieceB, const PieceContact& inPiece)
+    {
+        PairContact out;
+        out.normal = inPiece.normal;
+        out.feature0 = mPiecesA.FeatureAt(inPieceA, inPiece.pointOnB + inPiece.distance * inPiece.normal);
+        double offsetB = 0.0;
+        if (mPiecesB)
+        {
+            out.feature1 = mPiecesB->FeatureAt(inPieceB, inPiece.pointOnB);
+            offsetB = mPiecesB->OffsetAlong(inPieceB, out.feature1, inPiece.normal);
+        }
+        const double offsetA = mPiecesA.OffsetAlong(inPieceA, out.feature0, inPiece.normal);
+        out.distance = inPiece.distance + offsetA - offsetB - mReach + mMaxDistance;
+        out.pointOnB = inPiece.pointOnB + (offsetB + mMarginB) * inPiece.normal;
+        if (out.distance <= mMaxDistance)
+        {
+            mContacts.push_back(out);
+            mMadeSurface = true;
+        }
+    }
+
     // Crossing surfaces fall back to their proxy contacts only where nothing else holds the bodies apart: a
     // chair's leg in a slab's dent crosses it at the rim while its foot rests on it. The fallbacks are found by
     // their flag, not by where they were put: a filter may have moved or dropped any contact since.
-    const auto firstMade = ioContacts.begin() + std::ptrdiff_t(inFirst);
-    if (madeSurface)
+    void WithdrawOrKeepFallbacks(std::size_t inFirst)
     {
-        const auto withdrawn = std::remove_if(firstMade, ioContacts.end(),
-                                              [](const PairContact& inContact) { return inContact.withdrawable; });
-        ioStats.fallbacksWithdrawn += std::uint64_t(ioContacts.end() - withdrawn);
-        ioContacts.erase(withdrawn, ioContacts.end());
+        const auto firstMade = mContacts.begin() + std::ptrdiff_t(inFirst);
+        if (mMadeSurface)
+        {
+            const auto withdrawn = std::remove_if(firstMade, mContacts.end(),
+                                                  [](const PairContact& inContact) { return inContact.withdrawable; });
+            mStats.fallbacksWithdrawn += std::uint64_t(mContacts.end() - withdrawn);
+            mContacts.erase(withdrawn, mContacts.end());
+        }
+        else
+            std::for_each(firstMade, mContacts.end(), [](PairContact& ioContact) { ioContact.withdrawable = false; });
     }
-    else
-        std::for_each(firstMade, ioContacts.end(), [](PairContact& ioContact) { ioContact.withdrawable = false; });
+
     // Where a primitive meets the body and no feature pair faces across (it cuts through faces between their
     // vertices, or lies wholly inside the closed surface), the pair has no surface contact: the proxy contacts
     // of the patches it meets, or of all if it is inside, push it out, as in the proxies model. (A plane has
     // no inside to lie in, and a body below it is deep under it, which its vertices count.)
-    if (madeSurface || quiet.empty() || kind == EOtherShape::Plane)
-        return;
-    const std::size_t first = ioContacts.size();
-    for (std::size_t i = 0; i < quiet.size(); ++i)
+    void FallBackToProxiesMet()
     {
-        const PairContact& contact = quiet[i];
-        if (quietApart[i] != 0)
-            continue; // its box is apart from the primitive: no triangle of it meets the primitive
-        const PatchView view = PlaceProxyPatch(shapeA, bodyA, contact.feature0.node, scratchA);
-        bool meets = false;
-        UsePrimitive(*other, kind, transformB,
-                     [&](const auto& inPrimitive)
-                     {
-                         if constexpr (!std::is_same_v<std::decay_t<decltype(inPrimitive)>, Plane>)
-                             meets = PatchMeets(view, inPrimitive);
-                     });
-        if (meets)
-            ioContacts.push_back(contact);
+        const std::vector<PairContact>& quiet = Quiet();
+        if (mMadeSurface || quiet.empty() || mKind == EOtherShape::Plane)
+            return;
+        thread_local PlacedPatch scratchA;
+        const std::size_t first = mContacts.size();
+        for (std::size_t i = 0; i < quiet.size(); ++i)
+        {
+            const PairContact& contact = quiet[i];
+            if (QuietApart()[i] != 0)
+                continue; // its box is apart from the primitive: no triangle of it meets the primitive
+            const PatchView view = PlaceProxyPatch(mShapeA, mBodyA, contact.feature0.node, scratchA);
+            bool meets = false;
+            UsePrimitive(*mOther, mKind, mTransformB,
+                         [&](const auto& inPrimitive)
+                         {
+                             if constexpr (!std::is_same_v<std::decay_t<decltype(inPrimitive)>, Plane>)
+                                 meets = PatchMeets(view, inPrimitive);
+                         });
+            if (meets)
+                mContacts.push_back(contact);
+        }
+        if (mContacts.size() == first &&
+            InsideSurface(mShapeA, mA.getWorldTransform(), ToVec3d(mTransformB.getOrigin()), mStats))
+            mContacts.insert(mContacts.end(), quiet.begin(), quiet.end());
+        AtRestRadii(mShapeA, mShapeB, mMaxDistance, mContacts, first);
     }
-    if (ioContacts.size() == first &&
-        InsideSurface(shapeA, inA.getWorldTransform(), ToVec3d(transformB.getOrigin()), ioStats))
-        ioContacts.insert(ioContacts.end(), quiet.begin(), quiet.end());
-    AtRestRadii(shapeA, shapeB, inMaxDistance, ioContacts, first);
-}
+
+    const btCollisionObjectWrapper& mA;
+    const DeformableShape& mShapeA;
+    const DeformableShape* mShapeB;
+    const double mMaxDistance, mSurfaceReach;
+    std::vector<PairContact>& mContacts;
+    QueryStats& mStats;
+    PieceSide& mPiecesA;
+    PieceSide* mPiecesB;
+    const DeformedBody mBodyA, mBodyB;
+    const btCollisionShape* mOther;
+    const EOtherShape mKind;
+    const btTransform& mTransformB;
+    const ProxyBoxes mBoxesA;
+    const std::optional<ProxyBoxes> mBoxesB;
+    const bool mCull;
+    const double mMarginB, mReach;
+    const bool mPiecesOn;
+    std::optional<BoxOverlapTest> mBoxesOverlap;
+    std::uint32_t mBoxedA = cNoIndex; // A's node whose box `mBoxA` holds
+    WorldBox mBoxA;
+    double mDepthA = 0.0;
+    std::uint32_t mPlacedA = cNoIndex; // A's proxy whose patch `mViewA` shows
+    PatchView mViewA;
+    bool mMadeSurface = false;
+};
 
 } // namespace
 
@@ -701,8 +770,9 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
         GenerateSphereContacts(inA, inB, inMaxDistance, outContacts, ioStats, ioFront, ioCache, ioPrimitiveCache);
     stages.descentMs += timer.Lap();
     double placeMs = 0.0;
-    ProxiesToSurface(inA, inB, inMaxDistance, inSurfaceReach, outContacts, first, ioStats, placeMs, piecesA,
-                     piecesB ? &*piecesB : nullptr, cut.pieces);
+    SurfacePass(inA, inB, inMaxDistance, inSurfaceReach, outContacts, ioStats, piecesA,
+                piecesB ? &*piecesB : nullptr)
+        .Run(first, cut.pieces, placeMs);
     stages.placeMs += placeMs;
     stages.featuresMs += timer.Lap() - placeMs;
 }
