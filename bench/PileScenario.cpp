@@ -62,7 +62,7 @@ struct PileRun
 {
     const char* name = "";
     EBodies bodies = EBodies::Deformable;
-    std::unique_ptr<btConvexHullShape> hull; // shared by the hull scene's bodies; outlives the world
+    std::unique_ptr<btConvexHullShape> hull; // the hull scene's: each of its bodies owns a copy
     std::unique_ptr<SampleWorld> world;
     std::vector<btRigidBody*> members;
     std::vector<double> stepMs, collisionMs, contacts;
@@ -148,6 +148,7 @@ void BuildPile(const PileOptions& inOptions, const std::shared_ptr<const Deforma
     pile.seed = inOptions.seed;
     pile.body.proxyLevel = inOptions.level;
     pile.body.contactModel = inOptions.contacts == "proxies" ? EContactModel::Proxies : EContactModel::Surface;
+    pile.body.pieceTolerance = inOptions.pieceTolerance;
     if (ioRun.bodies == EBodies::Hull)
     {
         ioRun.hull = MakeHull(*inAsset);
@@ -164,13 +165,6 @@ void BuildPile(const PileOptions& inOptions, const std::shared_ptr<const Deforma
         return;
     }
     ioRun.members = AddPile(*ioRun.world, inAsset, pile);
-    for (btRigidBody* body : ioRun.members)
-    {
-        DeformableShape& shape = *World::Shape(body);
-        DeformableShapeSettings shapeSettings = shape.Settings();
-        shapeSettings.pieceTolerance = inOptions.pieceTolerance;
-        shape.SetSettings(shapeSettings);
-    }
 }
 
 nlohmann::json SceneReport(const PileRun& inRun, double inLowest)

@@ -241,8 +241,8 @@ void AtRestRadii(const DeformableShape& inA, const DeformableShape* inB, double 
 }
 
 // The world boxes of a body's proxies at the current q (BD-AABB, BD-Tree paper §3.5: each holds every deformed
-// vertex of its node's triangles), and the depth limit of their patches: what the surface model culls a proxy
-// pair by before it deforms the pair's patches. 12M flops a box.
+// vertex of its node's triangles): what the surface model culls a proxy pair by before it deforms the pair's
+// patches. 12M flops a box.
 class ProxyBoxes
 {
 public:
@@ -268,12 +268,6 @@ public:
         world.halfExtents =
             (mBody.scale * Vec3d(box.halfExtents[0], box.halfExtents[1], box.halfExtents[2])).array() + inGrow;
         return world;
-    }
-
-    /// The depth limit `PlaceProxyPatch` gives the patch of proxy `inNode`: half its updated sphere's radius.
-    double DepthLimit(std::uint32_t inNode) const
-    {
-        return 0.5 * (mBody.scale * double(mBody.state->ComputeSphereNow(inNode).radius) * (1.0 + 1e-9) + 1e-12);
     }
 
 private:
@@ -330,6 +324,24 @@ void AppendCutProxyContacts(const btCollisionObjectWrapper& inA, const btCollisi
     AppendProxyContacts(contacts, inMaxDistance, true, outContacts);
 }
 
+// The lists a `SurfacePass` works in: the thread's own, kept from one pass to the next for their capacity.
+struct SurfacePassLists
+{
+    std::vector<PairContact> found; // the descent's contacts, replaced by the pass
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> piecePairs;
+    std::vector<SurfaceContact> surface; // one proxy pair's patch contacts
+    std::vector<PairContact> quiet;       // a primitive's proxy contacts whose patches made none
+    std::vector<std::uint8_t> quietApart; // per quiet contact: its patch's box was apart
+    std::vector<PieceContact> pieceContacts; // one piece pair's
+    PlacedPatch scratchA, scratchB;
+};
+
+SurfacePassLists& ThreadSurfacePassLists()
+{
+    thread_local SurfacePassLists lists;
+    return lists;
+}
+
 // The surface model on the proxies a sphere descent found (`ioContacts` from `inFirst`: one per proxy, or per
 // proxy pair, of A with a primitive or a deformable B): each replaced by the contacts of the deformed
 // triangles under it (`PatchContacts`), or of the contact pieces holding it. A contact of an interrupted
@@ -357,46 +369,30 @@ public:
         if (mCull && mBoxesB)
             mBoxesOverlap.emplace(mBodyA.pose.rotation, mBodyB.pose.rotation);
     }
+    SurfacePass(const SurfacePass&) = delete;
+    SurfacePass& operator=(const SurfacePass&) = delete;
 
     // Replaces the contacts from `inFirst` on, adds the piece pairs' contacts, then withdraws or keeps the
     // crossing fallbacks and, against a primitive, falls back to the proxies it meets if nothing else did.
     void Run(std::size_t inFirst, std::span<const std::pair<std::uint32_t, std::uint32_t>> inPiecePairs,
              double& ioPlaceMs)
     {
-        thread_local std::vector<PairContact> found;
-        found.assign(mContacts.begin() + std::ptrdiff_t(inFirst), mContacts.end());
+        mLists.found.assign(mContacts.begin() + std::ptrdiff_t(inFirst), mContacts.end());
         mContacts.resize(inFirst);
-        Quiet().clear();
-        QuietApart().clear();
-        SurfaceList().clear();
+        mLists.quiet.clear();
+        mLists.quietApart.clear();
+        mLists.surface.clear();
         // Contact pieces: proxy pairs whose proxies both lie in pieces within their tolerance (or, against a
         // plane, sphere or box, A's) collide as the pieces' boxes, each pair of pieces once.
-        thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> piecePairs;
-        piecePairs.assign(inPiecePairs.begin(), inPiecePairs.end());
-        for (const PairContact& contact : found)
-            ProxyPair(contact, piecePairs, ioPlaceMs);
-        CollidePiecePairs(piecePairs);
+        mLists.piecePairs.assign(inPiecePairs.begin(), inPiecePairs.end());
+        for (const PairContact& contact : mLists.found)
+            ProxyPair(contact, ioPlaceMs);
+        CollidePiecePairs();
         WithdrawOrKeepFallbacks(inFirst);
         FallBackToProxiesMet();
     }
 
 private:
-    static std::vector<PairContact>& Quiet() // a primitive's proxy contacts whose patches made none
-    {
-        thread_local std::vector<PairContact> quiet;
-        return quiet;
-    }
-    static std::vector<std::uint8_t>& QuietApart() // per quiet contact: its patch's box was apart
-    {
-        thread_local std::vector<std::uint8_t> quietApart;
-        return quietApart;
-    }
-    static std::vector<SurfaceContact>& SurfaceList()
-    {
-        thread_local std::vector<SurfaceContact> surface;
-        return surface;
-    }
-
     // Each proxy pair's boxes first: a pair whose boxes are further apart than any feature pair could count
     // (the band and the margins, or the patches' depth limits for features behind faces) makes no surface
     // contact and none of the counts below, so its patches are not deformed.
@@ -407,7 +403,6 @@ private:
         if (inNodeA != mBoxedA)
         {
             mBoxA = mBoxesA.Box(inNodeA, 0.0);
-            mDepthA = mBoxesA.DepthLimit(inNodeA);
             mBoxedA = inNodeA;
         }
         ++mStats.overlapTests;
@@ -421,8 +416,7 @@ private:
 
     // One proxy contact of the descent: kept at its rest radius (an interrupted descent's coarse pair, or
     // proxies still apart), passed to the piece pairs, or replaced by its patches' contacts.
-    void ProxyPair(const PairContact& inContact, std::vector<std::pair<std::uint32_t, std::uint32_t>>& ioPiecePairs,
-                   double& ioPlaceMs)
+    void ProxyPair(const PairContact& inContact, double& ioPlaceMs)
     {
         const std::uint32_t nodeA = inContact.feature0.node, nodeB = inContact.feature1.node;
         if (!mShapeA.State().Proxies().IsProxy(nodeA) ||
@@ -440,8 +434,8 @@ private:
         {
             if (mShapeB == nullptr)
             {
-                Quiet().push_back(inContact);
-                QuietApart().push_back(1);
+                mLists.quiet.push_back(inContact);
+                mLists.quietApart.push_back(1);
             }
             return;
         }
@@ -456,7 +450,7 @@ private:
             {
                 for (const std::uint32_t pieceA : listA)
                     for (const std::uint32_t pieceB : listB)
-                        ioPiecePairs.emplace_back(pieceA, pieceB);
+                        mLists.piecePairs.emplace_back(pieceA, pieceB);
                 return;
             }
         }
@@ -467,12 +461,11 @@ private:
     // or the proxy contact `inContact` as a fallback where they cross or lie deep and touch nowhere.
     void PatchPair(const PairContact& inContact, std::uint32_t inNodeA, std::uint32_t inNodeB, double& ioPlaceMs)
     {
-        thread_local PlacedPatch scratchA, scratchB;
-        std::vector<SurfaceContact>& surface = SurfaceList();
+        std::vector<SurfaceContact>& surface = mLists.surface;
         StageTimer place;
         if (inNodeA != mPlacedA)
         {
-            mViewA = PlaceProxyPatch(mShapeA, mBodyA, inNodeA, scratchA, &mStats);
+            mViewA = PlaceProxyPatch(mShapeA, mBodyA, inNodeA, mLists.scratchA, &mStats);
             mViewA.bodyCentre = ToVec3d(mA.getWorldTransform().getOrigin());
             mPlacedA = inNodeA;
             mStats.triangleTests += ShapeSolver::Of(mShapeA).Patches()->OwnTriangleCount(inNodeA);
@@ -483,7 +476,7 @@ private:
         {
             // One shape on both sides (two objects sharing it): B's patch apart, A's view refers into the cache.
             const PatchView viewB =
-                PlaceProxyPatch(*mShapeB, mBodyB, inNodeB, scratchB, &mStats,
+                PlaceProxyPatch(*mShapeB, mBodyB, inNodeB, mLists.scratchB, &mStats,
                                 mShapeB == &mShapeA ? EPatchStorage::Scratch : EPatchStorage::Cache);
             ioPlaceMs += place.Lap();
             mStats.triangleTests += ShapeSolver::Of(*mShapeB).Patches()->OwnTriangleCount(inNodeB);
@@ -514,8 +507,8 @@ private:
         }
         else if (surface.empty() && mShapeB == nullptr)
         {
-            Quiet().push_back(inContact);
-            QuietApart().push_back(0);
+            mLists.quiet.push_back(inContact);
+            mLists.quietApart.push_back(0);
         }
         mMadeSurface = mMadeSurface || !surface.empty();
         // In the order of the proxy pairs, as the fallbacks above.
@@ -525,15 +518,16 @@ private:
 
     // Each pair of pieces once, in ascending order: their boxes' contacts, each at the deformed surfaces' own
     // distance.
-    void CollidePiecePairs(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ioPiecePairs)
+    void CollidePiecePairs()
     {
-        if (ioPiecePairs.empty())
+        std::vector<std::pair<std::uint32_t, std::uint32_t>>& piecePairs = mLists.piecePairs;
+        if (piecePairs.empty())
             return;
-        std::sort(ioPiecePairs.begin(), ioPiecePairs.end());
-        ioPiecePairs.erase(std::unique(ioPiecePairs.begin(), ioPiecePairs.end()), ioPiecePairs.end());
+        std::sort(piecePairs.begin(), piecePairs.end());
+        piecePairs.erase(std::unique(piecePairs.begin(), piecePairs.end()), piecePairs.end());
         const double pieceReach = mReach + mPiecesA.Tolerance() + (mPiecesB ? mPiecesB->Tolerance() : 0.0);
-        thread_local std::vector<PieceContact> pieceContacts;
-        for (const auto& [pieceA, pieceB] : ioPiecePairs)
+        std::vector<PieceContact>& pieceContacts = mLists.pieceContacts;
+        for (const auto& [pieceA, pieceB] : piecePairs)
         {
             pieceContacts.clear();
             const PlacedPiece placedPieceA = mPiecesA.Place(pieceA);
@@ -611,17 +605,16 @@ private:
     // no inside to lie in, and a body below it is deep under it, which its vertices count.)
     void FallBackToProxiesMet()
     {
-        const std::vector<PairContact>& quiet = Quiet();
+        const std::vector<PairContact>& quiet = mLists.quiet;
         if (mMadeSurface || quiet.empty() || mKind == EOtherShape::Plane)
             return;
-        thread_local PlacedPatch scratchA;
         const std::size_t first = mContacts.size();
         for (std::size_t i = 0; i < quiet.size(); ++i)
         {
             const PairContact& contact = quiet[i];
-            if (QuietApart()[i] != 0)
+            if (mLists.quietApart[i] != 0)
                 continue; // its box is apart from the primitive: no triangle of it meets the primitive
-            const PatchView view = PlaceProxyPatch(mShapeA, mBodyA, contact.feature0.node, scratchA);
+            const PatchView view = PlaceProxyPatch(mShapeA, mBodyA, contact.feature0.node, mLists.scratchA);
             bool meets = false;
             UsePrimitive(*mOther, mKind, mTransformB,
                          [&](const auto& inPrimitive)
@@ -638,6 +631,7 @@ private:
         AtRestRadii(mShapeA, mShapeB, mMaxDistance, mContacts, first);
     }
 
+    SurfacePassLists& mLists = ThreadSurfacePassLists();
     const btCollisionObjectWrapper& mA;
     const DeformableShape& mShapeA;
     const DeformableShape* mShapeB;
@@ -658,7 +652,6 @@ private:
     std::optional<BoxOverlapTest> mBoxesOverlap;
     std::uint32_t mBoxedA = cNoIndex; // A's node whose box `mBoxA` holds
     WorldBox mBoxA;
-    double mDepthA = 0.0;
     std::uint32_t mPlacedA = cNoIndex; // A's proxy whose patch `mViewA` shows
     PatchView mViewA;
     bool mMadeSurface = false;

@@ -448,12 +448,15 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
         return;
     mFacetBegin.assign(std::size_t(count) + 1, 0);
     const std::vector<std::uint8_t> internal = InternalTriangles(tree);
+    std::vector<std::uint32_t> proxies;
     for (std::uint32_t node = 0; node < count; ++node)
     {
         mPieces[node] = Classify(tree, tree.Node(node), mBoxes->Row(node), internal);
         mPieceCount += mPieces[node].IsPiece() ? 1 : 0;
         const BDTreeNode& n = tree.Node(node);
         const bool proxy = n.level == inProxyLevel || (n.level < inProxyLevel && n.IsLeaf());
+        if (proxy)
+            proxies.push_back(node);
         const std::size_t before = mFacets.size();
         if (proxy && !mPieces[node].IsPiece() &&
             MakeFacets(tree, node, n, mBoxes->Row(node), internal, mFacets, mFacetTriangles))
@@ -461,7 +464,7 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
                 mFacetIds.push_back(std::uint32_t(f));
         mFacetBegin[node + 1] = std::uint32_t(mFacetIds.size());
     }
-    if (CoveredProxies(inProxyLevel) * cMinPieceCoverage < ProxyCount(tree, count, inProxyLevel))
+    if (CoveredCount(proxies) * cMinPieceCoverage < proxies.size())
         DropAll();
 }
 
@@ -482,28 +485,16 @@ bool CoveredBelow(const BDTree& inTree, const ContactPieces& inPieces, std::uint
 
 } // namespace
 
-std::uint32_t ContactPieces::ProxyCount(const BDTree& inTree, std::uint32_t inNodeCount, std::uint32_t inProxyLevel)
-{
-    std::uint32_t proxies = 0;
-    for (std::uint32_t node = 0; node < inNodeCount; ++node)
-        if (const BDTreeNode& n = inTree.Node(node); n.level == inProxyLevel || (n.level < inProxyLevel && n.IsLeaf()))
-            ++proxies;
-    return proxies;
-}
-
-std::uint32_t ContactPieces::CoveredProxies(std::uint32_t inProxyLevel) const
+std::size_t ContactPieces::CoveredCount(std::span<const std::uint32_t> inProxies) const
 {
     const BDTree& tree = mBoxes->Tree();
-    std::uint32_t covered = 0;
-    for (std::uint32_t node = 0; node < NodeCount(); ++node)
+    std::size_t covered = 0;
+    for (const std::uint32_t proxy : inProxies)
     {
-        const BDTreeNode& n = tree.Node(node);
-        if (n.level != inProxyLevel && !(n.level < inProxyLevel && n.IsLeaf()))
-            continue;
         bool pieceAbove = false;
-        for (std::uint32_t up = node; up != cNoIndex && !pieceAbove; up = mParents[up])
+        for (std::uint32_t up = proxy; up != cNoIndex && !pieceAbove; up = mParents[up])
             pieceAbove = mPieces[up].IsPiece();
-        if (pieceAbove || !Facets(node).empty() || CoveredBelow(tree, *this, node))
+        if (pieceAbove || !Facets(proxy).empty() || CoveredBelow(tree, *this, proxy))
             ++covered;
     }
     return covered;

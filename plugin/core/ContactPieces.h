@@ -54,13 +54,12 @@ struct ContactFacet
 inline constexpr std::uint32_t cMaxFacets = 8;
 
 /// The fewest triangles a proxy's facets hold on average: a facet of one or two triangles (a curved mesh's quad)
-/// costs more as a box, located point by point, than its triangles do (a torus of 3k triangles whose proxies
-/// collide as such facets steps 3x slower than as triangles).
+/// costs more as a box, located point by point, than its triangles do (docs/BENCHMARKS.md, the pile).
 inline constexpr std::uint32_t cMinFacetTriangles = 4;
 
 /// A mesh whose pieces and facets cover fewer than 1 in `cMinPieceCoverage` of its proxies at rest gets none: a
 /// curved mesh's few stray axis-aligned triangles would only switch its pairs to the pieces' box descent, which
-/// costs 3x the sphere descent where there is nothing to use it for.
+/// costs more than the sphere descent where there is nothing to use it for.
 inline constexpr std::uint32_t cMinPieceCoverage = 10;
 
 /// How many levels below the proxies the pieces reach: a proxy that is not a box itself (across a concave
@@ -131,10 +130,8 @@ public:
     }
 
 private:
-    /// The proxies (nodes at `inProxyLevel`, or leaves above it) among the first `inNodeCount` nodes.
-    static std::uint32_t ProxyCount(const BDTree& inTree, std::uint32_t inNodeCount, std::uint32_t inProxyLevel);
-    /// The proxies that a piece holds, that have facets, or that pieces below them cover, at rest.
-    std::uint32_t CoveredProxies(std::uint32_t inProxyLevel) const;
+    /// How many of the proxies `inProxies` a piece holds, have facets, or pieces below them cover, at rest.
+    std::size_t CoveredCount(std::span<const std::uint32_t> inProxies) const;
     /// No pieces and no facets (the `inside` flags stay).
     void DropAll();
 

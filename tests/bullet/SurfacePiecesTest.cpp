@@ -74,7 +74,7 @@ PieceLevels LevelsOfThePieces(const DeformableShape& inShape)
 TEST(SurfacePieces, CoarsePiecesStandInOnlyWhereTheBodyIsAsGoodAsRigid)
 {
     std::unique_ptr<DeformableShape> chair = Chair();
-    const std::uint32_t regionLevel = RegionLevel(7, chair->Settings().regionDepth);
+    const std::uint32_t regionLevel = RegionLevel(chair->Settings().proxyLevel, chair->Settings().regionDepth);
 
     // Rigid: some parts collide as pieces above the regions, so fewer pieces in all.
     ASSERT_TRUE(chair->SetQ(Bent(0.0f)));
