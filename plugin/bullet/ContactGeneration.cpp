@@ -352,7 +352,7 @@ class SurfacePass
 public:
     SurfacePass(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB, double inMaxDistance,
                 double inSurfaceReach, std::vector<PairContact>& ioContacts, QueryStats& ioStats,
-                PieceSide& ioPiecesA, PieceSide* ioPiecesB)
+                PieceSide& ioPiecesA, PieceSide* ioPiecesB, EPieceNames inPieceNames)
         : mA(inA), mShapeA(*AsDeformable(inA.getCollisionShape())), mShapeB(AsDeformable(inB.getCollisionShape())),
           mMaxDistance(inMaxDistance), mSurfaceReach(inSurfaceReach), mContacts(ioContacts), mStats(ioStats),
           mPiecesA(ioPiecesA), mPiecesB(ioPiecesB), mBodyA(mShapeA.QueryView(inA.getWorldTransform())),
@@ -364,7 +364,10 @@ public:
           mMarginB(mShapeB != nullptr ? double(mShapeB->getMargin()) : 0.0),
           mReach(inMaxDistance + double(mShapeA.getMargin()) + mMarginB),
           mPiecesOn(ioPiecesA.Available() &&
-                    (ioPiecesB ? ioPiecesB->Available() : PiecesAgainst(mShapeA, mKind, *mOther)))
+                    (ioPiecesB ? ioPiecesB->Available() : PiecesAgainst(mShapeA, mKind, *mOther))),
+          mPieceNames(inPieceNames),
+          mNamer(ioPiecesA.Body(), ioPiecesA.Pieces(), ioPiecesB ? &ioPiecesB->Body() : nullptr,
+                 ioPiecesB ? ioPiecesB->Pieces() : nullptr)
     {
         if (mCull && mBoxesB)
             mBoxesOverlap.emplace(mBodyA.pose.rotation, mBodyB.pose.rotation);
@@ -565,16 +568,32 @@ private:
     {
         PairContact out;
         out.normal = inPiece.normal;
-        out.feature0 = mPiecesA.FeatureAt(inPieceA, inPiece.pointOnB + inPiece.distance * inPiece.normal);
-        double offsetB = 0.0;
-        if (mPiecesB)
+        const UnnamedPoint pointA = mPiecesA.Unnamed(inPieceA, inPiece.pointOnB + inPiece.distance * inPiece.normal);
+        const UnnamedPoint pointB = mPiecesB ? mPiecesB->Unnamed(inPieceB, inPiece.pointOnB) : UnnamedPoint{};
+        if (mPieceNames == EPieceNames::Later)
         {
-            out.feature1 = mPiecesB->FeatureAt(inPieceB, inPiece.pointOnB);
-            offsetB = mPiecesB->OffsetAlong(inPieceB, out.feature1, inPiece.normal);
+            // Named if kept (`PieceNamer`); till then as near as the pieces' growth lets the surfaces be.
+            out.unnamed = {pointA, pointB};
+            out.unnamedSlack = mPiecesA.Growth(inPieceA) + (mPiecesB ? mPiecesB->Growth(inPieceB) : 0.0);
+            out.feature0.node = mPiecesA.NodeOf(inPieceA);
+            if (mPiecesB)
+                out.feature1.node = mPiecesB->NodeOf(inPieceB);
+            out.distance = inPiece.distance - out.unnamedSlack - mReach + mMaxDistance;
+            out.pointOnB = inPiece.pointOnB + mMarginB * inPiece.normal;
         }
-        const double offsetA = mPiecesA.OffsetAlong(inPieceA, out.feature0, inPiece.normal);
-        out.distance = inPiece.distance + offsetA - offsetB - mReach + mMaxDistance;
-        out.pointOnB = inPiece.pointOnB + (offsetB + mMarginB) * inPiece.normal;
+        else
+        {
+            double offsetB = 0.0;
+            if (mPiecesB)
+            {
+                out.feature1 = mNamer.Feature(1, pointB);
+                offsetB = mNamer.OffsetAlong(1, pointB, out.feature1, inPiece.normal);
+            }
+            out.feature0 = mNamer.Feature(0, pointA);
+            const double offsetA = mNamer.OffsetAlong(0, pointA, out.feature0, inPiece.normal);
+            out.distance = inPiece.distance + offsetA - offsetB - mReach + mMaxDistance;
+            out.pointOnB = inPiece.pointOnB + (offsetB + mMarginB) * inPiece.normal;
+        }
         if (out.distance <= mMaxDistance)
         {
             mContacts.push_back(out);
@@ -649,6 +668,8 @@ private:
     const bool mCull;
     const double mMarginB, mReach;
     const bool mPiecesOn;
+    const EPieceNames mPieceNames;
+    const PieceNamer mNamer;
     std::optional<BoxOverlapTest> mBoxesOverlap;
     std::uint32_t mBoxedA = cNoIndex; // A's node whose box `mBoxA` holds
     WorldBox mBoxA;
@@ -682,7 +703,7 @@ bool InsideSurface(const DeformableShape& inShape, const btTransform& inWorldFro
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
                       TraversalFront* ioFront, ProxyPairCache* ioCache, PrimitivePairCache* ioPrimitiveCache,
-                      double inSurfaceReach, NarrowphaseStats* ioStages)
+                      double inSurfaceReach, NarrowphaseStats* ioStages, EPieceNames inPieceNames)
 {
     NarrowphaseStats unused;
     NarrowphaseStats& stages = ioStages != nullptr ? *ioStages : unused;
@@ -764,7 +785,7 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
     stages.descentMs += timer.Lap();
     double placeMs = 0.0;
     SurfacePass(inA, inB, inMaxDistance, inSurfaceReach, outContacts, ioStats, piecesA,
-                piecesB ? &*piecesB : nullptr)
+                piecesB ? &*piecesB : nullptr, inPieceNames)
         .Run(first, cut.pieces, placeMs);
     stages.placeMs += placeMs;
     stages.featuresMs += timer.Lap() - placeMs;

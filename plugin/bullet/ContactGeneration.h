@@ -4,12 +4,15 @@
 // shape on the other side of a pair, one per proxy (per proxy pair for two deformables), before they are
 // grouped into regions and reduced to Bullet's four points a manifold. Private to plugin/bullet.
 
+#include "PairContact.h"
+
 #include "core/SurfaceCache.h"
 
 #include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
 #include <bdt/core/Primitives.h>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -59,34 +62,11 @@ Plane WorldPlane(const btStaticPlaneShape& inPlane, const btTransform& inTransfo
 
 class DeformableShape;
 
-/// A contact of deformable A with B, world frame, Bullet's conventions: made on A's deformed surface (the
-/// surface model) or on one of its proxy spheres (the proxies model).
-struct PairContact
+/// When `GenerateContacts` names the surface points of contacts made on contact pieces.
+enum class EPieceNames : std::uint8_t
 {
-    Vec3d pointOnB = Vec3d::Zero(); ///< On B's collision surface (its margin included).
-    Vec3d normal = Vec3d::UnitY();  ///< Unit, from B to A.
-    /// Signed distance from B's surface to A's, each grown by its margin: A's deformed triangles (surface
-    /// model), or its proxy sphere, its centre moved by the deformation at its rest radius (proxies model,
-    /// see `GenerateContacts`; for two deformables B's likewise). Negative when penetrating. A's point is
-    /// `pointOnB + normal * distance`.
-    double distance = 0.0;
-    /// World units: how the modes will change the distance over the coming step if they keep last step's
-    /// force (`PredictContacts`; the solver's gap is made of it by `SetSolverGap`). 0 for rigid surfaces.
-    double stepMotion = 0.0;
-    /// Extra give of the contact along the normal, world units per N·s of normal impulse: the modes' response
-    /// to the solve's impulse over the step (`PredictContacts`); 0 for rigid surfaces.
-    double compliance = 0.0;
-    /// The solver's Baumgarte factor the prediction was made for (`StepPrediction::contactErp`); 0 without a
-    /// prediction.
-    double predictionErp = 0.0;
-    ContactFeature feature0; ///< Where it acts on A: its proxy, and its surface point in the surface model.
-    ContactFeature feature1; ///< The same on B for a deformable B; no node otherwise.
-    int index1 =
-        -1; ///< B's triangle index for a concave B (as Bullet's triangle callbacks give it), else -1.
-    int partId1 = -1; ///< B's part id for a concave B, else -1.
-    /// A fallback: a proxy contact standing in for patches that cross, withdrawn if the pair makes a surface
-    /// contact elsewhere. Only while `GenerateContacts` runs; false in what it returns.
-    bool withdrawable = false;
+    Now,   ///< Every contact leaves named (closest-point queries, tests).
+    Later, ///< Left unnamed (`PairContact::Unnamed`) for `PieceNamer`: the narrowphase names what it keeps.
 };
 
 /// Bullet's identifiers (partId, index) of A's side of `inContact`: the proxy node and the triangle in the
@@ -128,12 +108,16 @@ bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB);
 ///
 /// With `ioStages`, the time of the descent and of the surface model's placement and feature tests is added
 /// to its stage times (`NarrowphaseStats`; its counters are left to `ioStats`).
+///
+/// `inPieceNames` Later leaves the contacts made on contact pieces unnamed (`PairContact::Unnamed`): naming a
+/// point searches the body's tree for its triangle, and a resting pile finds about three points for each one
+/// its manifolds keep.
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
                       TraversalFront* ioFront = nullptr, ProxyPairCache* ioCache = nullptr,
                       PrimitivePairCache* ioPrimitiveCache = nullptr,
                       double inSurfaceReach = std::numeric_limits<double>::infinity(),
-                      NarrowphaseStats* ioStages = nullptr);
+                      NarrowphaseStats* ioStages = nullptr, EPieceNames inPieceNames = EPieceNames::Now);
 
 /// The surface patch of proxy `inProxy` of `inShape` placed as `inBody` places it (`PlacePatch` with the
 /// shape's cache and margin), with half the proxy's radius as its depth limit (`PatchView::depthLimit`). The

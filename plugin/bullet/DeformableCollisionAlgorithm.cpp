@@ -3,6 +3,7 @@
 
 #include "ContactGeneration.h"
 #include "ContactRegions.h"
+#include "SurfacePieces.h"
 #include "ManifoldUpdate.h"
 #include "SearchDistance.h"
 #include "StageTimer.h"
@@ -22,6 +23,7 @@
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/Prefetch.h>
+#include <optional>
 #include <utility>
 
 namespace bdt
@@ -151,6 +153,67 @@ PointIds IdsOf(const PairContact& inContact, const btCollisionObjectWrapper& inA
     return {partA, indexA, partB, indexB};
 }
 
+// Flags the candidates `inMembers` (into `inContacts`) that a region's manifold held last step (`inWritten`):
+// a named contact by its identifiers (only where the region has more than the reduction keeps); an unnamed one
+// (`PairContact::Unnamed`), which has none yet, when it is the nearest on A to a held point, within `inNear`
+// (world units; the held point's local point moved with A). An unnamed one flagged gets the held point's
+// triangles (tree order) in `ioHints` (per contact), to be named by first.
+void FlagKept(std::span<const PairContact> inContacts, std::span<const std::uint32_t> inMembers,
+              const WrittenPoints& inWritten, const btCollisionObjectWrapper& inA,
+              const btCollisionObjectWrapper& inB, double inNear, std::vector<std::uint8_t>& ioFlags,
+              std::vector<std::array<std::uint32_t, 2>>& ioHints)
+{
+    bool unnamed = false;
+    for (std::size_t c = 0; c < inMembers.size(); ++c)
+    {
+        const PairContact& contact = inContacts[inMembers[c]];
+        if (contact.Unnamed())
+        {
+            unnamed = true;
+            continue;
+        }
+        if (inMembers.size() <= cReducedPointCount)
+            continue;
+        const PointIds ids = IdsOf(contact, inA, inB);
+        for (const WrittenPoint& point : inWritten)
+            if (point.ids == ids)
+                ioFlags[c] = 1;
+    }
+    if (!unnamed)
+        return;
+    const btTransform& worldFromA = inA.getWorldTransform();
+    for (const WrittenPoint& point : inWritten)
+    {
+        if (point.ids.partId0 < 0 && point.ids.index0 < 0)
+            continue; // an empty slot
+        const Vec3d held = ToVec3d(worldFromA * point.localA);
+        std::size_t nearest = inMembers.size();
+        double best = inNear * inNear;
+        for (std::size_t c = 0; c < inMembers.size(); ++c)
+        {
+            const PairContact& contact = inContacts[inMembers[c]];
+            if (!contact.Unnamed())
+                continue;
+            const double d2 = (contact.pointOnB + contact.distance * contact.normal - held).squaredNorm();
+            if (d2 <= best)
+            {
+                best = d2;
+                nearest = c;
+            }
+        }
+        if (nearest == inMembers.size())
+            continue;
+        ioFlags[nearest] = 1;
+        const auto treeTriangle = [](const btCollisionShape* inShape, int inInput)
+        {
+            const DeformableShape* shape = AsDeformable(inShape);
+            return shape != nullptr && inInput >= 0 ? shape->TreeTriangle(std::uint32_t(inInput)) : cNoIndex;
+        };
+        ioHints[inMembers[nearest]] = {treeTriangle(inA.getCollisionShape(), point.ids.index0),
+                                       treeTriangle(inB.getCollisionShape(), point.ids.index1)};
+    }
+}
+
 } // namespace
 
 DeformableCollisionAlgorithm::DeformableCollisionAlgorithm(const btCollisionAlgorithmConstructionInfo& inInfo,
@@ -223,7 +286,7 @@ double DeformableCollisionAlgorithm::GatherSupports(std::vector<SupportId>& outS
             if (const btManifoldPoint& point = region.manifold->getContactPoint(i);
                 point.m_appliedImpulse > 0)
             {
-                outSupports.push_back(IdsOf(point));
+                outSupports.push_back({IdsOf(point), point.m_localPointA});
                 held = std::max(held, double(point.getDistance()));
             }
     return held;
@@ -232,18 +295,38 @@ double DeformableCollisionAlgorithm::GatherSupports(std::vector<SupportId>& outS
 void DeformableCollisionAlgorithm::DropUnreachable(const SpeculativeFilter& inFilter,
                                                    const btCollisionObjectWrapper& inA,
                                                    const btCollisionObjectWrapper& inB,
-                                                   std::span<const SupportId> inSupports,
+                                                   std::span<const SupportId> inSupports, double inNear,
                                                    std::vector<PairContact>& ioContacts)
 {
+    // Where the supports are now on A, to find the unnamed contacts that may be one of them.
+    thread_local std::vector<Vec3d> supportsOnA;
+    supportsOnA.clear();
+    for (const SupportId& support : inSupports)
+        supportsOnA.push_back(ToVec3d(inA.getWorldTransform() * support.localA));
+    const auto nearSupport = [&](const PairContact& inContact)
+    {
+        const Vec3d onA = inContact.pointOnB + inContact.distance * inContact.normal;
+        return std::any_of(supportsOnA.begin(), supportsOnA.end(),
+                           [&](const Vec3d& inSupport) { return (inSupport - onA).squaredNorm() <= inNear * inNear; });
+    };
+    std::optional<PieceNamer> namer;
+    for (PairContact& contact : ioContacts)
+        if (inFilter.NeedsName(contact) || (contact.Unnamed() && !inFilter.Keeps(contact) && nearSupport(contact)))
+        {
+            if (!namer)
+                namer.emplace(PieceNamer::ForPair(inA, inB));
+            namer->Name(contact);
+        }
     std::erase_if(ioContacts,
                   [&](const PairContact& inContact)
                   {
                       if (inFilter.Keeps(inContact))
                           return false;
-                      if (inSupports.empty())
+                      if (inSupports.empty() || inContact.Unnamed())
                           return true;
-                      const SupportId key = IdsOf(inContact, inA, inB);
-                      return std::find(inSupports.begin(), inSupports.end(), key) == inSupports.end();
+                      const PointIds key = IdsOf(inContact, inA, inB);
+                      return std::none_of(inSupports.begin(), inSupports.end(),
+                                          [&](const SupportId& inSupport) { return inSupport.ids == key; });
                   });
 }
 
@@ -361,10 +444,10 @@ void DeformableCollisionAlgorithm::GeneratePrepared(PreparedPair& ioPair, std::v
     thread_local std::vector<SupportId> supports;
     const double search = std::max(ioPair.search, std::min(ioPair.threshold, GatherSupports(supports)));
     GenerateContacts(a, b, search, ioScratch, stats.work, coherence.front, coherence.cache, coherence.primitive,
-                     ioPair.threshold, &stats);
+                     ioPair.threshold, &stats, EPieceNames::Later);
     StageTimer regions;
     const std::size_t found = ioScratch.size();
-    DropUnreachable(ioPair.filter, a, b, supports, ioScratch);
+    DropUnreachable(ioPair.filter, a, b, supports, cMergeSeparation * ioPair.threshold, ioScratch);
     CountFiltered(stats, found, ioScratch.size());
     PlanRegions(a, b, ioScratch, ioPair.threshold, ioPair.plan);
     stats.regionsMs += regions.Lap();
@@ -433,7 +516,8 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     stats.pairs = 1;
     const Coherence coherence = CoherenceFor(*shapeA, *b.getCollisionObject());
     GenerateContacts(a, b, search, generated, stats.work, coherence.front, coherence.cache, coherence.primitive,
-                     mClosestPoints ? std::numeric_limits<double>::infinity() : threshold, &stats);
+                     mClosestPoints ? std::numeric_limits<double>::infinity() : threshold, &stats,
+                     mClosestPoints ? EPieceNames::Now : EPieceNames::Later);
 
     if (mClosestPoints)
     {
@@ -450,7 +534,7 @@ void DeformableCollisionAlgorithm::processCollision(const btCollisionObjectWrapp
     }
     StageTimer regions;
     const std::size_t found = generated.size();
-    DropUnreachable(filter, a, b, supports, generated);
+    DropUnreachable(filter, a, b, supports, cMergeSeparation * threshold, generated);
     CountFiltered(stats, found, generated.size());
     thread_local RegionPlan plan;
     PlanRegions(a, b, generated, threshold, plan);
@@ -534,6 +618,8 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
 
     thread_local std::vector<std::uint32_t> chosen;
     thread_local std::vector<std::uint8_t> keptFlags;
+    thread_local std::vector<std::array<std::uint32_t, 2>> hints; // per contact (`FlagKept`)
+    hints.assign(inContacts.size(), {cNoIndex, cNoIndex});
     // Each region reduced to its ≤ 4 points (`ReduceContacts`), then near-coincident points among all of the
     // pair's chosen ones merged (`MergeNearPoints`): a ball under a face touches it at one point, found on
     // several triangles, often where regions meet. Only the chosen points are merged: a region of a large
@@ -550,21 +636,13 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
         // Last step's points of this region keep their place unless clearly beaten (`ReduceContacts`): by
         // more than a tenth of the contact breaking threshold in depth (Bullet's own scale for a point's
         // persistence) or a tenth in spread. (A region of at most `cReducedPointCount` contacts keeps them
-        // all: no flags.)
+        // all; its unnamed contacts still learn the triangles their held points had.)
         keptFlags.assign(members[k].size(), 0);
-        const auto previousRegion =
-            members[k].size() <= cReducedPointCount
-                ? mManifolds.end()
-                : std::find_if(mManifolds.begin(), mManifolds.end(),
-                               [key](const RegionManifold& inRegion) { return inRegion.region == key; });
+        const auto previousRegion = std::find_if(mManifolds.begin(), mManifolds.end(),
+                                                 [key](const RegionManifold& inRegion) { return inRegion.region == key; });
         if (previousRegion != mManifolds.end())
-            for (std::size_t c = 0; c < members[k].size(); ++c)
-            {
-                const PointIds ids = IdsOf(inContacts[members[k][c]], inA, inB);
-                for (const WrittenPoint& point : previousRegion->written)
-                    if (point.ids == ids)
-                        keptFlags[c] = 1;
-            }
+            FlagKept(inContacts, members[k], previousRegion->written, inA, inB, 0.1 * inThreshold, keptFlags,
+                     hints);
         ReduceContacts(inContacts, members[k], chosen, keptFlags, 0.1 * inThreshold, 0.1);
         chosenAll.insert(chosenAll.end(), chosen.begin(), chosen.end());
         chosenEnds.push_back(std::uint32_t(chosenAll.size()));
@@ -572,15 +650,25 @@ void DeformableCollisionAlgorithm::PlanRegions(const btCollisionObjectWrapper& i
     MergeNearPoints(inContacts, chosenAll, mergeSeparation, survives);
 
     const PairPrediction prediction = PreparePrediction(inA, inB);
+    std::optional<PieceNamer> namer;
     std::uint32_t begin = 0;
     for (std::size_t k = 0; k < assignment.keys.size(); ++k)
     {
         // The solver's view of a vibrating surface, for the points it gets: where the modes will carry it
-        // over the step and how they give way (closest-point queries report the geometry as it is).
+        // over the step and how they give way (closest-point queries report the geometry as it is). The
+        // points kept of piece contacts are named here, and only they.
         const std::size_t first = outPlan.points.size();
         for (std::uint32_t i = begin; i < chosenEnds[k]; ++i)
             if (survives[i] != 0)
+            {
                 outPlan.points.push_back(inContacts[chosenAll[i]]);
+                if (outPlan.points.back().Unnamed())
+                {
+                    if (!namer)
+                        namer.emplace(PieceNamer::ForPair(inA, inB));
+                    namer->Name(outPlan.points.back(), hints[chosenAll[i]]);
+                }
+            }
         begin = chosenEnds[k];
         if (outPlan.points.size() == first)
             continue; // all its points merged into other regions'

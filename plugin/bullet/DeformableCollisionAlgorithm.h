@@ -207,15 +207,23 @@ private:
     /// Whether the pair searches its speculative contacts beyond τ (`SpeculativeReach`): a surface pair with
     /// a primitive always, of two deformables until it holds contacts.
     bool SpeculatesFar(const DeformableShape& inA, const btCollisionShape* inB) const;
-    /// A point the pair's manifolds hold that carried an impulse in the last solve: its identifiers.
-    using SupportId = PointIds;
+    /// A point the pair's manifolds hold that carried an impulse in the last solve: its identifiers, and where
+    /// it was on A (A's local frame).
+    struct SupportId
+    {
+        PointIds ids;
+        btVector3 localA{0, 0, 0};
+    };
     /// The pair's supports into `outSupports`; returns their farthest distance, m (0 if none). The search
     /// reaches at least that far (capped at τ). Reads the manifolds only: safe on the narrowphase threads.
     double GatherSupports(std::vector<SupportId>& outSupports) const;
-    /// Drops the contacts `inFilter` does not keep, unless they are among `inSupports` (same identifiers): a resting body whose supports come and go rocks and creeps. Keeps the others' order.
+    /// Drops the contacts `inFilter` does not keep, unless they are among `inSupports` (same identifiers): a
+    /// resting body whose supports come and go rocks and creeps. Keeps the others' order. An unnamed piece
+    /// contact is named first where the filter needs its features, or where it would drop it within `inNear`
+    /// (world units) of a support on A, to be compared with it.
     static void DropUnreachable(const SpeculativeFilter& inFilter, const btCollisionObjectWrapper& inA,
                                 const btCollisionObjectWrapper& inB, std::span<const SupportId> inSupports,
-                                std::vector<PairContact>& ioContacts);
+                                double inNear, std::vector<PairContact>& ioContacts);
     /// The front or the pair cache to pass to `GenerateContacts` for deformable A against `inB`, or none
     /// (closest points, both off, or B neither deformable nor an analytic primitive): for two deformables the
     /// front when both bodies track fronts, else the pair cache when both have a skin

@@ -104,6 +104,15 @@ Vec3d StepMotion::VelocityAt(const Vec3d& inPoint, const ContactFeature& inFeatu
     return frame + ShapeSolver::Of(*deformable).ModalVelocity(inFeature, restToWorld);
 }
 
+Vec3d StepMotion::NodeVelocityAt(const Vec3d& inPoint, std::uint32_t inNode, double& outSpread) const
+{
+    outSpread = 0.0;
+    const Vec3d frame = linear + angular.cross(inPoint - centre);
+    if (deformable == nullptr || inNode == cNoIndex)
+        return frame;
+    return frame + ShapeSolver::Of(*deformable).NodeModalVelocity(inNode, restToWorld, outSpread);
+}
+
 double SurfaceSpeedBound(const btCollisionObject& inObject, double inTimeStep)
 {
     // Closing on a static object: |v − 0| + |ω|·r + 0 + the modes' speed.
@@ -178,16 +187,39 @@ SpeculativeFilter::SpeculativeFilter(double inThreshold, double inTimeStep, cons
               std::isfinite(ClosingSpeedBound(inA, inB));
 }
 
+std::pair<double, double> SpeculativeFilter::Approach(const PairContact& inContact) const
+{
+    const Vec3d pointOnA = inContact.pointOnB + inContact.normal * inContact.distance;
+    if (!inContact.Unnamed())
+    {
+        const ContactFeature noFeature;
+        return {-inContact.normal.dot(
+                    mA.VelocityAt(pointOnA, inContact.feature0) -
+                    mB.VelocityAt(inContact.pointOnB, mB.deformable != nullptr ? inContact.feature1 : noFeature)),
+                0.0};
+    }
+    double spreadA = 0.0, spreadB = 0.0;
+    const Vec3d velocityA = mA.NodeVelocityAt(pointOnA, inContact.feature0.node, spreadA);
+    const Vec3d velocityB = mB.NodeVelocityAt(
+        inContact.pointOnB, mB.deformable != nullptr ? inContact.feature1.node : cNoIndex, spreadB);
+    return {-inContact.normal.dot(velocityA - velocityB), spreadA + spreadB};
+}
+
 bool SpeculativeFilter::Keeps(const PairContact& inContact) const
 {
     if (!mActive || !(inContact.distance > mFloor))
         return true; // (a NaN distance is kept for the manifold's own checks to see)
-    const Vec3d pointOnA = inContact.pointOnB + inContact.normal * inContact.distance;
-    const ContactFeature noFeature;
-    const double approach = -inContact.normal.dot(
-        mA.VelocityAt(pointOnA, inContact.feature0) -
-        mB.VelocityAt(inContact.pointOnB, mB.deformable != nullptr ? inContact.feature1 : noFeature));
-    return inContact.distance <= mTwiceStep * approach;
+    const auto [approach, spread] = Approach(inContact);
+    return inContact.distance <= mTwiceStep * (approach + spread);
+}
+
+bool SpeculativeFilter::NeedsName(const PairContact& inContact) const
+{
+    if (!mActive || !inContact.Unnamed() || !(inContact.distance > mFloor))
+        return false;
+    const auto [approach, spread] = Approach(inContact);
+    return inContact.distance <= mTwiceStep * (approach + spread) &&
+           inContact.distance > mTwiceStep * (approach - spread);
 }
 
 } // namespace bdt

@@ -8,6 +8,7 @@
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 class btCollisionObject;
@@ -47,6 +48,11 @@ struct StepMotion
     /// whole proxy sphere). The frame's alone for a feature without a node. About 80 flops with 10 modes;
     /// thread-safe while the body's velocities and q̇ do not change.
     Vec3d VelocityAt(const Vec3d& inPoint, const ContactFeature& inFeature = {}) const;
+    /// As `VelocityAt` for a point of node `inNode` of a deformable's tree not yet named: the frame's velocity
+    /// there plus the modes' at the node's sphere centre, and in `outSpread` (m/s) the most the modes' velocity
+    /// at any vertex of the node can differ from that (`ShapeSolver::NodeModalVelocity`). 0 spread for a
+    /// rigid body or cNoIndex.
+    Vec3d NodeVelocityAt(const Vec3d& inPoint, std::uint32_t inNode, double& outSpread) const;
 };
 
 /// `inObject`'s `StepMotion` over a step of `inTimeStep` seconds (0 gives its velocities alone). Serial (it
@@ -146,14 +152,23 @@ public:
     SpeculativeFilter() = default;
     SpeculativeFilter(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB);
 
-    /// Whether `inContact` (A, B in the pair's roles) stays.
+    /// Whether `inContact` (A, B in the pair's roles) stays. An unnamed piece contact (`PairContact::Unnamed`)
+    /// has no surface point to take the modes' velocity at: it stays if its surfaces may close at its pieces'
+    /// nodes' velocities plus their spread (`StepMotion::NodeVelocityAt`).
     bool Keeps(const PairContact& inContact) const;
+    /// Whether `Keeps` would answer otherwise for unnamed `inContact` once named: it keeps it on the modes'
+    /// bounds, which do not settle it either way. False for a named contact.
+    bool NeedsName(const PairContact& inContact) const;
 
 private:
     StepMotion mA, mB;
     double mFloor = 0.0;     ///< m: f·τ.
     double mTwiceStep = 0.0; ///< s: 2h.
     bool mActive = false;    ///< Whether it drops anything.
+
+    /// m/s: how fast the surfaces close the contact along its normal, and how much more or less that may be
+    /// (the nodes' spread for an unnamed contact, 0 for a named one).
+    std::pair<double, double> Approach(const PairContact& inContact) const;
 };
 
 } // namespace bdt

@@ -123,6 +123,27 @@ Vec3d ShapeSolver::ModalVelocity(const ContactFeature& inFeature, const Mat3d& i
     return mShape.Scale() * (inRestToWorld * rest);
 }
 
+Vec3d ShapeSolver::NodeModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld, double& outSpread) const
+{
+    outSpread = 0.0;
+    const BDTree& tree = mShape.mState.Tree();
+    if (inNode >= tree.NodeCount())
+        return Vec3d::Zero();
+    const float* row = tree.Row(inNode);
+    const std::span<const double> qDot = mShape.mDynamics.QDot();
+    const std::uint32_t modes = std::min<std::uint32_t>(mShape.mState.ModeCount(), std::uint32_t(qDot.size()));
+    Vec3d rest = Vec3d::Zero();
+    double spread = 0.0;
+    for (std::uint32_t j = 0; j < modes; ++j)
+    {
+        const float* mode = row + 4 * (j + 1);
+        rest += qDot[j] * Vec3d(mode[0], mode[1], mode[2]);
+        spread += double(mode[3]) * std::abs(qDot[j]);
+    }
+    outSpread = mShape.Scale() * spread;
+    return mShape.Scale() * (inRestToWorld * rest);
+}
+
 void ShapeSolver::Prefetch() const
 {
     mShape.mState.Prefetch();

@@ -130,6 +130,10 @@ public:
                        std::span<double> outCoupling) const;
     /// The world velocity of the feature's point due to the modes, s·R·Σ_j U_j(x) q̇_j, m/s; zero outside.
     Vec3d ModalVelocity(const ContactFeature& inFeature, const Mat3d& inRestToWorld) const;
+    /// The world velocity (m/s) the modes give node `inNode`'s rest sphere centre, s·R·Σ_j Ū_j q̇_j, and in
+    /// `outSpread` the most any vertex of the node can differ from it: s·Σ_j ΔR_j |q̇_j| (eq. 7's bound, on
+    /// velocities). Zero for a node out of range. O(M).
+    Vec3d NodeModalVelocity(std::uint32_t inNode, const Mat3d& inRestToWorld, double& outSpread) const;
     /// Σ_j u_j q̇_j (m/s) for a coupling u.
     double ModalVelocityAlong(std::span<const double> inCoupling) const;
     /// Σ_j u_j²/μ_j (m/s per N·s) for a coupling u; modes without mass add nothing.

@@ -9,6 +9,7 @@
 
 #include "core/TriangleGeometry.h"
 
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <limits>
 
 namespace bdt
@@ -40,6 +41,7 @@ PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody,
         mScratch.boxed.resize(pieces->NodeCount(), 0);
         mScratch.boxes.resize(pieces->NodeCount());
         mScratch.centres.resize(pieces->NodeCount());
+        mScratch.growths.resize(pieces->NodeCount());
     }
 }
 
@@ -66,6 +68,7 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
         for (int k = 0; k < 3; ++k)
             growth += std::max(0.0, double(box.halfExtents[k]) - double(row[4 + k]));
         Touch(inNode);
+        mScratch.growths[inNode] = growth;
         // Taken up within half the tolerance, kept up to all of it (a hysteresis): a piece whose growth hovers
         // about the limit would otherwise take turns with its triangles step after step, each turn moving the
         // contacts, whose impulses ring the modes that made the growth.
@@ -196,23 +199,6 @@ const WorldBox& PieceSide::Box(std::uint32_t inNode)
     return mScratch.boxes[inNode];
 }
 
-std::uint32_t PieceSide::ProxyOf(std::uint32_t inNode, std::uint32_t inTriangle) const
-{
-    // Named as the triangle contacts name their points (`ProxyPatches`): the proxy holding the triangle, so a
-    // point keeps its identifiers, and its warm start, when its pair goes from pieces to triangles and back.
-    const BDTree& tree = mBody.state->Tree();
-    const ContactProxies& proxies = mBody.state->Proxies();
-    if (tree.Node(inNode).level > proxies.Level())
-        return ProxyAbove(inNode);
-    std::uint32_t node = inNode;
-    while (!proxies.IsProxy(node) && !tree.Node(node).IsLeaf())
-    {
-        const std::uint32_t first = tree.Node(node).firstChild;
-        node = inTriangle >= tree.Node(first + 1).firstTriangle ? first + 1 : first;
-    }
-    return node;
-}
-
 std::uint32_t PieceSide::ProxyAbove(std::uint32_t inNode) const
 {
     const std::uint32_t level = mBody.state->Proxies().Level();
@@ -242,29 +228,82 @@ PlacedPiece PieceSide::Place(std::uint32_t inPiece)
     return placed;
 }
 
-ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
+UnnamedPoint PieceSide::Unnamed(std::uint32_t inPiece, const Vec3d& inPoint)
 {
-    // Back to the rest frame, the piece's modal motion (its node's box centre's) undone.
-    const bool facet = inPiece >= mPieces->NodeCount();
-    const std::uint32_t node = facet ? mPieces->Facet(inPiece - mPieces->NodeCount()).node : inPiece;
+    const std::uint32_t node =
+        inPiece >= mPieces->NodeCount() ? mPieces->Facet(inPiece - mPieces->NodeCount()).node : inPiece;
     const float* row = mPieces->Boxes().Row(node);
-    const Vec3d motion = RestCentre(node) - Vec3d(row[0], row[1], row[2]);
-    const Vec3d rest = mBody.pose.ApplyInverse(inPoint) / mBody.scale - motion;
+    UnnamedPoint point;
+    point.piece = inPiece;
+    point.motion = RestCentre(node) - Vec3d(row[0], row[1], row[2]);
+    point.rest = mBody.pose.ApplyInverse(inPoint) / mBody.scale - point.motion;
+    return point;
+}
+
+double PieceSide::Growth(std::uint32_t inPiece)
+{
+    const std::uint32_t node =
+        inPiece >= mPieces->NodeCount() ? mPieces->Facet(inPiece - mPieces->NodeCount()).node : inPiece;
+    WithinTolerance(node);
+    return mBody.scale * mScratch.growths[node];
+}
+
+PieceNamer::PieceNamer(const DeformedBody& inBodyA, const ContactPieces* inPiecesA, const DeformedBody* inBodyB,
+                       const ContactPieces* inPiecesB)
+{
+    mSides[0] = {inBodyA, inPiecesA};
+    if (inBodyB != nullptr)
+        mSides[1] = {*inBodyB, inPiecesB};
+}
+
+PieceNamer PieceNamer::ForPair(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB)
+{
+    const DeformableShape& shapeA = *AsDeformable(inA.getCollisionShape());
+    const DeformedBody bodyA = shapeA.QueryView(inA.getWorldTransform());
+    const DeformableShape* shapeB = AsDeformable(inB.getCollisionShape());
+    if (shapeB == nullptr)
+        return PieceNamer(bodyA, ShapeSolver::Of(shapeA).Pieces(), nullptr, nullptr);
+    const DeformedBody bodyB = shapeB->QueryView(inB.getWorldTransform());
+    return PieceNamer(bodyA, ShapeSolver::Of(shapeA).Pieces(), &bodyB, ShapeSolver::Of(*shapeB).Pieces());
+}
+
+std::uint32_t PieceNamer::ProxyOf(const Side& inSide, std::uint32_t inNode, std::uint32_t inTriangle) const
+{
+    // Named as the triangle contacts name their points (`ProxyPatches`): the proxy holding the triangle, so a
+    // point keeps its identifiers, and its warm start, when its pair goes from pieces to triangles and back.
+    const BDTree& tree = inSide.body.state->Tree();
+    const ContactProxies& proxies = inSide.body.state->Proxies();
+    std::uint32_t node = inNode;
+    while (tree.Node(node).level > proxies.Level())
+        node = inSide.pieces->Parent(node);
+    while (!proxies.IsProxy(node) && !tree.Node(node).IsLeaf())
+    {
+        const std::uint32_t first = tree.Node(node).firstChild;
+        node = inTriangle >= tree.Node(first + 1).firstTriangle ? first + 1 : first;
+    }
+    return node;
+}
+
+ContactFeature PieceNamer::Feature(int inSide, const UnnamedPoint& inPoint) const
+{
+    const Side& side = mSides[inSide];
+    const ContactPieces& pieces = *side.pieces;
     ContactFeature feature;
-    if (facet)
+    if (inPoint.piece >= pieces.NodeCount())
     {
         // The facet's triangle nearest the point.
-        const ContactFacet& f = mPieces->Facet(inPiece - mPieces->NodeCount());
-        const Model& model = mBody.state->Tree().GetModel();
+        const ContactFacet& f = pieces.Facet(inPoint.piece - pieces.NodeCount());
+        const Model& model = side.body.state->Tree().GetModel();
         double best = std::numeric_limits<double>::infinity();
-        for (const std::uint32_t t : mPieces->FacetTriangles().subspan(f.firstTriangle, f.triangleCount))
+        for (const std::uint32_t t : pieces.FacetTriangles().subspan(f.firstTriangle, f.triangleCount))
         {
             const Triangle& triangle = model.Triangles()[t];
             const Vec3d corners[3] = {model.Positions()[triangle[0]].cast<double>(),
                                       model.Positions()[triangle[1]].cast<double>(),
                                       model.Positions()[triangle[2]].cast<double>()};
-            const Vec3d bary = ClosestBarycentric(rest, corners);
-            const double gap2 = (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - rest).squaredNorm();
+            const Vec3d bary = ClosestBarycentric(inPoint.rest, corners);
+            const double gap2 =
+                (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint.rest).squaredNorm();
             if (gap2 < best)
             {
                 best = gap2;
@@ -272,33 +311,79 @@ ContactFeature PieceSide::FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint)
                 feature.barycentric = bary;
             }
         }
-        feature.node = ProxyOf(node, feature.triangle);
+        feature.node = ProxyOf(side, f.node, feature.triangle);
         return feature;
     }
     // A point of the box its own triangles do not reach (a real face they cover only in part, as a cube's
     // corner node covers its corner): the body's triangle there, whichever node holds it.
-    feature.triangle = mPieces->LocateTriangleAround(inPiece, rest, 1e-4 * double(mBody.state->Tree().Row(0)[3]),
-                                                     feature.barycentric);
-    feature.node = ProxyOf(0, feature.triangle);
+    feature.triangle =
+        pieces.LocateTriangleAround(inPoint.piece, inPoint.rest, OnSurface(side), feature.barycentric);
+    feature.node = ProxyOf(side, 0, feature.triangle);
     return feature;
 }
 
-double PieceSide::OffsetAlong(std::uint32_t inPiece, const ContactFeature& inFeature, const Vec3d& inDirection)
+double PieceNamer::OnSurface(const Side& inSide) const
 {
-    const std::uint32_t node = inPiece >= mPieces->NodeCount() ? mPieces->Facet(inPiece - mPieces->NodeCount()).node
-                                                               : inPiece;
-    const Model& model = mBody.state->Tree().GetModel();
+    return 1e-4 * double(inSide.body.state->Tree().Row(0)[3]);
+}
+
+ContactFeature PieceNamer::Feature(int inSide, const UnnamedPoint& inPoint, std::uint32_t inHint) const
+{
+    const Side& side = mSides[inSide];
+    const Model& model = side.body.state->Tree().GetModel();
+    if (inHint < model.TriangleCount() && inPoint.piece < side.pieces->NodeCount())
+    {
+        const Triangle& triangle = model.Triangles()[inHint];
+        const Vec3d corners[3] = {model.Positions()[triangle[0]].cast<double>(),
+                                  model.Positions()[triangle[1]].cast<double>(),
+                                  model.Positions()[triangle[2]].cast<double>()};
+        const Vec3d bary = ClosestBarycentric(inPoint.rest, corners);
+        const double onSurface = OnSurface(side);
+        if ((bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint.rest).squaredNorm() <=
+            onSurface * onSurface)
+        {
+            ContactFeature feature;
+            feature.triangle = inHint;
+            feature.barycentric = bary;
+            feature.node = ProxyOf(side, 0, inHint);
+            return feature;
+        }
+    }
+    return Feature(inSide, inPoint);
+}
+
+double PieceNamer::OffsetAlong(int inSide, const UnnamedPoint& inPoint, const ContactFeature& inFeature,
+                               const Vec3d& inDirection) const
+{
+    const DeformedBody& body = mSides[inSide].body;
+    const Model& model = body.state->Tree().GetModel();
     if (inFeature.triangle >= model.TriangleCount())
         return 0.0;
     const Triangle& corners = model.Triangles()[inFeature.triangle];
-    const std::span<const float> q = mBody.state->Q();
+    const std::span<const float> q = body.state->Q();
     Vec3d moved = Vec3d::Zero();
     for (int k = 0; k < 3; ++k)
-        moved += inFeature.barycentric[k] *
-                 (model.DeformedPosition(corners[std::size_t(k)], q) - model.Positions()[corners[std::size_t(k)]].cast<double>());
-    const float* row = mPieces->Boxes().Row(node);
-    const Vec3d boxMoved = RestCentre(node) - Vec3d(row[0], row[1], row[2]);
-    return inDirection.dot(mBody.pose.rotation * (mBody.scale * (moved - boxMoved)));
+        moved += inFeature.barycentric[k] * (model.DeformedPosition(corners[std::size_t(k)], q) -
+                                             model.Positions()[corners[std::size_t(k)]].cast<double>());
+    return inDirection.dot(body.pose.rotation * (body.scale * (moved - inPoint.motion)));
+}
+
+void PieceNamer::Name(PairContact& ioContact, const std::array<std::uint32_t, 2>& inHints) const
+{
+    if (!ioContact.Unnamed())
+        return;
+    double offsetB = 0.0;
+    if (ioContact.unnamed[1].piece != cNoIndex)
+    {
+        ioContact.feature1 = Feature(1, ioContact.unnamed[1], inHints[1]);
+        offsetB = OffsetAlong(1, ioContact.unnamed[1], ioContact.feature1, ioContact.normal);
+    }
+    ioContact.feature0 = Feature(0, ioContact.unnamed[0], inHints[0]);
+    const double offsetA = OffsetAlong(0, ioContact.unnamed[0], ioContact.feature0, ioContact.normal);
+    ioContact.distance += ioContact.unnamedSlack + offsetA - offsetB;
+    ioContact.pointOnB += offsetB * ioContact.normal;
+    ioContact.unnamed = {};
+    ioContact.unnamedSlack = 0.0;
 }
 
 } // namespace bdt

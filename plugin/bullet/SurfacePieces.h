@@ -8,11 +8,15 @@
 #include "core/PieceContacts.h"
 #include "core/RegionBounds.h"
 
+#include "PairContact.h"
+
 #include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/TreeQueries.h>
 #include <cstdint>
 #include <span>
 #include <vector>
+
+struct btCollisionObjectWrapper;
 
 namespace bdt
 {
@@ -29,6 +33,7 @@ struct PieceScratch
     std::vector<std::uint8_t> covered; ///< 0 not yet decided, 1 no, 2 yes.
     std::vector<std::uint8_t> boxed;   ///< 1 when `boxes` holds the node's box.
     std::vector<WorldBox> boxes;
+    std::vector<double> growths; ///< Model units, with `usable` (`PieceSide::Growth`).
     std::vector<Vec3d> centres; ///< The box centre at the current q, rest frame (with `boxes`).
     std::vector<std::uint32_t> touched;
 };
@@ -72,19 +77,22 @@ public:
     /// BD-AABB centre's Ū q) and placed.
     PlacedPiece Place(std::uint32_t inPiece);
 
-    /// Where the world point `inPoint` on piece `inPiece`'s box lies on the body: the triangle under the piece
-    /// nearest it at rest (after undoing the piece's modal motion; of several, the lowest in tree order, as the
-    /// triangle contacts name a vertex), or the body's nearest where the piece's own triangles do not reach the
-    /// point; the barycentric coordinates of the nearest point on it, and the proxy holding that triangle.
-    ContactFeature FeatureAt(std::uint32_t inPiece, const Vec3d& inPoint);
+    /// The world point `inPoint` on piece `inPiece`'s box, to be named (`PieceNamer`): back in the rest frame,
+    /// the piece's modal motion (its node's box centre's, Ū q) undone. O(1) once the piece is placed.
+    UnnamedPoint Unnamed(std::uint32_t inPiece, const Vec3d& inPoint);
+    /// How far (m, world) the deformed surface anywhere on piece `inPiece` can stand off where its box puts
+    /// it, along any direction: the BD-AABB growth ΔBᵀ|q| of its node (§3.5) summed over the axes, scaled.
+    double Growth(std::uint32_t inPiece);
+    /// The node of piece `inPiece`: itself, or a facet's proxy.
+    std::uint32_t NodeOf(std::uint32_t inPiece) const
+    {
+        return inPiece < mPieces->NodeCount() ? inPiece : mPieces->Facet(inPiece - mPieces->NodeCount()).node;
+    }
+    /// The body's pieces, or null when `Available` is false.
+    const ContactPieces* Pieces() const { return mPieces; }
 
     /// Whether every triangle under node `inNode` lies inside the body (`ContactPiece::inside`).
     bool Inside(std::uint32_t inNode) const { return mPieces != nullptr && mPieces->Piece(inNode).inside; }
-    /// How far (m, world) the deformed surface at `inFeature` (a point of piece `inPiece`, `FeatureAt`) stands
-    /// along the unit world direction `inDirection` off where the piece's box puts it: n·R s (U_f − Ū) q, the
-    /// point's own modal displacement less the box centre's. Within the piece's growth (BD-AABB, §3.5). 20M
-    /// flops.
-    double OffsetAlong(std::uint32_t inPiece, const ContactFeature& inFeature, const Vec3d& inDirection);
 
     /// Notes that piece `inPiece` (a node's, not a facet's) made a contact this step: next step it stays in use up
     /// to the whole tolerance (`PieceMemory`). Thread-safe; the bits do not depend on the pairs' order.
@@ -96,8 +104,6 @@ public:
     const WorldBox& Box(std::uint32_t inNode);
     /// The proxy holding node `inNode` (the node itself at the proxy level, an ancestor below it).
     std::uint32_t ProxyAbove(std::uint32_t inNode) const;
-    /// The proxy holding triangle `inTriangle` of node `inNode` (found below the node, or above it).
-    std::uint32_t ProxyOf(std::uint32_t inNode, std::uint32_t inTriangle) const;
     const DeformedBody& Body() const { return mBody; }
 
 private:
@@ -124,6 +130,50 @@ private:
     std::vector<float> mQq;
     PieceScratch& mScratch;
     std::vector<std::uint32_t> mList, mStack, mIds;
+};
+
+/// Names the points of piece contacts (`UnnamedPoint`, `PairContact::Unnamed`) on one pair's bodies as they
+/// stand for the query that made them (same transforms, same q): the triangle under each point and the proxy
+/// holding it, and how far the surface there stands off the piece's box. Read-only; any thread.
+class PieceNamer
+{
+public:
+    /// Side A from `inBodyA` and `inPiecesA`; side B likewise, or none (nulls) for a B that is not deformable.
+    PieceNamer(const DeformedBody& inBodyA, const ContactPieces* inPiecesA, const DeformedBody* inBodyB,
+               const ContactPieces* inPiecesB);
+    /// The pair's bodies as `GenerateContacts` views them for these wrappers (A's shape deformable).
+    static PieceNamer ForPair(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB);
+
+    /// Where point `inPoint` of side `inSide` (0: A, 1: B) lies on its body: the triangle under the piece nearest
+    /// it at rest (of several, the lowest in tree order, as the triangle contacts name a vertex), or the body's
+    /// nearest where the piece's own triangles do not reach the point (a real face they cover only in part);
+    /// the barycentric coordinates of the nearest point on it, and the proxy holding that triangle. A search
+    /// down the tree from the piece: about one root-to-leaf path of box tests, more near cut edges.
+    ContactFeature Feature(int inSide, const UnnamedPoint& inPoint) const;
+    /// As `Feature`, trying triangle `inHint` (tree order; cNoIndex: none) first: taken, without a search, if
+    /// the point lies on it (last step's triangle of a point its manifold held keeps its name across a vertex
+    /// or an edge, where several triangles hold the point).
+    ContactFeature Feature(int inSide, const UnnamedPoint& inPoint, std::uint32_t inHint) const;
+    /// How far (m, world) the deformed surface at `inFeature` (of `inPoint`, `Feature`) stands along the unit
+    /// world direction `inDirection` off where the piece's box puts it: n·R s (U_f − Ū) q, the point's own
+    /// modal displacement less the box centre's. Within the piece's growth (BD-AABB, §3.5). 20M flops.
+    double OffsetAlong(int inSide, const UnnamedPoint& inPoint, const ContactFeature& inFeature,
+                       const Vec3d& inDirection) const;
+    /// Names `ioContact` if it is unnamed: its features, and its distance and point on B made the surfaces'
+    /// own (the slack given back, each side's offset taken). Nothing for a named contact.
+    void Name(PairContact& ioContact) const { Name(ioContact, {cNoIndex, cNoIndex}); }
+    /// `Name` with a triangle to try first on each side (`Feature` with a hint).
+    void Name(PairContact& ioContact, const std::array<std::uint32_t, 2>& inHints) const;
+
+private:
+    struct Side
+    {
+        DeformedBody body;
+        const ContactPieces* pieces = nullptr;
+    };
+    std::uint32_t ProxyOf(const Side& inSide, std::uint32_t inNode, std::uint32_t inTriangle) const;
+    double OnSurface(const Side& inSide) const; ///< Model units: how near a point on a triangle lies.
+    Side mSides[2];
 };
 
 } // namespace bdt

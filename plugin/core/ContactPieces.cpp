@@ -526,20 +526,22 @@ std::uint32_t ContactPieces::LocateTriangleAround(std::uint32_t inNode, const Ve
     std::uint32_t best = mBoxes->Tree().Node(inNode).firstTriangle;
     double bestDistance2 = std::numeric_limits<double>::infinity();
     outBarycentric = Vec3d(1.0, 0.0, 0.0);
-    Search(inNode, inPoint, best, bestDistance2, outBarycentric);
+    // Done at the first triangle the point lies on, to within a hundredth of `inOnSurface`.
+    const double onIt2 = 1e-4 * inOnSurface * inOnSurface;
+    Search(inNode, inPoint, best, bestDistance2, outBarycentric, onIt2);
     // Up the ancestors while the point is off the triangles found: each adds its other child's subtree, opened
     // only where its boxes come nearer than the best so far.
     for (std::uint32_t node = inNode; bestDistance2 > inOnSurface * inOnSurface && Parent(node) != cNoIndex;
          node = Parent(node))
     {
         const std::uint32_t first = mBoxes->Tree().Node(Parent(node)).firstChild;
-        Search(node == first ? first + 1 : first, inPoint, best, bestDistance2, outBarycentric);
+        Search(node == first ? first + 1 : first, inPoint, best, bestDistance2, outBarycentric, onIt2);
     }
     return best;
 }
 
 void ContactPieces::Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t& ioBest, double& ioBestDistance2,
-                           Vec3d& ioBarycentric) const
+                           Vec3d& ioBarycentric, double inOnIt2) const
 {
     const BDTree& tree = mBoxes->Tree();
     const Model& model = tree.GetModel();
@@ -584,6 +586,8 @@ void ContactPieces::Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint
                     ioBarycentric = bary;
                 }
             }
+            if (ioBestDistance2 <= inOnIt2)
+                return;
             continue;
         }
         const std::uint32_t first = node.firstChild;

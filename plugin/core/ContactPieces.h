@@ -117,7 +117,9 @@ public:
     /// As `LocateTriangle`, and where the triangle found is further than `inOnSurface` (model units) from the
     /// point, the nearest under the node's ancestors in turn, up to the root if need be (a point of a piece's
     /// box that its own triangles do not reach: a neighbour's triangle). Each ancestor adds only its other
-    /// child's subtree, opened where its boxes come nearer than the best so far.
+    /// child's subtree, opened where its boxes come nearer than the best so far. A point on the surface (within
+    /// a hundredth of `inOnSurface`) takes the first triangle found through it, not the lowest of those at a
+    /// vertex or an edge: about one root-to-leaf path.
     std::uint32_t LocateTriangleAround(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
                                        Vec3d& outBarycentric) const;
 
@@ -138,9 +140,10 @@ private:
     std::shared_ptr<const BDAabbTree> mBoxes;
     std::vector<ContactPiece> mPieces;
     // Branch and bound under `inNode` for the triangle nearest `inPoint`, improving on `ioBest` (at
-    // `ioBestDistance2`, squared) where one is nearer, or as near and lower in tree order.
+    // `ioBestDistance2`, squared) where one is nearer, or as near and lower in tree order; done as soon as
+    // the best is within `inOnIt2` (squared; 0: the whole search).
     void Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t& ioBest, double& ioBestDistance2,
-                Vec3d& ioBarycentric) const;
+                Vec3d& ioBarycentric, double inOnIt2 = 0.0) const;
 
     std::vector<std::array<float, 6>> mRestBoxes; // every node's rest box: centre, half extents (`LocateTriangle`)
     std::vector<std::uint32_t> mParents;

@@ -1,6 +1,7 @@
 // The surface model's contact pieces on one side of a pair (`PieceSide`, SurfacePieces.cpp): pieces coarser than
 // the contact regions stand in only while the body is as good as rigid there (`cCoarsePieceShare`), and then make
 // the contacts the triangles would, deepest point for deepest point (brute force over the deformed vertices).
+// Contacts left unnamed (`PieceNamer`) are those named at once, once named.
 #include "../../plugin/bullet/ContactGeneration.h"
 #include "../../plugin/bullet/ContactRegions.h"
 #include "../../plugin/bullet/SurfacePieces.h"
@@ -143,6 +144,80 @@ TEST(SurfacePieces, CoarsePiecesFindTheDeepestPointAsTheFineOnesDo)
         // shallower by more than that.
         EXPECT_NEAR(deepest, put.lowest, 2e-5) << "amplitude " << amplitude;
     }
+}
+
+// Two bent chairs overlapping, placed `inOffset` (a fraction of the chair's bounding radius) apart and the
+// second turned by `inAngle` about (1, 1, 0): their contacts named at once, and named later and then cut to the
+// search distance.
+struct NamedBothWays
+{
+    std::vector<PairContact> now, later; ///< `later` named after the call.
+    std::size_t unnamed = 0;             ///< How many `later` left unnamed.
+};
+
+NamedBothWays ContactsBothWays(DeformableShape& ioA, DeformableShape& ioB, const Vec3d& inOffset, float inAngle)
+{
+    const double radius = double(ioA.State().Tree().Row(0)[3]);
+    btCollisionObject objectA, objectB;
+    objectA.setCollisionShape(&ioA);
+    objectB.setCollisionShape(&ioB);
+    const btTransform transformA = btTransform::getIdentity();
+    const btTransform transformB(btQuaternion(btVector3(1, 1, 0).normalized(), inAngle),
+                                 ToBtVector(radius * inOffset));
+    const btCollisionObjectWrapper a(nullptr, &ioA, &objectA, transformA, -1, -1);
+    const btCollisionObjectWrapper b(nullptr, &ioB, &objectB, transformB, -1, -1);
+    NamedBothWays result;
+    QueryStats stats;
+    GenerateContacts(a, b, cMaxDistance, result.now, stats);
+    GenerateContacts(a, b, cMaxDistance, result.later, stats, nullptr, nullptr, nullptr,
+                     std::numeric_limits<double>::infinity(), nullptr, EPieceNames::Later);
+    const PieceNamer namer = PieceNamer::ForPair(a, b);
+    for (PairContact& contact : result.later)
+    {
+        // Unnamed, a contact is never further than the surfaces it stands for.
+        const double unnamed = contact.distance;
+        const bool wasUnnamed = contact.Unnamed();
+        result.unnamed += wasUnnamed ? 1 : 0;
+        namer.Name(contact);
+        EXPECT_FALSE(contact.Unnamed());
+        if (wasUnnamed)
+            EXPECT_LE(unnamed, contact.distance + 1e-12);
+    }
+    // Unnamed, more may pass the search distance: those the surfaces' own distance puts beyond it go.
+    std::erase_if(result.later, [](const PairContact& inContact) { return inContact.distance > cMaxDistance; });
+    return result;
+}
+
+TEST(SurfacePieces, ContactsNamedLaterAreTheContactsNamedAtOnce)
+{
+    std::unique_ptr<DeformableShape> chairA = Chair(), chairB = Chair();
+    std::size_t unnamed = 0, compared = 0;
+    for (const float amplitude : {0.0f, 1e-3f})
+    {
+        ASSERT_TRUE(chairA->SetQ(Bent(amplitude)));
+        ASSERT_TRUE(chairB->SetQ(Bent(-amplitude)));
+        for (const Vec3d& offset : {Vec3d(0.1, 0.0, 0.0), Vec3d(0.0, 0.6, 0.1), Vec3d(0.3, -0.2, 0.4)})
+            for (const float angle : {0.0f, 0.4f, 1.3f})
+            {
+                const NamedBothWays both = ContactsBothWays(*chairA, *chairB, offset, angle);
+                ASSERT_EQ(both.now.size(), both.later.size());
+                for (std::size_t i = 0; i < both.now.size(); ++i)
+                {
+                    const PairContact &now = both.now[i], &named = both.later[i];
+                    EXPECT_EQ(now.feature0.node, named.feature0.node);
+                    EXPECT_EQ(now.feature0.triangle, named.feature0.triangle);
+                    EXPECT_EQ(now.feature1.node, named.feature1.node);
+                    EXPECT_EQ(now.feature1.triangle, named.feature1.triangle);
+                    EXPECT_LT((now.feature0.barycentric - named.feature0.barycentric).norm(), 1e-12);
+                    EXPECT_NEAR(now.distance, named.distance, 1e-12);
+                    EXPECT_LT((now.pointOnB - named.pointOnB).norm(), 1e-12);
+                    ++compared;
+                }
+                unnamed += both.unnamed;
+            }
+    }
+    EXPECT_GT(compared, 100u);
+    EXPECT_GT(unnamed, 100u);
 }
 
 } // namespace

@@ -110,9 +110,11 @@ struct NarrowphaseStats
     std::uint64_t pointsKept = 0;       ///< Points written into manifolds after region reduction.
     double descentMs = 0.0;  ///< The sphere descents (BD-Tree §3.4) and their sphere contacts.
     double placeMs = 0.0;    ///< Surface model: deforming and placing patches.
-    /// Surface model: the exact feature tests, the pieces' box tests and the triangle under each piece point.
+    /// Surface model: the exact feature tests and the pieces' box tests.
     double featuresMs = 0.0;
-    double regionsMs = 0.0;  ///< The speculative filter, region planning, point reduction and prediction.
+    /// The speculative filter, region planning, point reduction, the triangle under each piece point kept
+    /// (surface model), and prediction.
+    double regionsMs = 0.0;
     double commitMs = 0.0;   ///< Writing the points into Bullet's manifolds (warm starts, callbacks).
 
     /// The sum of the stage times, ms.
