@@ -1,5 +1,6 @@
 #include "ConcaveProxyContacts.h"
 #include "ShapeSolver.h"
+#include "SurfacePatches.h"
 
 #include "core/SurfaceCache.h"
 #include "core/SurfaceContacts.h"

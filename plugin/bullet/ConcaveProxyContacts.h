@@ -5,12 +5,18 @@
 // each proxy sphere asks the concave for the triangles near it (`processAllTriangles` with the sphere's box
 // in the concave's frame) and keeps the nearest one. Private to plugin/bullet.
 
-#include "ContactGeneration.h"
+#include "PairContact.h"
 
+#include <bdt/core/Contact.h>
 #include <bdt/core/TreeQueries.h>
+#include <vector>
+
+struct btCollisionObjectWrapper;
 
 namespace bdt
 {
+
+class DeformableShape;
 
 /// Appends the contacts of `inA` (inflated by `inMarginA` + `inMaxDistance`) with the concave shape of
 /// `inB`: per proxy, the exact closest point of its nearest triangle (ties: the lowest part id, then

@@ -2,7 +2,10 @@
 
 // The narrowphase's geometry: the contacts of a deformable body's proxy spheres (BD-Tree paper §3.4) with the
 // shape on the other side of a pair, one per proxy (per proxy pair for two deformables), before they are
-// grouped into regions and reduced to Bullet's four points a manifold. Private to plugin/bullet.
+// grouped into regions and reduced to Bullet's four points a manifold. The narrowphase's dispatcher: it calls
+// the files that make one kind of pair's contacts (`ConvexProxyContacts.h`, `ConcaveProxyContacts.h`,
+// `SurfacePieces.h`, `PieceDescent.h`), which include only what lies below them (`PairContact.h`,
+// `SurfacePatches.h`), never this header. Private to plugin/bullet.
 
 #include "PairContact.h"
 
@@ -119,26 +122,8 @@ void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObje
                       double inSurfaceReach = std::numeric_limits<double>::infinity(),
                       NarrowphaseStats* ioStages = nullptr, EPieceNames inPieceNames = EPieceNames::Now);
 
-/// The surface patch of proxy `inProxy` of `inShape` placed as `inBody` places it (`PlacePatch` with the
-/// shape's cache and margin), with half the proxy's radius as its depth limit (`PatchView::depthLimit`). The
-/// shape must have its patches (`ShapeSolver::Patches`). With `ioStats`, the placement and the view's
-/// feature tests are counted there. `inStorage` Scratch places it in `ioScratch` alone (the second side of a
-/// pair whose two objects share one shape: the first side's view refers into the cache).
-PatchView PlaceProxyPatch(const DeformableShape& inShape, const DeformedBody& inBody, std::uint32_t inProxy,
-                          PlacedPatch& ioScratch, QueryStats* ioStats = nullptr,
-                          EPatchStorage inStorage = EPatchStorage::Cache);
 
-/// Whether the world point `inPoint` lies inside the closed deformed surface of `inShape` placed by
-/// `inWorldFromLocal`: the first face a ray from it crosses (`RayCast`, away from the body's origin) faces
-/// along the ray, the way out. False for a surface that is not closed (`ProxyPatches::Closed`; no inside) or
-/// without patches. What the surface model asks where a shape made no contact with a body it overlaps: a
-/// primitive wholly inside the body (spawned there, or through the surface in one step) has no surface
-/// feature near it that faces it. One ray through the tree, O(log T) sphere tests typically.
-bool InsideSurface(const DeformableShape& inShape, const btTransform& inWorldFromLocal, const Vec3d& inPoint,
-                   QueryStats& ioStats);
 
-/// Appends surface contacts as pair contacts: A's feature, and B's for a deformable B (its proxy set).
-void AppendSurface(std::span<const SurfaceContact> inContacts, std::vector<PairContact>& outContacts);
 
 /// What `PredictContacts` needs of a pair beyond its contacts: which sides have a prediction
 /// (`ShapeSolver::Predicting`), its Baumgarte factor, and each predicting side's rest-to-world rotation

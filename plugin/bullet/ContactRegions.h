@@ -5,7 +5,7 @@
 // of proxy contacts, so the narrowphase keeps one manifold per region of the surface (the proxies under one
 // BD-Tree ancestor) and reduces each region to its 4 most useful points. Private to plugin/bullet; no Bullet.
 
-#include "ContactGeneration.h"
+#include "PairContact.h"
 
 #include <bdt/core/BDTree.h>
 #include <cstddef>

@@ -1,7 +1,7 @@
 #include "ConvexProxyContacts.h"
 #include "ShapeSolver.h"
+#include "SurfacePatches.h"
 
-#include "ContactGeneration.h"
 
 #include "core/SurfaceCache.h"
 #include "core/SurfaceContacts.h"

@@ -4,12 +4,18 @@
 // proxies are culled by the convex's world box, then each proxy sphere gets its exact closest points from
 // Bullet's GJK (EPA when they overlap). Private to plugin/bullet.
 
-#include "ContactGeneration.h"
+#include "PairContact.h"
 
+#include <bdt/core/Contact.h>
 #include <bdt/core/TreeQueries.h>
+#include <vector>
+
+struct btCollisionObjectWrapper;
 
 namespace bdt
 {
+
+class DeformableShape;
 
 /// Appends the contacts of `inA` (inflated by `inMarginA` + `inMaxDistance`) with the convex shape of
 /// `inB`, one per proxy whose distance is at most `inMaxDistance`. `inB`'s shape must be convex. The

@@ -6,7 +6,7 @@
 // match a point of the previous step (the nearest of those that do, in the surface model where a triangle has
 // several) inherits its solver warm start. Private to plugin/bullet.
 
-#include "ContactGeneration.h"
+#include "PairContact.h"
 
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <array>

@@ -1,7 +1,7 @@
 #include "SearchDistance.h"
 #include "ShapeSolver.h"
 
-#include "ContactGeneration.h"
+#include "PairContact.h"
 
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
