@@ -69,7 +69,9 @@ class DeformableShape;
 enum class EPieceNames : std::uint8_t
 {
     Now,   ///< Every contact leaves named (closest-point queries, tests).
-    Later, ///< Left unnamed (`PairContact::Unnamed`) for `PieceNamer`: the narrowphase names what it keeps.
+    /// Left unnamed (`PairContact::Unnamed`) for `PieceNamer`: the narrowphase names what it keeps. The
+    /// search distance cut their lower bound, so a named one may lie beyond it by up to its slack.
+    Later,
 };
 
 /// Bullet's identifiers (partId, index) of A's side of `inContact`: the proxy node and the triangle in the

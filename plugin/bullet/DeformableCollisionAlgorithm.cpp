@@ -181,6 +181,11 @@ void FlagKept(std::span<const PairContact> inContacts, std::span<const std::uint
     }
     if (!unnamed)
         return;
+    const auto treeTriangle = [](const btCollisionShape* inShape, int inInput)
+    {
+        const DeformableShape* shape = AsDeformable(inShape);
+        return shape != nullptr && inInput >= 0 ? shape->TreeTriangle(std::uint32_t(inInput)) : cNoIndex;
+    };
     const btTransform& worldFromA = inA.getWorldTransform();
     for (const WrittenPoint& point : inWritten)
     {
@@ -204,11 +209,6 @@ void FlagKept(std::span<const PairContact> inContacts, std::span<const std::uint
         if (nearest == inMembers.size())
             continue;
         ioFlags[nearest] = 1;
-        const auto treeTriangle = [](const btCollisionShape* inShape, int inInput)
-        {
-            const DeformableShape* shape = AsDeformable(inShape);
-            return shape != nullptr && inInput >= 0 ? shape->TreeTriangle(std::uint32_t(inInput)) : cNoIndex;
-        };
         ioHints[inMembers[nearest]] = {treeTriangle(inA.getCollisionShape(), point.ids.index0),
                                        treeTriangle(inB.getCollisionShape(), point.ids.index1)};
     }
@@ -309,25 +309,30 @@ void DeformableCollisionAlgorithm::DropUnreachable(const SpeculativeFilter& inFi
         return std::any_of(supportsOnA.begin(), supportsOnA.end(),
                            [&](const Vec3d& inSupport) { return (inSupport - onA).squaredNorm() <= inNear * inNear; });
     };
+    using EVerdict = SpeculativeFilter::EVerdict;
     std::optional<PieceNamer> namer;
+    std::size_t kept = 0;
     for (PairContact& contact : ioContacts)
-        if (inFilter.NeedsName(contact) || (contact.Unnamed() && !inFilter.Keeps(contact) && nearSupport(contact)))
+    {
+        EVerdict verdict = inFilter.Judge(contact);
+        if (verdict == EVerdict::NeedsName ||
+            (verdict == EVerdict::Drops && contact.Unnamed() && nearSupport(contact)))
         {
             if (!namer)
                 namer.emplace(PieceNamer::ForPair(inA, inB));
             namer->Name(contact);
+            verdict = inFilter.Judge(contact);
         }
-    std::erase_if(ioContacts,
-                  [&](const PairContact& inContact)
-                  {
-                      if (inFilter.Keeps(inContact))
-                          return false;
-                      if (inSupports.empty() || inContact.Unnamed())
-                          return true;
-                      const PointIds key = IdsOf(inContact, inA, inB);
-                      return std::none_of(inSupports.begin(), inSupports.end(),
-                                          [&](const SupportId& inSupport) { return inSupport.ids == key; });
-                  });
+        const auto isSupport = [&]
+        {
+            const PointIds key = IdsOf(contact, inA, inB);
+            return std::any_of(inSupports.begin(), inSupports.end(),
+                               [&](const SupportId& inSupport) { return inSupport.ids == key; });
+        };
+        if (verdict != EVerdict::Drops || (!contact.Unnamed() && !inSupports.empty() && isSupport()))
+            ioContacts[kept++] = contact;
+    }
+    ioContacts.resize(kept);
 }
 
 bool DeformableCollisionAlgorithm::SpeculatesFar(const DeformableShape& inA,

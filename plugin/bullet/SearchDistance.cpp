@@ -205,21 +205,14 @@ std::pair<double, double> SpeculativeFilter::Approach(const PairContact& inConta
     return {-inContact.normal.dot(velocityA - velocityB), spreadA + spreadB};
 }
 
-bool SpeculativeFilter::Keeps(const PairContact& inContact) const
+SpeculativeFilter::EVerdict SpeculativeFilter::Judge(const PairContact& inContact) const
 {
     if (!mActive || !(inContact.distance > mFloor))
-        return true; // (a NaN distance is kept for the manifold's own checks to see)
+        return EVerdict::Keeps; // (a NaN distance is kept for the manifold's own checks to see)
     const auto [approach, spread] = Approach(inContact);
-    return inContact.distance <= mTwiceStep * (approach + spread);
-}
-
-bool SpeculativeFilter::NeedsName(const PairContact& inContact) const
-{
-    if (!mActive || !inContact.Unnamed() || !(inContact.distance > mFloor))
-        return false;
-    const auto [approach, spread] = Approach(inContact);
-    return inContact.distance <= mTwiceStep * (approach + spread) &&
-           inContact.distance > mTwiceStep * (approach - spread);
+    if (inContact.distance > mTwiceStep * (approach + spread))
+        return EVerdict::Drops;
+    return inContact.distance > mTwiceStep * (approach - spread) ? EVerdict::NeedsName : EVerdict::Keeps;
 }
 
 } // namespace bdt

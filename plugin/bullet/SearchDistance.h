@@ -152,13 +152,20 @@ public:
     SpeculativeFilter() = default;
     SpeculativeFilter(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB);
 
-    /// Whether `inContact` (A, B in the pair's roles) stays. An unnamed piece contact (`PairContact::Unnamed`)
-    /// has no surface point to take the modes' velocity at: it stays if its surfaces may close at its pieces'
-    /// nodes' velocities plus their spread (`StepMotion::NodeVelocityAt`).
-    bool Keeps(const PairContact& inContact) const;
-    /// Whether `Keeps` would answer otherwise for unnamed `inContact` once named: it keeps it on the modes'
-    /// bounds, which do not settle it either way. False for a named contact.
-    bool NeedsName(const PairContact& inContact) const;
+    /// What the filter says of a contact.
+    enum class EVerdict : std::uint8_t
+    {
+        Keeps,
+        Drops,
+        NeedsName, ///< An unnamed contact its nodes' bounds neither keep nor drop: name it and ask again.
+    };
+    /// The verdict on `inContact` (A, B in the pair's roles). An unnamed piece contact (`PairContact::Unnamed`)
+    /// has no surface point to take the modes' velocity at: it is kept if its surfaces close fast enough at
+    /// its pieces' nodes' velocities less their spread (`StepMotion::NodeVelocityAt`), dropped if not even
+    /// with the spread added.
+    EVerdict Judge(const PairContact& inContact) const;
+    /// Whether `inContact` stays: `Judge` does not drop it (an unnamed contact it cannot settle stays).
+    bool Keeps(const PairContact& inContact) const { return Judge(inContact) != EVerdict::Drops; }
 
 private:
     StepMotion mA, mB;

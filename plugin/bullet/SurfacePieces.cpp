@@ -7,8 +7,6 @@
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/BDAabbTree.h>
 
-#include "core/TriangleGeometry.h"
-
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <limits>
 
@@ -199,13 +197,24 @@ const WorldBox& PieceSide::Box(std::uint32_t inNode)
     return mScratch.boxes[inNode];
 }
 
+namespace
+{
+
+// The ancestor of `inNode` at the proxy level of `inBody` (the node itself at or above it).
+std::uint32_t ProxyLevelAncestor(const DeformedBody& inBody, const ContactPieces& inPieces, std::uint32_t inNode)
+{
+    const std::uint32_t level = inBody.state->Proxies().Level();
+    std::uint32_t node = inNode;
+    while (inBody.state->Tree().Node(node).level > level)
+        node = inPieces.Parent(node);
+    return node;
+}
+
+} // namespace
+
 std::uint32_t PieceSide::ProxyAbove(std::uint32_t inNode) const
 {
-    const std::uint32_t level = mBody.state->Proxies().Level();
-    std::uint32_t node = inNode;
-    while (mBody.state->Tree().Node(node).level > level)
-        node = mPieces->Parent(node);
-    return node;
+    return ProxyLevelAncestor(mBody, *mPieces, inNode);
 }
 
 PlacedPiece PieceSide::Place(std::uint32_t inPiece)
@@ -230,8 +239,7 @@ PlacedPiece PieceSide::Place(std::uint32_t inPiece)
 
 UnnamedPoint PieceSide::Unnamed(std::uint32_t inPiece, const Vec3d& inPoint)
 {
-    const std::uint32_t node =
-        inPiece >= mPieces->NodeCount() ? mPieces->Facet(inPiece - mPieces->NodeCount()).node : inPiece;
+    const std::uint32_t node = NodeOf(inPiece);
     const float* row = mPieces->Boxes().Row(node);
     UnnamedPoint point;
     point.piece = inPiece;
@@ -242,8 +250,7 @@ UnnamedPoint PieceSide::Unnamed(std::uint32_t inPiece, const Vec3d& inPoint)
 
 double PieceSide::Growth(std::uint32_t inPiece)
 {
-    const std::uint32_t node =
-        inPiece >= mPieces->NodeCount() ? mPieces->Facet(inPiece - mPieces->NodeCount()).node : inPiece;
+    const std::uint32_t node = NodeOf(inPiece);
     WithinTolerance(node);
     return mBody.scale * mScratch.growths[node];
 }
@@ -273,9 +280,7 @@ std::uint32_t PieceNamer::ProxyOf(const Side& inSide, std::uint32_t inNode, std:
     // point keeps its identifiers, and its warm start, when its pair goes from pieces to triangles and back.
     const BDTree& tree = inSide.body.state->Tree();
     const ContactProxies& proxies = inSide.body.state->Proxies();
-    std::uint32_t node = inNode;
-    while (tree.Node(node).level > proxies.Level())
-        node = inSide.pieces->Parent(node);
+    std::uint32_t node = ProxyLevelAncestor(inSide.body, *inSide.pieces, inNode);
     while (!proxies.IsProxy(node) && !tree.Node(node).IsLeaf())
     {
         const std::uint32_t first = tree.Node(node).firstChild;
@@ -293,17 +298,11 @@ ContactFeature PieceNamer::Feature(int inSide, const UnnamedPoint& inPoint) cons
     {
         // The facet's triangle nearest the point.
         const ContactFacet& f = pieces.Facet(inPoint.piece - pieces.NodeCount());
-        const Model& model = side.body.state->Tree().GetModel();
         double best = std::numeric_limits<double>::infinity();
         for (const std::uint32_t t : pieces.FacetTriangles().subspan(f.firstTriangle, f.triangleCount))
         {
-            const Triangle& triangle = model.Triangles()[t];
-            const Vec3d corners[3] = {model.Positions()[triangle[0]].cast<double>(),
-                                      model.Positions()[triangle[1]].cast<double>(),
-                                      model.Positions()[triangle[2]].cast<double>()};
-            const Vec3d bary = ClosestBarycentric(inPoint.rest, corners);
-            const double gap2 =
-                (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint.rest).squaredNorm();
+            Vec3d bary;
+            const double gap2 = pieces.RestGap2(t, inPoint.rest, bary);
             if (gap2 < best)
             {
                 best = gap2;
@@ -330,17 +329,11 @@ double PieceNamer::OnSurface(const Side& inSide) const
 ContactFeature PieceNamer::Feature(int inSide, const UnnamedPoint& inPoint, std::uint32_t inHint) const
 {
     const Side& side = mSides[inSide];
-    const Model& model = side.body.state->Tree().GetModel();
-    if (inHint < model.TriangleCount() && inPoint.piece < side.pieces->NodeCount())
+    if (inHint < side.body.state->Tree().GetModel().TriangleCount() && inPoint.piece < side.pieces->NodeCount())
     {
-        const Triangle& triangle = model.Triangles()[inHint];
-        const Vec3d corners[3] = {model.Positions()[triangle[0]].cast<double>(),
-                                  model.Positions()[triangle[1]].cast<double>(),
-                                  model.Positions()[triangle[2]].cast<double>()};
-        const Vec3d bary = ClosestBarycentric(inPoint.rest, corners);
+        Vec3d bary;
         const double onSurface = OnSurface(side);
-        if ((bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint.rest).squaredNorm() <=
-            onSurface * onSurface)
+        if (side.pieces->RestGap2(inHint, inPoint.rest, bary) <= onSurface * onSurface)
         {
             ContactFeature feature;
             feature.triangle = inHint;

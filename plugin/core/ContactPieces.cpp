@@ -540,12 +540,23 @@ std::uint32_t ContactPieces::LocateTriangleAround(std::uint32_t inNode, const Ve
     return best;
 }
 
+double ContactPieces::RestGap2(std::uint32_t inTriangle, const Vec3d& inPoint, Vec3d& outBarycentric) const
+{
+    const Model& model = mBoxes->Tree().GetModel();
+    const auto positions = model.Positions();
+    const auto& triangle = model.Triangles()[inTriangle];
+    const Vec3d corners[3] = {positions[triangle[0]].cast<double>(), positions[triangle[1]].cast<double>(),
+                              positions[triangle[2]].cast<double>()};
+    outBarycentric = ClosestBarycentric(inPoint, corners);
+    return (outBarycentric[0] * corners[0] + outBarycentric[1] * corners[1] + outBarycentric[2] * corners[2] -
+            inPoint)
+        .squaredNorm();
+}
+
 void ContactPieces::Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint32_t& ioBest, double& ioBestDistance2,
                            Vec3d& ioBarycentric, double inOnIt2) const
 {
     const BDTree& tree = mBoxes->Tree();
-    const Model& model = tree.GetModel();
-    const auto positions = model.Positions();
     const Vec3f point = inPoint.cast<float>();
     // The squared distance from the point to a node's rest box (float: a bound to prune by, slightly loosened).
     const auto distance2 = [&](std::uint32_t inIndex)
@@ -558,7 +569,7 @@ void ContactPieces::Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint
     const double tie = 1e-18 * (1.0 + inPoint.squaredNorm());
     // Branch and bound, the nearer child first: a point on the node's surface is found at distance 0 on the
     // first path that holds it, and the boxes apart from it are not opened. Of triangles through the point (a
-    // vertex, an edge), the lowest in tree order.
+    // vertex, an edge), the lowest in tree order, unless `inOnIt2` ends the search at the first.
     thread_local std::vector<std::pair<double, std::uint32_t>> stack;
     stack.assign(1, {distance2(inNode), inNode});
     while (!stack.empty())
@@ -572,13 +583,8 @@ void ContactPieces::Search(std::uint32_t inNode, const Vec3d& inPoint, std::uint
         {
             for (std::uint32_t t = node.firstTriangle; t < node.firstTriangle + node.triangleCount; ++t)
             {
-                const auto& triangle = model.Triangles()[t];
-                const Vec3d corners[3] = {positions[triangle[0]].cast<double>(),
-                                          positions[triangle[1]].cast<double>(),
-                                          positions[triangle[2]].cast<double>()};
-                const Vec3d bary = ClosestBarycentric(inPoint, corners);
-                const double gap2 =
-                    (bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2] - inPoint).squaredNorm();
+                Vec3d bary;
+                const double gap2 = RestGap2(t, inPoint, bary);
                 if (gap2 < ioBestDistance2 - tie || (gap2 <= ioBestDistance2 + tie && t < ioBest))
                 {
                     ioBestDistance2 = gap2;

@@ -123,6 +123,10 @@ public:
     std::uint32_t LocateTriangleAround(std::uint32_t inNode, const Vec3d& inPoint, double inOnSurface,
                                        Vec3d& outBarycentric) const;
 
+    /// The squared distance (model units²) from the rest-frame point `inPoint` to triangle `inTriangle` (tree
+    /// order) at rest, and the barycentric coordinates of the triangle's point nearest it. O(1).
+    double RestGap2(std::uint32_t inTriangle, const Vec3d& inPoint, Vec3d& outBarycentric) const;
+
     std::size_t MemoryBytes() const
     {
         return mPieces.capacity() * sizeof(ContactPiece) + mFacets.capacity() * sizeof(ContactFacet) +

@@ -181,7 +181,9 @@ NamedBothWays ContactsBothWays(DeformableShape& ioA, DeformableShape& ioB, const
         namer.Name(contact);
         EXPECT_FALSE(contact.Unnamed());
         if (wasUnnamed)
+        {
             EXPECT_LE(unnamed, contact.distance + 1e-12);
+        }
     }
     // Unnamed, more may pass the search distance: those the surfaces' own distance puts beyond it go.
     std::erase_if(result.later, [](const PairContact& inContact) { return inContact.distance > cMaxDistance; });
