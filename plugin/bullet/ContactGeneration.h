@@ -115,8 +115,8 @@ bool UsesSurface(const DeformableShape& inA, const btCollisionShape* inB);
 /// to its stage times (`NarrowphaseStats`; its counters are left to `ioStats`).
 ///
 /// `inPieceNames` Later leaves the contacts made on contact pieces unnamed (`PairContact::Unnamed`): naming a
-/// point searches the body's tree for its triangle, and a resting pile finds about three points for each one
-/// its manifolds keep.
+/// point searches the body's tree for its triangle, and the region reduction keeps only a few of the points a
+/// pair finds.
 void GenerateContacts(const btCollisionObjectWrapper& inA, const btCollisionObjectWrapper& inB,
                       double inMaxDistance, std::vector<PairContact>& outContacts, QueryStats& ioStats,
                       TraversalFront* ioFront = nullptr, ProxyPairCache* ioCache = nullptr,
