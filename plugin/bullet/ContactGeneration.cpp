@@ -546,30 +546,16 @@ private:
         out.normal = inPiece.normal;
         const UnnamedPoint pointA = mPiecesA.Unnamed(inPieceA, inPiece.pointOnB + inPiece.distance * inPiece.normal);
         const UnnamedPoint pointB = mPiecesB ? mPiecesB->Unnamed(inPieceB, inPiece.pointOnB) : UnnamedPoint{};
-        if (mPieceNames == EPieceNames::Later)
-        {
-            // Named if kept (`PieceNamer`); till then as near as the pieces' growth lets the surfaces be.
-            out.unnamed = {pointA, pointB};
-            out.unnamedSlack = mPiecesA.Growth(inPieceA) + (mPiecesB ? mPiecesB->Growth(inPieceB) : 0.0);
-            out.feature0.node = mPiecesA.NodeOf(inPieceA);
-            if (mPiecesB)
-                out.feature1.node = mPiecesB->NodeOf(inPieceB);
-            out.distance = inPiece.distance - out.unnamedSlack - mReach + mMaxDistance;
-            out.pointOnB = inPiece.pointOnB + mMarginB * inPiece.normal;
-        }
-        else
-        {
-            double offsetB = 0.0;
-            if (mPiecesB)
-            {
-                out.feature1 = mNamer.Feature(1, pointB);
-                offsetB = mNamer.OffsetAlong(1, pointB, out.feature1, inPiece.normal);
-            }
-            out.feature0 = mNamer.Feature(0, pointA);
-            const double offsetA = mNamer.OffsetAlong(0, pointA, out.feature0, inPiece.normal);
-            out.distance = inPiece.distance + offsetA - offsetB - mReach + mMaxDistance;
-            out.pointOnB = inPiece.pointOnB + (offsetB + mMarginB) * inPiece.normal;
-        }
+        // Named if kept (`PieceNamer`); till then as near as the pieces' growth lets the surfaces be.
+        out.unnamed = {pointA, pointB};
+        out.unnamedSlack = mPiecesA.Growth(inPieceA) + (mPiecesB ? mPiecesB->Growth(inPieceB) : 0.0);
+        out.feature0.node = mPiecesA.NodeOf(inPieceA);
+        if (mPiecesB)
+            out.feature1.node = mPiecesB->NodeOf(inPieceB);
+        out.distance = inPiece.distance - out.unnamedSlack - mReach + mMaxDistance;
+        out.pointOnB = inPiece.pointOnB + mMarginB * inPiece.normal;
+        if (mPieceNames == EPieceNames::Now)
+            mNamer.Name(out);
         if (out.distance <= mMaxDistance)
         {
             mContacts.push_back(out);

@@ -12,15 +12,16 @@
 namespace bdt
 {
 
-/// One side of a surface-model piece contact whose surface point is not named yet (`PieceNamer`): the piece,
-/// the point in the body's rest frame with the piece's modal motion undone (model units), and that motion (the
-/// piece box centre's displacement Ū q, rest frame). Naming it finds the triangle under it, which costs a
-/// search; the narrowphase names only the points its reduction keeps.
+/// One side of a surface-model piece contact whose surface point is not named yet (`PieceNamer`): the piece, the
+/// point of its rest box that the box put there (body rest frame, model units), and how the box moved its rest
+/// box (rest frame): a rest point p went to p + motion + turn (p − rest). Naming it finds the triangle under it,
+/// which costs a search; the narrowphase names only the points its reduction keeps.
 struct UnnamedPoint
 {
     std::uint32_t piece = cNoIndex; ///< cNoIndex: nothing to name (B not deformable, or named).
     Vec3d rest = Vec3d::Zero();
     Vec3d motion = Vec3d::Zero();
+    Mat3d turn = Mat3d::Zero(); ///< Zero for a box that only moved; its turn and stretch less I for a turned one.
 };
 
 /// A contact of deformable A with B, world frame, Bullet's conventions: made on A's deformed surface (the

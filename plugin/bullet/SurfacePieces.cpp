@@ -40,6 +40,7 @@ PieceSide::PieceSide(const DeformableShape& inShape, const DeformedBody& inBody,
         mScratch.boxes.resize(pieces->NodeCount());
         mScratch.centres.resize(pieces->NodeCount());
         mScratch.growths.resize(pieces->NodeCount());
+        mScratch.frames.resize(pieces->NodeCount());
     }
 }
 
@@ -55,6 +56,12 @@ Vec3d PieceSide::RestCentre(std::uint32_t inNode)
     return mScratch.centres[inNode];
 }
 
+const PieceFrame& PieceSide::Frame(std::uint32_t inNode)
+{
+    WithinTolerance(inNode);
+    return mScratch.frames[inNode];
+}
+
 bool PieceSide::WithinTolerance(std::uint32_t inNode)
 {
     if (mScratch.usable[inNode] == 0)
@@ -62,19 +69,39 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
         const float* row = mPieces->Boxes().Row(inNode);
         UpdatedBox box;
         UpdateBox(row, mQq.data(), mPieces->Boxes().ModeCount(), box);
-        double growth = 0.0;
+        PieceFrame& frame = mScratch.frames[inNode];
+        frame.growth = 0.0;
         for (int k = 0; k < 3; ++k)
-            growth += std::max(0.0, double(box.halfExtents[k]) - double(row[4 + k]));
-        Touch(inNode);
-        mScratch.growths[inNode] = growth;
+            frame.growth += std::max(0.0, double(box.halfExtents[k]) - double(row[4 + k]));
+        const ContactPiece& piece = mPieces->Piece(inNode);
+        frame.centre = Vec3d(box.center[0], box.center[1], box.center[2]) + piece.offset.cast<double>();
+        frame.axes = Mat3d::Identity();
+        frame.stretch = Vec3d::Ones();
+        frame.halfExtents = piece.halfExtents.cast<double>();
+        frame.turned = false;
         // Taken up within half the tolerance, kept up to all of it (a hysteresis): a piece whose growth hovers
         // about the limit would otherwise take turns with its triangles step after step, each turn moving the
         // contacts, whose impulses ring the modes that made the growth.
-        const double grown = mBody.scale * growth;
-        const bool usable =
-            mBody.state->Tree().Node(inNode).level < mRegionLevel
-                ? growth == 0.0
-                : 2.0 * grown <= mTolerance || (grown <= mTolerance && mUse != nullptr && mUse->WasUsed(inNode));
+        const bool aboveRegions = mBody.state->Tree().Node(inNode).level < mRegionLevel;
+        const auto within = [&](double inGrowth)
+        {
+            const double grown = mBody.scale * inGrowth;
+            return aboveRegions ? inGrowth == 0.0
+                                : 2.0 * grown <= mTolerance ||
+                                      (grown <= mTolerance && mUse != nullptr && mUse->WasUsed(inNode));
+        };
+        bool usable = within(frame.growth);
+        // Where the box's own bound is too loose, the affine frame; not above the regions, where only a body
+        // at rest shape (no growth at all) may use a piece.
+        PieceFrame affine;
+        if (!usable && !aboveRegions && piece.IsPiece() &&
+            mPieces->Affine().Frame(inNode, piece, mBody.state->Q(), affine) && affine.growth < frame.growth)
+        {
+            frame = affine;
+            usable = within(frame.growth);
+        }
+        Touch(inNode);
+        mScratch.growths[inNode] = frame.growth;
         mScratch.usable[inNode] = usable ? 2 : 1;
     }
     return mScratch.usable[inNode] == 2;
@@ -229,11 +256,12 @@ PlacedPiece PieceSide::Place(std::uint32_t inPiece)
         placed.realFaces = 0x02; // the outward face, +axis 0
         return placed;
     }
-    const ContactPiece& piece = mPieces->Piece(inPiece);
-    placed.center = mBody.pose.Apply(mBody.scale * (RestCentre(inPiece) + piece.offset.cast<double>()));
-    placed.axes = mBody.pose.rotation;
-    placed.halfExtents = mBody.scale * piece.halfExtents.cast<double>();
-    placed.realFaces = piece.realFaces;
+    const PieceFrame& frame = Frame(inPiece);
+    placed.center = mBody.pose.Apply(mBody.scale * frame.centre);
+    placed.axes = mBody.pose.rotation * frame.axes;
+    placed.halfExtents = mBody.scale * frame.halfExtents;
+    placed.realFaces = mPieces->Piece(inPiece).realFaces;
+    placed.facesCarryOn = !frame.turned;
     return placed;
 }
 
@@ -241,10 +269,23 @@ UnnamedPoint PieceSide::Unnamed(std::uint32_t inPiece, const Vec3d& inPoint)
 {
     const std::uint32_t node = NodeOf(inPiece);
     const float* row = mPieces->Boxes().Row(node);
+    const Vec3d restCentre(row[0], row[1], row[2]);
+    const Vec3d at = mBody.pose.ApplyInverse(inPoint) / mBody.scale;
     UnnamedPoint point;
     point.piece = inPiece;
-    point.motion = RestCentre(node) - Vec3d(row[0], row[1], row[2]);
-    point.rest = mBody.pose.ApplyInverse(inPoint) / mBody.scale - point.motion;
+    if (inPiece < mPieces->NodeCount())
+    {
+        const PieceFrame& frame = Frame(node);
+        point.rest = frame.RestPoint(at, restCentre + mPieces->Piece(node).offset.cast<double>());
+        point.motion = at - point.rest;
+        if (frame.turned)
+            point.turn = frame.axes * frame.stretch.asDiagonal() - Mat3d::Identity();
+    }
+    else
+    {
+        point.motion = RestCentre(node) - restCentre;
+        point.rest = at - point.motion;
+    }
     return point;
 }
 
@@ -354,11 +395,15 @@ double PieceNamer::OffsetAlong(int inSide, const UnnamedPoint& inPoint, const Co
         return 0.0;
     const Triangle& corners = model.Triangles()[inFeature.triangle];
     const std::span<const float> q = body.state->Q();
-    Vec3d moved = Vec3d::Zero();
+    Vec3d moved = Vec3d::Zero(), rest = Vec3d::Zero();
     for (int k = 0; k < 3; ++k)
-        moved += inFeature.barycentric[k] * (model.DeformedPosition(corners[std::size_t(k)], q) -
-                                             model.Positions()[corners[std::size_t(k)]].cast<double>());
-    return inDirection.dot(body.pose.rotation * (body.scale * (moved - inPoint.motion)));
+    {
+        const Vec3d corner = model.Positions()[corners[std::size_t(k)]].cast<double>();
+        moved += inFeature.barycentric[k] * (model.DeformedPosition(corners[std::size_t(k)], q) - corner);
+        rest += inFeature.barycentric[k] * corner;
+    }
+    const Vec3d boxMotion = inPoint.motion + inPoint.turn * (rest - inPoint.rest);
+    return inDirection.dot(body.pose.rotation * (body.scale * (moved - boxMotion)));
 }
 
 void PieceNamer::Name(PairContact& ioContact, const std::array<std::uint32_t, 2>& inHints) const

@@ -35,6 +35,7 @@ struct PieceScratch
     std::vector<WorldBox> boxes;
     std::vector<double> growths; ///< Model units, with `usable` (`PieceSide::Growth`).
     std::vector<Vec3d> centres; ///< The box centre at the current q, rest frame (with `boxes`).
+    std::vector<PieceFrame> frames; ///< A piece's box at the current q, rest frame (with `usable`).
     std::vector<std::uint32_t> touched;
 };
 
@@ -61,9 +62,9 @@ public:
     double Tolerance() const { return mTolerance; }
 
     /// The pieces proxy `inProxy` collides as: the coarsest piece holding it whose deformation bound is
-    /// within the tolerance (the BD-AABB growth ΔBᵀ|q|, §3.5, summed over the axes: it bounds how far along any
-    /// direction a deformed vertex of the piece can stand off its rest box moved by the box centre's motion;
-    /// above the contact regions, no growth at all: `WithinTolerance`),
+    /// within the tolerance (its frame's growth, `Frame`: it bounds how far along any direction a deformed
+    /// vertex of the piece can stand off where the box puts it; above the contact regions, no growth at all:
+    /// `WithinTolerance`),
     /// or else the pieces within the tolerance below it that cover it, down to `cPieceLevelsBelow` levels
     /// under the proxies. Empty if there are none such (the proxy collides as its triangles). Valid until the
     /// next call.
@@ -73,15 +74,17 @@ public:
     /// its facets (`ContactPieces::Facets`, numbered from `ContactPieces::NodeCount`). Valid until the next call.
     std::span<const std::uint32_t> IdsOf(std::uint32_t inNode, ECut inCut);
 
-    /// Piece `inPiece`'s box in world (a node's box, or a facet's): its rest box moved by the modes (the
-    /// BD-AABB centre's Ū q) and placed.
+    /// Piece `inPiece`'s box in world (a node's box, or a facet's), placed: a node's box as its frame at the
+    /// current q (`Frame`), a facet's its rest box moved by its proxy's BD-AABB centre (Ū q).
     PlacedPiece Place(std::uint32_t inPiece);
 
     /// The world point `inPoint` on piece `inPiece`'s box, to be named (`PieceNamer`): back in the rest frame,
-    /// the piece's modal motion (its node's box centre's, Ū q) undone. O(1) once the piece is placed.
+    /// the box's motion at that point undone (`PieceFrame::RestPoint`; a facet's, its proxy's BD-AABB centre's
+    /// Ū q). O(1) once the piece is placed.
     UnnamedPoint Unnamed(std::uint32_t inPiece, const Vec3d& inPoint);
     /// How far (m, world) the deformed surface anywhere on piece `inPiece` can stand off where its box puts
-    /// it, along any direction: the BD-AABB growth ΔBᵀ|q| of its node (§3.5) summed over the axes, scaled.
+    /// it, along any direction: its frame's growth (`Frame`), or for a facet its proxy's BD-AABB growth ΔBᵀ|q|
+    /// (§3.5) summed over the axes; scaled.
     double Growth(std::uint32_t inPiece);
     /// The node of piece `inPiece`: itself, or a facet's proxy.
     std::uint32_t NodeOf(std::uint32_t inPiece) const
@@ -108,6 +111,10 @@ public:
 
 private:
     bool Usable(std::uint32_t inNode);
+    /// Node `inNode`'s box at the current q, rest frame: its rest box moved by its BD-AABB centre (Ū q, grown by
+    /// ΔBᵀ|q|, §3.5), or, for a piece that growth leaves out of the tolerance, its affine frame
+    /// (`AffinePieceBounds::Frame`) where that grows less. Cached per query.
+    const PieceFrame& Frame(std::uint32_t inNode);
     /// The node's BD-AABB growth is within half the tolerance, or within all of it for a node that made a
     /// contact last step (`PieceMemory`, `MadeContact`). A node above the contact regions
     /// (`DeformableShapeSettings::regionDepth` levels over the proxies: a chair's whole leg, half its seat) only
@@ -155,12 +162,14 @@ public:
     /// or an edge, where several triangles hold the point).
     ContactFeature Feature(int inSide, const UnnamedPoint& inPoint, std::uint32_t inHint) const;
     /// How far (m, world) the deformed surface at `inFeature` (of `inPoint`, `Feature`) stands along the unit
-    /// world direction `inDirection` off where the piece's box puts it: n·R s (U_f − Ū) q, the point's own
-    /// modal displacement less the box centre's. Within the piece's growth (BD-AABB, §3.5). 20M flops.
+    /// world direction `inDirection` off where the piece's box puts the same rest point: n·R s (U_f q − m_f),
+    /// the point's own modal displacement less the box's there (`UnnamedPoint::motion`, `turn`). Within the
+    /// piece's growth, whichever of the node's triangles was named. 20M flops.
     double OffsetAlong(int inSide, const UnnamedPoint& inPoint, const ContactFeature& inFeature,
                        const Vec3d& inDirection) const;
     /// Names `ioContact` if it is unnamed: its features, and its distance and point on B made the surfaces'
-    /// own (the slack given back, each side's offset taken). Nothing for a named contact.
+    /// own along the normal (the slack given back, each side's offset taken); sideways, the points stay where
+    /// the boxes put them, within the pieces' growth of the named triangles. Nothing for a named contact.
     void Name(PairContact& ioContact) const { Name(ioContact, {cNoIndex, cNoIndex}); }
     /// `Name` with a triangle to try first on each side (`Feature` with a hint).
     void Name(PairContact& ioContact, const std::array<std::uint32_t, 2>& inHints) const;

@@ -466,6 +466,8 @@ ContactPieces::ContactPieces(std::shared_ptr<const BDAabbTree> inBoxes, std::uin
     }
     if (CoveredCount(proxies) * cMinPieceCoverage < proxies.size())
         DropAll();
+    if (mPieceCount > 0)
+        mAffine = AffinePieceBounds(*mBoxes, mPieces);
 }
 
 namespace

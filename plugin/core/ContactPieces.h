@@ -1,5 +1,7 @@
 #pragma once
 
+#include "AffinePieceBounds.h"
+
 #include <bdt/core/BDAabbTree.h>
 #include <bdt/core/Contact.h>
 #include <bdt/core/Math.h>
@@ -74,7 +76,8 @@ inline constexpr double cPieceCoverage = 0.3;
 
 /// The contact pieces of the nodes of a tree's first levels: for each node, the box its triangles are the
 /// outside of, or none. Classified once from the rest mesh in O(T · levels); immutable, shared by every body
-/// of the asset (`DeformableAsset::Pieces`). 28 bytes a node.
+/// of the asset (`DeformableAsset::Pieces`). 28 bytes a node, and 52M bytes a piece for its affine bound
+/// (`AffinePieceBounds`).
 class ContactPieces
 {
 public:
@@ -107,6 +110,9 @@ public:
     /// The facets' triangles (tree order), facet by facet.
     std::span<const std::uint32_t> FacetTriangles() const { return mFacetTriangles; }
 
+    /// The pieces' affine bounds: how each piece's box turns, stretches and moves with the modes.
+    const AffinePieceBounds& Affine() const { return mAffine; }
+
     /// The parent of node `inNode` (< `NodeCount`); cNoIndex for the root.
     std::uint32_t Parent(std::uint32_t inNode) const { return mParents[inNode]; }
 
@@ -132,7 +138,8 @@ public:
         return mPieces.capacity() * sizeof(ContactPiece) + mFacets.capacity() * sizeof(ContactFacet) +
                mRestBoxes.capacity() * sizeof(std::array<float, 6>) +
                (mParents.capacity() + mFacetBegin.capacity() + mFacetIds.capacity() + mFacetTriangles.capacity()) *
-                   sizeof(std::uint32_t);
+                   sizeof(std::uint32_t) +
+               mAffine.MemoryBytes();
     }
 
 private:
@@ -156,6 +163,7 @@ private:
     std::vector<std::uint32_t> mFacetIds;       // facet indices, node by node
     std::vector<std::uint32_t> mFacetTriangles; // tree-order triangles, facet by facet
     std::uint32_t mPieceCount = 0;
+    AffinePieceBounds mAffine;
 };
 
 } // namespace bdt

@@ -453,6 +453,8 @@ void CollidePieces(const PlacedPiece& inA, const Sphere& inSphere, double inReac
             nearest[k] = h;
         else if (local[k] < -h && Real(inA, k, -1.0))
             nearest[k] = -h;
+        else if (std::abs(local[k]) > h && !inA.facesCarryOn)
+            return;
     }
     PieceContact contact;
     const Vec3d delta = local - nearest;

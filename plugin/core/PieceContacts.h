@@ -19,6 +19,9 @@ struct PlacedPiece
     Mat3d axes = Mat3d::Identity();     ///< Columns: the box's axes in world (orthonormal).
     Vec3d halfExtents = Vec3d::Zero();  ///< World units.
     std::uint8_t realFaces = 0x3f;      ///< Bit 2k: the face at −k is real, 2k + 1: at +k. A primitive's: all.
+    /// Whether its real faces' planes carry on past its cut faces, where the neighbouring pieces stand on them
+    /// (a box that only moved with its body); false for one turned with it (`PieceFrame::turned`).
+    bool facesCarryOn = true;
 };
 
 /// A contact between the boxes, Bullet's conventions: A is the first piece, B the other side.
@@ -49,8 +52,9 @@ void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReac
 void CollidePieces(const PlacedPiece& inA, const Plane& inPlane, double inReach,
                    std::vector<PieceContact>& outContacts);
 /// A piece against a solid sphere: one contact, at the box's point nearest the centre, clamped to the real
-/// faces only (beyond a cut face the surface carries on in the neighbouring piece); a centre inside leaves
-/// through the nearest real face.
+/// faces only (beyond a cut face the surface carries on in the neighbouring piece), or none where the centre
+/// lies beyond a cut face of a piece whose faces do not carry on (`PlacedPiece::facesCarryOn`: the
+/// neighbouring piece makes it); a centre inside leaves through the nearest real face.
 void CollidePieces(const PlacedPiece& inA, const Sphere& inSphere, double inReach,
                    std::vector<PieceContact>& outContacts);
 /// A piece against a solid oriented box (all its faces real), as against a piece, and with each of the box's

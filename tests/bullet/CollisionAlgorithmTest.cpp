@@ -435,163 +435,181 @@ class SurfaceCollisionShapes : public ::testing::TestWithParam<std::string>
 
 TEST_P(SurfaceCollisionShapes, SurfaceContactsMatchBruteForce)
 {
-    const std::string name = GetParam();
-    std::mt19937 random(4321 + std::uint32_t(std::hash<std::string>()(name) % 1000));
-    DeformableObject body(cMargin, 3, 8, EContactModel::Surface);
-    OtherShape other = MakeOtherShape(name);
-    btCollisionObject otherObject;
-    otherObject.setCollisionShape(other.shape.get());
-    TestWorld world;
-    world.world.addCollisionObject(&body.object);
-    world.world.addCollisionObject(&otherObject);
-    const Model& model = body.shape->Asset().GetModel();
-    std::vector<std::uint32_t> treeOf(model.TriangleCount());
-    for (std::uint32_t t = 0; t < model.TriangleCount(); ++t)
-        treeOf[body.shape->InputTriangle(t)] = t;
-
-    int surfacePoints = 0, touching = 0, cuts = 0;
-    for (int trial = 0; trial < 2 * cTrials; ++trial)
+    // Twice: with the pieces off, every point is a triangle's, exact; with them on (the default tolerance), a
+    // piece's point on A stands within its growth, at most the tolerance, of its triangle sideways (where the box
+    // put it), and its distance along the normal is the surface's own.
+    for (const double pieceTolerance : {0.0, DeformableShapeSettings{}.pieceTolerance})
     {
-        const std::string context = name + " trial " + std::to_string(trial);
-        body.RandomQ(random, trial % 2 == 0 ? 0.05 : 0.25);
-        btTransform bodyTransform = RandomTransform(random, 0.3);
-        const btTransform otherTransform =
-            PlaceNear(other, WorldProxies(*body.shape, bodyTransform), random);
-        std::vector<Tri> sheet; // a static mesh's triangles in world
-        for (const Tri& local : other.triangles)
-            sheet.push_back({ToVec3d(otherTransform * ToBtVector(local[0])),
-                             ToVec3d(otherTransform * ToBtVector(local[1])),
-                             ToVec3d(otherTransform * ToBtVector(local[2]))});
-        // Every other trial, the body moved along the other shape's normal at its nearest deformed vertex until
-        // that vertex lies between cShallow deep and 1 cm apart: resting and grazing contacts.
-        if (trial % 4 >= 2)
-        {
-            // A static mesh is a sheet its unsigned distance does not lead out of: first out of it, along its
-            // up axis to the side the body's centre is on, then to a vertex 1 mm to 1 cm from it.
-            const bool isSheet = !sheet.empty();
-            if (isSheet)
-            {
-                const Vec3d up = ToVec3d(otherTransform.getBasis().getColumn(1));
-                const Vec3d centre = ToVec3d(bodyTransform.getOrigin());
-                double nearest = std::numeric_limits<double>::infinity();
-                Vec3d onSheet = centre;
-                for (const Tri& triangle : sheet)
-                {
-                    const Vec3d corners[3] = {triangle[0], triangle[1], triangle[2]};
-                    const Vec3d closest = ClosestPointOnTriangle(centre, corners);
-                    if ((closest - centre).norm() < nearest)
-                    {
-                        nearest = (closest - centre).norm();
-                        onSheet = closest;
-                    }
-                }
-                const Vec3d away = (centre - onSheet).dot(up) < 0.0 ? Vec3d(-up) : up;
-                for (int lift = 0;
-                     lift < 100 && CutBy(model, DeformedVertices(*body.shape, bodyTransform), sheet); ++lift)
-                    bodyTransform.setOrigin(bodyTransform.getOrigin() + ToBtVector(0.02 * away));
-            }
-            const double target =
-                isSheet ? Uniform(random, 0.001 - cMargin, 0.01) : Uniform(random, -cShallow, 0.01);
-            for (int iteration = 0; iteration < 4; ++iteration)
-            {
-                Vec3d nearest = Vec3d::Zero();
-                double least = std::numeric_limits<double>::infinity();
-                for (const Vec3d& p : DeformedVertices(*body.shape, bodyTransform))
-                {
-                    if (const double d = other.Distance(otherTransform, p) - cMargin; d < least)
-                    {
-                        least = d;
-                        nearest = p;
-                    }
-                }
-                Vec3d gradient;
-                for (int k = 0; k < 3; ++k)
-                {
-                    Vec3d step = Vec3d::Zero();
-                    step[k] = 1e-5;
-                    gradient[k] = (other.Distance(otherTransform, nearest + step) -
-                                   other.Distance(otherTransform, nearest - step)) / 2e-5;
-                }
-                if (!(gradient.norm() > 0.5))
-                    break;
-                bodyTransform.setOrigin(bodyTransform.getOrigin() +
-                                        ToBtVector(gradient.normalized() * (target - least)));
-            }
-        }
-        body.object.setWorldTransform(bodyTransform);
-        otherObject.setWorldTransform(otherTransform);
-        world.world.performDiscreteCollisionDetection();
+        SCOPED_TRACE("piece tolerance " + std::to_string(pieceTolerance));
+        const std::string name = GetParam();
+        std::mt19937 random(4321 + std::uint32_t(std::hash<std::string>()(name) % 1000));
+        DeformableObject body(cMargin, 3, 8, EContactModel::Surface, pieceTolerance);
+        OtherShape other = MakeOtherShape(name);
+        btCollisionObject otherObject;
+        otherObject.setCollisionShape(other.shape.get());
+        TestWorld world;
+        world.world.addCollisionObject(&body.object);
+        world.world.addCollisionObject(&otherObject);
+        const Model& model = body.shape->Asset().GetModel();
+        std::vector<std::uint32_t> treeOf(model.TriangleCount());
+        for (std::uint32_t t = 0; t < model.TriangleCount(); ++t)
+            treeOf[body.shape->InputTriangle(t)] = t;
 
-        // The fully deformed mesh in world, and its vertex nearest the other shape.
-        const std::vector<Vec3d> vertices = DeformedVertices(*body.shape, bodyTransform);
-        double vertexLeast = std::numeric_limits<double>::infinity();
-        for (const Vec3d& vertex : vertices)
-            vertexLeast = std::min(vertexLeast, other.Distance(otherTransform, vertex) - cMargin);
-
-        double least = std::numeric_limits<double>::infinity();
-        for (int m = 0; m < world.dispatcher.getNumManifolds(); ++m)
+        int surfacePoints = 0, touching = 0, cuts = 0;
+        for (int trial = 0; trial < 2 * cTrials; ++trial)
         {
-            const btPersistentManifold* manifold = world.dispatcher.getManifoldByIndexInternal(m);
-            for (int i = 0; i < manifold->getNumContacts(); ++i)
+            const std::string context = name + " trial " + std::to_string(trial);
+            body.RandomQ(random, trial % 2 == 0 ? 0.05 : 0.25);
+            btTransform bodyTransform = RandomTransform(random, 0.3);
+            const btTransform otherTransform =
+                PlaceNear(other, WorldProxies(*body.shape, bodyTransform), random);
+            std::vector<Tri> sheet; // a static mesh's triangles in world
+            for (const Tri& local : other.triangles)
+                sheet.push_back({ToVec3d(otherTransform * ToBtVector(local[0])),
+                                 ToVec3d(otherTransform * ToBtVector(local[1])),
+                                 ToVec3d(otherTransform * ToBtVector(local[2]))});
+            // Every other trial, the body moved along the other shape's normal at its nearest deformed vertex until
+            // that vertex lies between cShallow deep and 1 cm apart: resting and grazing contacts.
+            if (trial % 4 >= 2)
             {
-                const btManifoldPoint& point = manifold->getContactPoint(i);
-                least = std::min(least, double(point.getDistance()));
-                EXPECT_NEAR(other.Distance(otherTransform, ToVec3d(point.getPositionWorldOnB())), 0.0,
-                            other.tolerance)
-                    << context << ": point on B not on B's surface";
-                if (point.m_index0 < 0)
-                    continue; // a proxy contact: patches pressed deep into each other fall back to it
-                ASSERT_LT(std::size_t(point.m_index0), treeOf.size()) << context;
-                ++surfacePoints;
-                const Triangle& triangle = model.Triangles()[treeOf[std::size_t(point.m_index0)]];
-                const Tri deformedTriangle = {vertices[triangle[0]], vertices[triangle[1]], vertices[triangle[2]]};
-                // A's point is on A's surface grown by its margin, towards B.
-                const Vec3d onA =
-                    ToVec3d(point.getPositionWorldOnA()) + ToVec3d(point.m_normalWorldOnB) * cMargin;
-                EXPECT_LT(PointTriangleDistance(onA, deformedTriangle), other.tolerance)
-                    << context << ": point not on its triangle " << point.m_index0;
-                if (point.getDistance() >= 0.0f && sheet.empty())
+                // A static mesh is a sheet its unsigned distance does not lead out of: first out of it, along its
+                // up axis to the side the body's centre is on, then to a vertex 1 mm to 1 cm from it.
+                const bool isSheet = !sheet.empty();
+                if (isSheet)
                 {
-                    EXPECT_NEAR(double(point.getDistance()), other.Distance(otherTransform, onA) - cMargin,
+                    const Vec3d up = ToVec3d(otherTransform.getBasis().getColumn(1));
+                    const Vec3d centre = ToVec3d(bodyTransform.getOrigin());
+                    double nearest = std::numeric_limits<double>::infinity();
+                    Vec3d onSheet = centre;
+                    for (const Tri& triangle : sheet)
+                    {
+                        const Vec3d corners[3] = {triangle[0], triangle[1], triangle[2]};
+                        const Vec3d closest = ClosestPointOnTriangle(centre, corners);
+                        if ((closest - centre).norm() < nearest)
+                        {
+                            nearest = (closest - centre).norm();
+                            onSheet = closest;
+                        }
+                    }
+                    const Vec3d away = (centre - onSheet).dot(up) < 0.0 ? Vec3d(-up) : up;
+                    for (int lift = 0;
+                         lift < 100 && CutBy(model, DeformedVertices(*body.shape, bodyTransform), sheet); ++lift)
+                        bodyTransform.setOrigin(bodyTransform.getOrigin() + ToBtVector(0.02 * away));
+                }
+                const double target =
+                    isSheet ? Uniform(random, 0.001 - cMargin, 0.01) : Uniform(random, -cShallow, 0.01);
+                for (int iteration = 0; iteration < 4; ++iteration)
+                {
+                    Vec3d nearest = Vec3d::Zero();
+                    double least = std::numeric_limits<double>::infinity();
+                    for (const Vec3d& p : DeformedVertices(*body.shape, bodyTransform))
+                    {
+                        if (const double d = other.Distance(otherTransform, p) - cMargin; d < least)
+                        {
+                            least = d;
+                            nearest = p;
+                        }
+                    }
+                    Vec3d gradient;
+                    for (int k = 0; k < 3; ++k)
+                    {
+                        Vec3d step = Vec3d::Zero();
+                        step[k] = 1e-5;
+                        gradient[k] = (other.Distance(otherTransform, nearest + step) -
+                                       other.Distance(otherTransform, nearest - step)) / 2e-5;
+                    }
+                    if (!(gradient.norm() > 0.5))
+                        break;
+                    bodyTransform.setOrigin(bodyTransform.getOrigin() +
+                                            ToBtVector(gradient.normalized() * (target - least)));
+                }
+            }
+            body.object.setWorldTransform(bodyTransform);
+            otherObject.setWorldTransform(otherTransform);
+            world.world.performDiscreteCollisionDetection();
+
+            // The fully deformed mesh in world, and its vertex nearest the other shape.
+            const std::vector<Vec3d> vertices = DeformedVertices(*body.shape, bodyTransform);
+            double vertexLeast = std::numeric_limits<double>::infinity();
+            for (const Vec3d& vertex : vertices)
+                vertexLeast = std::min(vertexLeast, other.Distance(otherTransform, vertex) - cMargin);
+
+            double least = std::numeric_limits<double>::infinity();
+            for (int m = 0; m < world.dispatcher.getNumManifolds(); ++m)
+            {
+                const btPersistentManifold* manifold = world.dispatcher.getManifoldByIndexInternal(m);
+                for (int i = 0; i < manifold->getNumContacts(); ++i)
+                {
+                    const btManifoldPoint& point = manifold->getContactPoint(i);
+                    least = std::min(least, double(point.getDistance()));
+                    EXPECT_NEAR(other.Distance(otherTransform, ToVec3d(point.getPositionWorldOnB())), 0.0,
                                 other.tolerance)
-                        << context << ": distance of triangle " << point.m_index0;
-                }
-                // A sheet's folds: a point over a valley touches both walls, the nearer and the further, each
-                // a closest pair of its own (a box resting in a groove needs both); never nearer than the
-                // sheet is.
-                if (point.getDistance() >= 0.0f && !sheet.empty())
-                {
-                    EXPECT_GE(double(point.getDistance()),
-                              other.Distance(otherTransform, onA) - cMargin - other.tolerance)
-                        << context << ": distance of triangle " << point.m_index0;
+                        << context << ": point on B not on B's surface";
+                    if (point.m_index0 < 0)
+                        continue; // a proxy contact: patches pressed deep into each other fall back to it
+                    ASSERT_LT(std::size_t(point.m_index0), treeOf.size()) << context;
+                    ++surfacePoints;
+                    const Triangle& triangle = model.Triangles()[treeOf[std::size_t(point.m_index0)]];
+                    const Tri deformedTriangle = {vertices[triangle[0]], vertices[triangle[1]], vertices[triangle[2]]};
+                    // A's point is on A's surface grown by its margin, towards B.
+                    const Vec3d onA =
+                        ToVec3d(point.getPositionWorldOnA()) + ToVec3d(point.m_normalWorldOnB) * cMargin;
+                    EXPECT_LT(PointTriangleDistance(onA, deformedTriangle), other.tolerance + pieceTolerance)
+                        << context << ": point not on its triangle " << point.m_index0;
+                    // A compound's point is one child's: its distance is that child's, which another child
+                    // may come nearer than. A piece's point is a corner of one box's face clipped to the
+                    // other's, its distance the depth along the reference face's normal: at or above the
+                    // surfaces' own there (a tilted face comes nearer beside the point), never more than the
+                    // piece tolerance below it.
+                    if (point.getDistance() >= 0.0f && sheet.empty())
+                    {
+                        double mismatch = std::numeric_limits<double>::infinity();
+                        for (const Part& part : PartsOf(other, otherTransform))
+                        {
+                            const double gap = double(point.getDistance()) - (part.distance(onA) - cMargin);
+                            mismatch = std::min(mismatch, pieceTolerance > 0.0 ? std::max(0.0, -gap - pieceTolerance)
+                                                                                : std::abs(gap));
+                        }
+                        EXPECT_LE(mismatch, other.tolerance)
+                            << context << ": distance of triangle " << point.m_index0;
+                    }
+                    // A sheet's folds: a point over a valley touches both walls, the nearer and the further, each
+                    // a closest pair of its own (a box resting in a groove needs both); never nearer than the
+                    // sheet is.
+                    if (point.getDistance() >= 0.0f && !sheet.empty())
+                    {
+                        EXPECT_GE(double(point.getDistance()),
+                                  other.Distance(otherTransform, onA) - cMargin - other.tolerance)
+                            << context << ": distance of triangle " << point.m_index0;
+                    }
                 }
             }
+            const double threshold =
+                std::min(body.shape->getContactBreakingThreshold(gContactBreakingThreshold),
+                         other.shape->getContactBreakingThreshold(gContactBreakingThreshold));
+            // A static mesh is a sheet: a closed body can be cut by it, its faces crossing the sheet's (exact
+            // triangle intersections, every pair). Its nearest vertex then says nothing (it may lie on the cut or
+            // far from it); the pair must hold a contact within the skins that pushes the body out of the sheet.
+            const bool cut = !sheet.empty() && CutBy(model, vertices, sheet);
+            if (cut)
+            {
+                ++cuts;
+                EXPECT_LE(least, cMargin + double(other.shape->getMargin()) + other.tolerance)
+                    << context << ": the body is cut by the mesh and nothing pushes it out";
+            }
+            else if (vertexLeast <= threshold - other.tolerance && vertexLeast >= -cShallow)
+            {
+                ++touching;
+                EXPECT_LE(least, vertexLeast + other.tolerance) << context << ": the nearest vertex is missed";
+            }
         }
-        const double threshold =
-            std::min(body.shape->getContactBreakingThreshold(gContactBreakingThreshold),
-                     other.shape->getContactBreakingThreshold(gContactBreakingThreshold));
-        // A static mesh is a sheet: a closed body can be cut by it, its faces crossing the sheet's (exact
-        // triangle intersections, every pair). Its nearest vertex then says nothing (it may lie on the cut or
-        // far from it); the pair must hold a contact within the skins that pushes the body out of the sheet.
-        const bool cut = !sheet.empty() && CutBy(model, vertices, sheet);
-        if (cut)
+        // The trials did test something.
+        EXPECT_GT(surfacePoints, cTrials / 2) << name;
+        EXPECT_GT(touching, cTrials / 2) << name;
+        if (!other.triangles.empty())
         {
-            ++cuts;
-            EXPECT_LE(least, cMargin + double(other.shape->getMargin()) + other.tolerance)
-                << context << ": the body is cut by the mesh and nothing pushes it out";
+            EXPECT_GT(cuts, 0) << name;
         }
-        else if (vertexLeast <= threshold - other.tolerance && vertexLeast >= -cShallow)
-        {
-            ++touching;
-            EXPECT_LE(least, vertexLeast + other.tolerance) << context << ": the nearest vertex is missed";
-        }
-    }
-    // The trials did test something.
-    EXPECT_GT(surfacePoints, cTrials / 2) << name;
-    EXPECT_GT(touching, cTrials / 2) << name;
-    if (!other.triangles.empty())
-    {
-        EXPECT_GT(cuts, 0) << name;
     }
 }
 

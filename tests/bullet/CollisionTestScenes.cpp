@@ -98,9 +98,11 @@ std::shared_ptr<const DeformableAsset> BoxAsset()
 }
 
 DeformableObject::DeformableObject(double inMargin, std::uint32_t inRegionDepth, std::uint32_t inMaxManifolds,
-                                   EContactModel inContacts)
+                                   EContactModel inContacts, double inPieceTolerance)
 {
     DeformableShapeSettings settings;
+    if (inPieceTolerance >= 0.0)
+        settings.pieceTolerance = inPieceTolerance;
     settings.proxyLevel = 5;
     settings.contactModel = inContacts;
     settings.regionDepth = inRegionDepth;

@@ -25,8 +25,10 @@ std::shared_ptr<const DeformableAsset> BoxAsset();
 /// model (the proxies model by default: most narrowphase tests check proxy contacts against their spheres).
 struct DeformableObject
 {
+    /// `inPieceTolerance` < 0: the default (`DeformableShapeSettings::pieceTolerance`).
     explicit DeformableObject(double inMargin = 0.0, std::uint32_t inRegionDepth = 3,
-                              std::uint32_t inMaxManifolds = 8, EContactModel inContacts = EContactModel::Proxies);
+                              std::uint32_t inMaxManifolds = 8, EContactModel inContacts = EContactModel::Proxies,
+                              double inPieceTolerance = -1.0);
 
     /// Random q, entries up to `inAmplitude` (model units), and a new step.
     void RandomQ(std::mt19937& ioRandom, double inAmplitude);
