@@ -58,8 +58,13 @@ Vec3d PieceSide::RestCentre(std::uint32_t inNode)
 
 const PieceFrame& PieceSide::Frame(std::uint32_t inNode)
 {
-    WithinTolerance(inNode);
-    return mScratch.frames[inNode];
+    if (WithinTolerance(inNode) && mScratch.usable[inNode] == 3)
+        return mScratch.frames[inNode];
+    const ContactPiece& piece = mPieces->Piece(inNode);
+    mFrame.centre = RestCentre(inNode) + piece.offset.cast<double>();
+    mFrame.halfExtents = piece.halfExtents.cast<double>();
+    mFrame.growth = mScratch.growths[inNode];
+    return mFrame;
 }
 
 bool PieceSide::WithinTolerance(std::uint32_t inNode)
@@ -69,16 +74,9 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
         const float* row = mPieces->Boxes().Row(inNode);
         UpdatedBox box;
         UpdateBox(row, mQq.data(), mPieces->Boxes().ModeCount(), box);
-        PieceFrame& frame = mScratch.frames[inNode];
-        frame.growth = 0.0;
+        double growth = 0.0;
         for (int k = 0; k < 3; ++k)
-            frame.growth += std::max(0.0, double(box.halfExtents[k]) - double(row[4 + k]));
-        const ContactPiece& piece = mPieces->Piece(inNode);
-        frame.centre = Vec3d(box.center[0], box.center[1], box.center[2]) + piece.offset.cast<double>();
-        frame.axes = Mat3d::Identity();
-        frame.stretch = Vec3d::Ones();
-        frame.halfExtents = piece.halfExtents.cast<double>();
-        frame.turned = false;
+            growth += std::max(0.0, double(box.halfExtents[k]) - double(row[4 + k]));
         // Taken up within half the tolerance, kept up to all of it (a hysteresis): a piece whose growth hovers
         // about the limit would otherwise take turns with its triangles step after step, each turn moving the
         // contacts, whose impulses ring the modes that made the growth.
@@ -90,21 +88,23 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
                                 : 2.0 * grown <= mTolerance ||
                                       (grown <= mTolerance && mUse != nullptr && mUse->WasUsed(inNode));
         };
-        bool usable = within(frame.growth);
+        std::uint8_t usable = within(growth) ? 2 : 1;
         // Where the box's own bound is too loose, the affine frame; not above the regions, where only a body
         // at rest shape (no growth at all) may use a piece.
-        PieceFrame affine;
-        if (!usable && !aboveRegions && piece.IsPiece() &&
-            mPieces->Affine().Frame(inNode, piece, mBody.state->Q(), affine) && affine.growth < frame.growth)
+        const ContactPiece& piece = mPieces->Piece(inNode);
+        PieceFrame& affine = mScratch.frames[inNode];
+        if (usable == 1 && !aboveRegions && piece.IsPiece() &&
+            mPieces->Affine().Frame(inNode, piece, mBody.state->Q(), affine) && affine.growth < growth &&
+            within(affine.growth))
         {
-            frame = affine;
-            usable = within(frame.growth);
+            growth = affine.growth;
+            usable = 3;
         }
         Touch(inNode);
-        mScratch.growths[inNode] = frame.growth;
-        mScratch.usable[inNode] = usable ? 2 : 1;
+        mScratch.growths[inNode] = growth;
+        mScratch.usable[inNode] = usable;
     }
-    return mScratch.usable[inNode] == 2;
+    return mScratch.usable[inNode] >= 2;
 }
 
 void PieceSide::MadeContact(std::uint32_t inId)

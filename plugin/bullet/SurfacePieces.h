@@ -29,13 +29,13 @@ class DeformableShape;
 /// touched are reset).
 struct PieceScratch
 {
-    std::vector<std::uint8_t> usable;  ///< 0 not yet decided, 1 no, 2 yes.
+    std::vector<std::uint8_t> usable;  ///< 0 not yet decided, 1 no, 2 yes, 3 yes as its affine frame.
     std::vector<std::uint8_t> covered; ///< 0 not yet decided, 1 no, 2 yes.
     std::vector<std::uint8_t> boxed;   ///< 1 when `boxes` holds the node's box.
     std::vector<WorldBox> boxes;
     std::vector<double> growths; ///< Model units, with `usable` (`PieceSide::Growth`).
     std::vector<Vec3d> centres; ///< The box centre at the current q, rest frame (with `boxes`).
-    std::vector<PieceFrame> frames; ///< A piece's box at the current q, rest frame (with `usable`).
+    std::vector<PieceFrame> frames; ///< A piece's affine frame at the current q (where `usable` is 3).
     std::vector<std::uint32_t> touched;
 };
 
@@ -113,7 +113,7 @@ private:
     bool Usable(std::uint32_t inNode);
     /// Node `inNode`'s box at the current q, rest frame: its rest box moved by its BD-AABB centre (Ū q, grown by
     /// ΔBᵀ|q|, §3.5), or, for a piece that growth leaves out of the tolerance, its affine frame
-    /// (`AffinePieceBounds::Frame`) where that grows less. Cached per query.
+    /// (`AffinePieceBounds::Frame`) where that brings it within. Valid until the next call.
     const PieceFrame& Frame(std::uint32_t inNode);
     /// The node's BD-AABB growth is within half the tolerance, or within all of it for a node that made a
     /// contact last step (`PieceMemory`, `MadeContact`). A node above the contact regions
@@ -136,6 +136,7 @@ private:
     std::uint32_t mRegionLevel = 0; ///< Pieces above it only while rigid (`WithinTolerance`).
     std::vector<float> mQq;
     PieceScratch& mScratch;
+    PieceFrame mFrame; ///< `Frame`'s answer for a box that only moved.
     std::vector<std::uint32_t> mList, mStack, mIds;
 };
 
