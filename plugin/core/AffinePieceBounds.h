@@ -52,6 +52,8 @@ class AffinePieceBounds
 public:
     AffinePieceBounds() = default;
     /// The fits of the nodes [0, `inPieces.size()`) of `inBoxes`'s tree that are pieces (`ContactPiece::IsPiece`).
+    /// Keeps a pointer to `inBoxes` (their rest centres and half extents), which must outlive it:
+    /// `ContactPieces` holds both.
     AffinePieceBounds(const BDAabbTree& inBoxes, std::span<const ContactPiece> inPieces);
 
     /// Whether node `inNode` has a fit.
