@@ -94,8 +94,7 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
         const ContactPiece& piece = mPieces->Piece(inNode);
         PieceFrame& affine = mScratch.frames[inNode];
         if (usable == 1 && !aboveRegions && piece.IsPiece() &&
-            mPieces->Affine().Frame(inNode, piece, mBody.state->Q(), affine) && affine.growth < growth &&
-            within(affine.growth))
+            mPieces->Affine().Frame(inNode, piece, mBody.state->Q(), affine) && within(affine.growth))
         {
             growth = affine.growth;
             usable = 3;

@@ -115,8 +115,9 @@ private:
     /// ΔBᵀ|q|, §3.5), or, for a piece that growth leaves out of the tolerance, its affine frame
     /// (`AffinePieceBounds::Frame`) where that brings it within. Valid until the next call.
     const PieceFrame& Frame(std::uint32_t inNode);
-    /// The node's BD-AABB growth is within half the tolerance, or within all of it for a node that made a
-    /// contact last step (`PieceMemory`, `MadeContact`). A node above the contact regions
+    /// The node's BD-AABB growth, or else a piece's affine frame's growth (`Frame`), is within half the
+    /// tolerance, or within all of it for a node that made a contact last step (`PieceMemory`, `MadeContact`).
+    /// A node above the contact regions
     /// (`DeformableShapeSettings::regionDepth` levels over the proxies: a chair's whole leg, half its seat) only
     /// with no growth at all, where the body is rigid: its points are its clipped face's corners, spread over
     /// several regions, between which a bending face is held only by its growth, and any growth allowed lets

@@ -19,20 +19,24 @@ namespace
 // than fitted to the flatness' rounding, so a bending patch's map stays a turn of its plane.
 constexpr double cSlopeRidge = 1e-6;
 
+// Floats a fit keeps per mode: A_j row-major (9), t_j (3), r_j (1).
+constexpr std::uint32_t cFloatsPerMode = 13;
+
 // Fits mode by mode the affine map of node `inVertices`' displacements about the rest centre of `inRow`,
-// writing A_j (row-major), t_j and the residual bound r_j to `outFit` (13 floats a mode). The residual is
-// measured against the stored floats, in double, over every vertex, summed over the axes.
+// writing A_j (row-major), t_j and the residual bound r_j to `outFit` (`cFloatsPerMode` floats a mode). The
+// residual is measured against the stored floats, in double, over every vertex, summed over the axes.
 void FitNode(const Model& inModel, const float* inRow, std::span<const std::uint32_t> inVertices, float* outFit)
 {
     const std::uint32_t m = inModel.ModeCount();
     const Vec3d c(inRow[0], inRow[1], inRow[2]);
     const auto positions = inModel.Positions();
+    thread_local std::vector<Eigen::Vector4d> offsets; // (p − c, 1) per vertex
+    offsets.resize(inVertices.size());
     Eigen::Matrix4d normal = Eigen::Matrix4d::Zero();
-    for (const std::uint32_t v : inVertices)
+    for (std::size_t i = 0; i < inVertices.size(); ++i)
     {
-        Eigen::Vector4d x;
-        x << positions[v].cast<double>() - c, 1.0;
-        normal += x * x.transpose();
+        offsets[i] << positions[inVertices[i]].cast<double>() - c, 1.0;
+        normal += offsets[i] * offsets[i].transpose();
     }
     const double ridge = cSlopeRidge * normal.topLeftCorner<3, 3>().trace() + 1e-300;
     normal.topLeftCorner<3, 3>() += ridge * Mat3d::Identity();
@@ -40,14 +44,10 @@ void FitNode(const Model& inModel, const float* inRow, std::span<const std::uint
     for (std::uint32_t j = 0; j < m; ++j)
     {
         Eigen::Matrix<double, 4, 3> moments = Eigen::Matrix<double, 4, 3>::Zero();
-        for (const std::uint32_t v : inVertices)
-        {
-            Eigen::Vector4d x;
-            x << positions[v].cast<double>() - c, 1.0;
-            moments += x * inModel.BasisVector(v, j).cast<double>().transpose();
-        }
+        for (std::size_t i = 0; i < inVertices.size(); ++i)
+            moments += offsets[i] * inModel.BasisVector(inVertices[i], j).cast<double>().transpose();
         const Eigen::Matrix<double, 4, 3> solution = solver.solve(moments);
-        float* fit = outFit + 13 * std::size_t(j);
+        float* fit = outFit + cFloatsPerMode * std::size_t(j);
         Mat3d a;
         Vec3d t;
         for (int r = 0; r < 3; ++r)
@@ -61,10 +61,10 @@ void FitNode(const Model& inModel, const float* inRow, std::span<const std::uint
             t[r] = double(fit[9 + r]);
         }
         Vec3d worst = Vec3d::Zero(), largest = Vec3d::Zero();
-        for (const std::uint32_t v : inVertices)
+        for (std::size_t i = 0; i < inVertices.size(); ++i)
         {
-            const Vec3d u = inModel.BasisVector(v, j).cast<double>();
-            const Vec3d off = u - (a * (positions[v].cast<double>() - c) + t);
+            const Vec3d u = inModel.BasisVector(inVertices[i], j).cast<double>();
+            const Vec3d off = u - (a * offsets[i].head<3>() + t);
             worst = worst.cwiseMax(off.cwiseAbs());
             largest = largest.cwiseMax(u.cwiseAbs());
         }

@@ -78,12 +78,10 @@ private:
     void Map(std::uint32_t inNode, std::span<const float> inQ, Mat3d& outMap, Vec3d& outMove,
              double& outResidual) const;
 
-    static constexpr std::uint32_t cFloatsPerMode = 13; // A_j row-major (9), t_j (3), r_j (1)
-
     const BDAabbTree* mBoxes = nullptr;
     std::uint32_t mModes = 0;
     std::vector<std::uint32_t> mSlot; // per node: its fit's index, or cNoIndex
-    std::vector<float> mFits;         // per fit, per mode: cFloatsPerMode floats
+    std::vector<float> mFits;         // per fit, per mode: A_j row-major (9), t_j (3), r_j (1)
 };
 
 } // namespace bdt
