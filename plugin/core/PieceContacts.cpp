@@ -152,10 +152,12 @@ void DropBeyond(std::vector<PieceContact>& ioContacts, std::size_t inFirst, doub
 
 // The points of a face contact: each real face of `inIncident` that faces the reference face (axis k, side σ)
 // of `inReference`, clipped to it. `inReferenceIsA`: the reference face is A's (the points lie on B), else
-// B's (the points lie on A, and are projected onto B's face for `pointOnB`).
-void FacePoints(const PlacedPiece& inReference, int inAxis, double inSide, const PlacedPiece& inIncident,
+// B's (the points lie on A, and are projected onto B's face for `pointOnB`). False when `inIncident` has no
+// real face facing it: its surface there is a neighbouring piece's.
+bool FacePoints(const PlacedPiece& inReference, int inAxis, double inSide, const PlacedPiece& inIncident,
                 bool inReferenceIsA, double inReach, std::vector<PieceContact>& outContacts)
 {
+    bool anyReal = false;
     const Vec3d outward = inSide * inReference.axes.col(inAxis);
     const double half = inReference.halfExtents[inAxis];
     const int k1 = (inAxis + 1) % 3, k2 = (inAxis + 2) % 3;
@@ -169,6 +171,7 @@ void FacePoints(const PlacedPiece& inReference, int inAxis, double inSide, const
         const double side = -Sign(facing); // the incident face whose outward normal opposes the reference's
         if (!Real(inIncident, j, side))
             continue;
+        anyReal = true;
         const std::array<Vec3d, 4> corners = FaceCorners(inIncident, j, side);
         polygon.assign(corners.begin(), corners.end());
         ClipToSlab(polygon, inReference.center, inReference.axes.col(k1), inReference.halfExtents[k1]);
@@ -195,6 +198,7 @@ void FacePoints(const PlacedPiece& inReference, int inAxis, double inSide, const
     // Reduced before the reach is applied: the points chosen do not depend on how far a step searches.
     Reduce(outContacts, first);
     DropBeyond(outContacts, first, inReach);
+    return anyReal;
 }
 
 // The closest points of segments [p0, p1] and [q0, q1].
@@ -359,19 +363,27 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
     case Axis::EKind::FaceB:
     {
         const std::size_t first = outContacts.size();
-        if (best.kind == Axis::EKind::FaceA)
-            FacePoints(inA, best.indexA, best.side, inB, true, inReach, outContacts);
-        else
-            FacePoints(inB, best.indexB, best.side, inA, false, inReach, outContacts);
+        const bool facing = best.kind == Axis::EKind::FaceA
+                                ? FacePoints(inA, best.indexA, best.side, inB, true, inReach, outContacts)
+                                : FacePoints(inB, best.indexB, best.side, inA, false, inReach, outContacts);
+        if (!facing)
+            return; // the other's surface facing the reference face is a neighbouring piece's: it makes the contact
         if (outContacts.size() == first)
         {
-            // The faces' outlines miss each other: one contact at B's corner furthest towards A, at the
-            // separation the axis measured.
+            // The faces' outlines miss each other: one contact at the separation the axis measured, at B's point
+            // nearest A's centre on B's side towards A. (Along an axis across the normal a corner "towards A"
+            // is a coin toss: B's far corner, a body's width off A.)
             PieceContact contact;
             contact.normal = best.normal;
             contact.pointOnB = inB.center;
+            const Vec3d towardsA = b.transpose() * (inA.center - inB.center);
             for (int k = 0; k < 3; ++k)
-                contact.pointOnB += Sign(best.normal.dot(b.col(k))) * hb[k] * b.col(k);
+            {
+                const double along = best.normal.dot(b.col(k));
+                const double coordinate = std::abs(along) > 1e-3 ? Sign(along) * hb[k]
+                                                                  : std::clamp(towardsA[k], -hb[k], hb[k]);
+                contact.pointOnB += coordinate * b.col(k);
+            }
             contact.distance = best.separation;
             if (contact.distance <= inReach)
                 outContacts.push_back(contact);
