@@ -88,17 +88,21 @@ bool PieceSide::WithinTolerance(std::uint32_t inNode)
                                 : 2.0 * grown <= mTolerance ||
                                       (grown <= mTolerance && mUse != nullptr && mUse->WasUsed(inNode));
         };
-        std::uint8_t usable = within(growth) ? 2 : 1;
-        // Where the box's own bound is too loose, the affine frame; not above the regions, where only a body
-        // at rest shape (no growth at all) may use a piece.
+        // A piece below the regions takes its affine frame wherever the frame holds it, and only else its box
+        // moved by the BD-AABB bound: the frame follows q continuously, where taking turns between the two (an
+        // axis-aligned box one step, a turned one the next) would turn the contacts' normals step by step and
+        // ring the modes. Above the regions only a body at rest shape (no growth at all) may use a piece.
         const ContactPiece& piece = mPieces->Piece(inNode);
         PieceFrame& affine = mScratch.frames[inNode];
-        if (usable == 1 && !aboveRegions && piece.IsPiece() &&
-            mPieces->Affine().Frame(inNode, piece, mBody.state->Q(), affine) && within(affine.growth))
+        std::uint8_t usable = 0;
+        if (!aboveRegions && piece.IsPiece() && mPieces->Affine().Frame(inNode, piece, mBody.state->Q(), affine) &&
+            within(affine.growth))
         {
             growth = affine.growth;
             usable = 3;
         }
+        else
+            usable = within(growth) ? 2 : 1;
         Touch(inNode);
         mScratch.growths[inNode] = growth;
         mScratch.usable[inNode] = usable;
