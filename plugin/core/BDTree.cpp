@@ -52,7 +52,111 @@ double SpectralNormBound(std::span<const Vec3d> inColumns)
 namespace
 {
 
-// Breadth-first top-down split (§3.1 stage 1). Fills nodes and the triangle permutation.
+// The connected component of each triangle (triangles sharing a vertex are connected), numbered from 0.
+std::vector<std::uint32_t> TriangleComponents(const Model& inModel)
+{
+    const auto triangles = inModel.Triangles();
+    std::vector<std::uint32_t> parent(inModel.VertexCount());
+    for (std::uint32_t v = 0; v < parent.size(); ++v)
+        parent[v] = v;
+    const auto find = [&](std::uint32_t inVertex)
+    {
+        while (parent[inVertex] != inVertex)
+            inVertex = parent[inVertex] = parent[parent[inVertex]];
+        return inVertex;
+    };
+    for (const Triangle& triangle : triangles)
+        for (int k = 1; k < 3; ++k)
+        {
+            const std::uint32_t a = find(triangle[0]), b = find(triangle[std::size_t(k)]);
+            if (a != b)
+                parent[std::max(a, b)] = std::min(a, b);
+        }
+    std::vector<std::uint32_t> number(parent.size(), std::numeric_limits<std::uint32_t>::max());
+    std::vector<std::uint32_t> components(triangles.size());
+    std::uint32_t count = 0;
+    for (std::size_t t = 0; t < triangles.size(); ++t)
+    {
+        std::uint32_t& id = number[find(triangles[t][0])];
+        if (id == std::numeric_limits<std::uint32_t>::max())
+            id = count++;
+        components[t] = id;
+    }
+    return components;
+}
+
+// Splits the triangles [inFirst, inLast) of a node holding several connected components (a chair's legs, seat
+// and back) between its children whole, so that each part of a model made of parts gets subtrees of its own (a
+// part that is a box is then one contact piece). The components are ordered by their centroids along
+// `inAxis` and cut where the two sides' triangle counts come nearest, so the children stay compact; only where
+// the smaller side holds at least a quarter of the triangles, which keeps the tree within a level or two of
+// balanced. Returns the left child's count, or 0 where the node is not split this way.
+std::uint32_t SplitByComponents(std::vector<std::uint32_t>::iterator inFirst,
+                                std::vector<std::uint32_t>::iterator inLast,
+                                const std::vector<std::uint32_t>& inComponents, const std::vector<Vec3f>& inCentroids,
+                                int inAxis)
+{
+    struct Part
+    {
+        std::uint32_t component;
+        std::uint32_t triangles;
+        double sum; // of the triangles' centroids along the axis
+    };
+    std::vector<Part> parts;
+    for (auto it = inFirst; it != inLast; ++it)
+    {
+        const std::uint32_t component = inComponents[*it];
+        auto found = std::find_if(parts.begin(), parts.end(),
+                                  [&](const Part& inPart) { return inPart.component == component; });
+        if (found == parts.end())
+        {
+            if (parts.size() == 64)
+                return 0; // many small parts: the geometric split serves
+            parts.push_back({component, 0, 0.0});
+            found = parts.end() - 1;
+        }
+        ++found->triangles;
+        found->sum += double(inCentroids[*it][inAxis]);
+    }
+    if (parts.size() < 2)
+        return 0;
+    std::sort(parts.begin(), parts.end(),
+              [](const Part& inA, const Part& inB)
+              {
+                  const double a = inA.sum / inA.triangles, b = inB.sum / inB.triangles;
+                  return a < b || (a == b && inA.component < inB.component);
+              });
+    const std::uint64_t total = std::uint64_t(inLast - inFirst);
+    const auto imbalance = [&](std::uint64_t inLeft)
+    { return inLeft > total - inLeft ? 2 * inLeft - total : total - 2 * inLeft; };
+    std::uint64_t left = 0, bestLeft = 0;
+    std::size_t bestCut = 0;
+    for (std::size_t cut = 1; cut < parts.size(); ++cut)
+    {
+        left += parts[cut - 1].triangles;
+        if (bestCut == 0 || imbalance(left) < imbalance(bestLeft))
+        {
+            bestCut = cut;
+            bestLeft = left;
+        }
+    }
+    if (4 * std::min(bestLeft, total - bestLeft) < total)
+        return 0;
+    std::vector<std::uint32_t> leftComponents;
+    for (std::size_t k = 0; k < bestCut; ++k)
+        leftComponents.push_back(parts[k].component);
+    std::stable_partition(inFirst, inLast,
+                          [&](std::uint32_t inTriangle)
+                          {
+                              return std::find(leftComponents.begin(), leftComponents.end(),
+                                               inComponents[inTriangle]) != leftComponents.end();
+                          });
+    return static_cast<std::uint32_t>(bestLeft);
+}
+
+// Breadth-first top-down split (§3.1 stage 1): a node holding several connected components whole is split
+// between them (`SplitByComponents`), any other at the median of its triangles' centroids along the longest
+// axis of their bounds. Fills nodes and the triangle permutation.
 void BuildTopology(const Model& inModel, std::uint32_t inMaxLeaf, std::vector<BDTreeNode>& outNodes,
                    std::vector<std::uint32_t>& outOrder)
 {
@@ -67,6 +171,7 @@ void BuildTopology(const Model& inModel, std::uint32_t inMaxLeaf, std::vector<BD
     for (std::size_t t = 0; t < triangleCount; ++t)
         outOrder[t] = static_cast<std::uint32_t>(t);
 
+    const std::vector<std::uint32_t> components = TriangleComponents(inModel);
     outNodes.clear();
     outNodes.reserve(2 * triangleCount);
     outNodes.push_back({0, 0, static_cast<std::uint32_t>(triangleCount), 0, 0});
@@ -81,12 +186,20 @@ void BuildTopology(const Model& inModel, std::uint32_t inMaxLeaf, std::vector<BD
             throw Error("tree deeper than 65535 levels");
         auto first = outOrder.begin() + node.firstTriangle;
         auto last = first + node.triangleCount;
+        const auto childLevel = static_cast<std::uint16_t>(node.level + 1);
         Eigen::AlignedBox3f box;
         box.setEmpty();
         for (auto it = first; it != last; ++it)
             box.extend(centroids[*it]);
         int axis = 0;
         box.diagonal().maxCoeff(&axis);
+        if (const std::uint32_t parts = SplitByComponents(first, last, components, centroids, axis); parts > 0)
+        {
+            outNodes[i].firstChild = static_cast<std::uint32_t>(outNodes.size());
+            outNodes.push_back({0, node.firstTriangle, parts, childLevel, 0});
+            outNodes.push_back({0, node.firstTriangle + parts, node.triangleCount - parts, childLevel, 0});
+            continue;
+        }
         const std::uint32_t leftCount = node.triangleCount / 2;
         // Ties broken by index so the split is deterministic and balanced even for equal centroids.
         std::nth_element(first, first + leftCount, last,
@@ -96,7 +209,6 @@ void BuildTopology(const Model& inModel, std::uint32_t inMaxLeaf, std::vector<BD
                              const float kb = centroids[b][axis];
                              return ka < kb || (ka == kb && a < b);
                          });
-        const auto childLevel = static_cast<std::uint16_t>(node.level + 1);
         outNodes[i].firstChild = static_cast<std::uint32_t>(outNodes.size());
         outNodes.push_back({0, node.firstTriangle, leftCount, childLevel, 0});
         outNodes.push_back({0, node.firstTriangle + leftCount, node.triangleCount - leftCount, childLevel, 0});

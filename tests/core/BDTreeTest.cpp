@@ -183,6 +183,88 @@ TEST(BDTree, RejectsImpossibleSettings)
     EXPECT_THROW(BDTree::Build(model, settings), Error);
 }
 
+// The connected components of a model's triangles (sharing a vertex connects), by brute force: labels in
+// triangle order, numbered from 0.
+std::vector<std::uint32_t> Components(const Model& inModel, std::uint32_t& outCount)
+{
+    const auto triangles = inModel.Triangles();
+    std::vector<std::uint32_t> label(triangles.size());
+    std::iota(label.begin(), label.end(), 0u);
+    for (bool changed = true; changed;)
+    {
+        changed = false;
+        std::vector<std::uint32_t> ofVertex(inModel.VertexCount(), ~0u);
+        for (std::size_t t = 0; t < triangles.size(); ++t)
+            for (const std::uint32_t v : triangles[t])
+                ofVertex[v] = std::min(ofVertex[v], label[t]);
+        for (std::size_t t = 0; t < triangles.size(); ++t)
+            for (const std::uint32_t v : triangles[t])
+                if (ofVertex[v] < label[t])
+                {
+                    label[t] = ofVertex[v];
+                    changed = true;
+                }
+    }
+    std::vector<std::uint32_t> number(triangles.size(), ~0u);
+    outCount = 0;
+    for (std::uint32_t& l : label)
+    {
+        if (number[l] == ~0u)
+            number[l] = outCount++;
+        l = number[l];
+    }
+    return label;
+}
+
+// A chair is six boxes: every node either splits at its median or keeps each component whole on one side, and
+// a part that is the whole of a node can be one contact piece.
+TEST(BDTree, PartsOfAModelMadeOfPartsGetNodesOfTheirOwn)
+{
+    const auto tree = test::ShapeTree("chair", 3000, 4);
+    std::uint32_t partCount = 0;
+    const std::vector<std::uint32_t> part = Components(tree->GetModel(), partCount);
+    ASSERT_EQ(partCount, 6u);
+    std::vector<std::uint32_t> size(partCount, 0);
+    for (const std::uint32_t p : part)
+        ++size[p];
+    std::vector<bool> ownNode(partCount, false);
+    for (const BDTreeNode& node : tree->Nodes())
+    {
+        const auto partsIn = [&](std::uint32_t inFirst, std::uint32_t inCount)
+        {
+            std::vector<std::uint32_t> in(partCount, 0);
+            for (std::uint32_t t = inFirst; t < inFirst + inCount; ++t)
+                ++in[part[t]];
+            return in;
+        };
+        const std::vector<std::uint32_t> in = partsIn(node.firstTriangle, node.triangleCount);
+        for (std::uint32_t p = 0; p < partCount; ++p)
+            if (in[p] == node.triangleCount && in[p] == size[p])
+                ownNode[p] = true;
+        if (node.IsLeaf())
+            continue;
+        const BDTreeNode& left = tree->Node(node.firstChild);
+        const BDTreeNode& right = tree->Node(node.firstChild + 1);
+        const bool median = std::max(left.triangleCount, right.triangleCount) -
+                                std::min(left.triangleCount, right.triangleCount) <=
+                            1;
+        const std::vector<std::uint32_t> inLeft = partsIn(left.firstTriangle, left.triangleCount);
+        bool whole = true;
+        for (std::uint32_t p = 0; p < partCount; ++p)
+            whole = whole && (inLeft[p] == 0 || inLeft[p] == in[p]);
+        EXPECT_TRUE(median || whole) << "node at level " << node.level << " cuts a part unevenly";
+    }
+    // The four legs (the smallest parts) each have a node of their own, and so does one of the two large parts.
+    // The other is cut at medians: at the node holding it and the legs, the legs lie either side of it along that
+    // node's longest axis, so no cut between parts leaves a quarter of the triangles on its smaller side.
+    std::vector<std::uint32_t> bySize(partCount);
+    std::iota(bySize.begin(), bySize.end(), 0u);
+    std::sort(bySize.begin(), bySize.end(), [&](std::uint32_t a, std::uint32_t b) { return size[a] < size[b]; });
+    for (std::uint32_t k = 0; k < 4; ++k)
+        EXPECT_TRUE(ownNode[bySize[k]]) << "leg " << bySize[k] << " of " << size[bySize[k]] << " triangles";
+    EXPECT_TRUE(ownNode[bySize[4]] || ownNode[bySize[5]]);
+}
+
 TEST(BDTree, LeafSizeSettingGroupsTriangles)
 {
     ShapeMesh mesh = MakeShape(EShape::Sphere, 1000);
