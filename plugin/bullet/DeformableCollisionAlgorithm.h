@@ -204,9 +204,10 @@ private:
     };
 
     void ReleaseManifolds();
-    /// Whether the pair searches its speculative contacts beyond τ (`SpeculativeReach`): a surface pair with
-    /// a primitive always, of two deformables until it holds contacts.
-    bool SpeculatesFar(const DeformableShape& inA, const btCollisionShape* inB) const;
+    /// Over how many steps of its frames' closing the pair searches its speculative contacts beyond τ
+    /// (`SpeculativeReach`): 0 outside the surface model; 2 against a primitive or until two deformables hold
+    /// contacts, then 1.
+    double SpeculativeSteps(const DeformableShape& inA, const btCollisionShape* inB) const;
     /// A point the pair's manifolds hold that carried an impulse in the last solve: its identifiers, and where
     /// it was on A (A's local frame).
     struct SupportId

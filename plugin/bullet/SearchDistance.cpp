@@ -147,7 +147,7 @@ double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMo
 }
 
 double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA,
-                             const StepMotion& inB, double inCap)
+                             const StepMotion& inB, double inCap, double inSteps)
 {
     if (!(inCap > inThreshold))
         return ContactSearchDistance(inThreshold, inTimeStep, inA, inB);
@@ -156,11 +156,11 @@ double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMo
     const double within = ContactSearchDistance(inThreshold, inTimeStep, inA, inB);
     if (!inA.known || !inB.known)
         return within;
-    // Beyond τ only as far as the frames close along their line over two steps: a falling or thrown body.
+    // Beyond τ only as far as the frames close along their line over the steps: a falling or thrown body.
     // (The rotations' and the modes' bounds, which `ClosingSpeedBound` adds, are bounds, often far above what
     // the surfaces do; past τ they would cull with spheres grown far beyond any contact.)
     const double linear = (inA.linear - inB.linear).norm();
-    return std::max(within, std::min(inCap, 2.0 * inTimeStep * linear));
+    return std::max(within, std::min(inCap, inSteps * inTimeStep * linear));
 }
 
 double SpeculativeReach(const StepMotion& inA, const StepMotion& inB)

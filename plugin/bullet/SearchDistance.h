@@ -117,12 +117,12 @@ double ClosingSpeedBound(const StepMotion& inA, const StepMotion& inB);
 /// without a dynamics step) or a motion is unknown.
 double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB);
 /// The same for a pair whose speculative contacts may reach beyond τ, up to `inCap`, as far as the frames'
-/// linear closing speed carries them over two steps: max(the search above, min(inCap, 2·h·|v_A − v_B|)). The
-/// surface contact model searches so (`SpeculativeReach`): its contacts lie on the surfaces themselves, so a
-/// body falling faster than τ a step must be caught apart, before it is in; the proxies stand out of the
-/// surface by their radius and catch it there.
+/// linear closing speed carries them over `inSteps` steps: max(the search above, min(inCap, inSteps·h·|v_A −
+/// v_B|)). The surface contact model searches so (`SpeculativeReach`): its contacts lie on the surfaces
+/// themselves, so a body falling faster than τ a step must be caught apart, before it is in; the proxies stand
+/// out of the surface by their radius and catch it there.
 double ContactSearchDistance(double inThreshold, double inTimeStep, const StepMotion& inA, const StepMotion& inB,
-                             double inCap);
+                             double inCap, double inSteps = 2.0);
 /// How far beyond τ the surface model looks for a pair's speculative contacts: half the smaller reach
 /// (`StepMotion::reach`) of the two bodies that move (a body never moves more than that a step without its
 /// centre being swept, `WorldSettings::sweepFastBodies`); 0 if neither moves.

@@ -275,6 +275,31 @@ TEST(SearchDistance, ContactSearchDistanceStaysBetweenTheFloorAndTheThreshold)
     EXPECT_DOUBLE_EQ(ContactSearchDistance(threshold, cStep, body, loose), threshold);
 }
 
+// Beyond τ, up to the cap, a pair searches as far as its frames close along their line over the steps asked
+// for: two before a pair's first contact, one once two deformables touch (`SpeculativeSteps`).
+TEST(SearchDistance, SpeculativeSearchReachesTheStepsOfLinearClosing)
+{
+    btSphereShape sphere(0.5f);
+    btCollisionObject ground;
+    ground.setCollisionShape(&sphere);
+    ground.setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
+    btRigidBody body(1.0, nullptr, &sphere, btVector3(0.1f, 0.1f, 0.1f));
+    const double threshold = 0.02;
+    const double cap = 0.5;
+    body.setLinearVelocity(btVector3(0, -5, 0));
+    const StepMotion motion = PredictStepMotion(body, cStep);
+    const StepMotion still = PredictStepMotion(ground, cStep);
+    const double closing = (motion.linear - still.linear).norm(); // gravity's step included
+    EXPECT_NEAR(ContactSearchDistance(threshold, cStep, motion, still, cap), 2.0 * cStep * closing, 1e-12);
+    EXPECT_NEAR(ContactSearchDistance(threshold, cStep, motion, still, cap, 1.0), cStep * closing, 1e-12);
+    // Never beyond the cap; never below the search within τ.
+    EXPECT_DOUBLE_EQ(ContactSearchDistance(threshold, cStep, motion, still, 0.05, 1.0), 0.05);
+    body.setLinearVelocity(btVector3(0, -0.5f, 0));
+    const StepMotion slow = PredictStepMotion(body, cStep);
+    EXPECT_DOUBLE_EQ(ContactSearchDistance(threshold, cStep, slow, still, cap, 1.0),
+                     ContactSearchDistance(threshold, cStep, slow, still));
+}
+
 // Every manifold point of the world after one collision detection with the dispatcher's time step `inStep`.
 std::vector<btManifoldPoint> ContactPoints(SampleWorld& ioWorld, double inStep)
 {
