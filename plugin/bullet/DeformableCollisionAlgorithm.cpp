@@ -343,10 +343,9 @@ double DeformableCollisionAlgorithm::SpeculativeSteps(const DeformableShape& inA
         return 0.0;
     // A pair closing in for its first contact, or a body against a primitive, looks as far as its frames close
     // over two steps. Two deformables in contact already look one step ahead: a pile's proxy pairs grow with the
-    // cube of the search (the sandbox's waves of chairs cost 30% more a step at two), and a resting pile's
-    // frames barely move, so it searches τ. Searching τ alone in contact missed a chair falling at 5 m/s onto
-    // another it already touched: 2.5 cm apart, it went 6 cm in within the step, and two thin pieces that
-    // deep stayed locked. (Proxy pairs beyond τ stay sphere contacts, `GenerateContacts`.)
+    // cube of the search, and a resting pile's frames barely move, so it searches τ. Not τ alone: a body falling
+    // faster than τ a step onto one it already touches elsewhere would pass the search and go in within the step,
+    // where two thin pieces may lock. (Proxy pairs beyond τ stay sphere contacts, `GenerateContacts`.)
     return AsDeformable(inB) == nullptr || mManifolds.empty() ? 2.0 : 1.0;
 }
 

@@ -52,8 +52,9 @@ double SpectralNormBound(std::span<const Vec3d> inColumns)
 namespace
 {
 
-// The connected component of each triangle (triangles sharing a vertex are connected), numbered from 0.
-std::vector<std::uint32_t> TriangleComponents(const Model& inModel)
+// The connected component of each triangle (triangles sharing a vertex are connected), numbered from 0, and
+// their count in `outCount`.
+std::vector<std::uint32_t> TriangleComponents(const Model& inModel, std::uint32_t& outCount)
 {
     const auto triangles = inModel.Triangles();
     std::vector<std::uint32_t> parent(inModel.VertexCount());
@@ -74,12 +75,12 @@ std::vector<std::uint32_t> TriangleComponents(const Model& inModel)
         }
     std::vector<std::uint32_t> number(parent.size(), std::numeric_limits<std::uint32_t>::max());
     std::vector<std::uint32_t> components(triangles.size());
-    std::uint32_t count = 0;
+    outCount = 0;
     for (std::size_t t = 0; t < triangles.size(); ++t)
     {
         std::uint32_t& id = number[find(triangles[t][0])];
         if (id == std::numeric_limits<std::uint32_t>::max())
-            id = count++;
+            id = outCount++;
         components[t] = id;
     }
     return components;
@@ -171,7 +172,8 @@ void BuildTopology(const Model& inModel, std::uint32_t inMaxLeaf, std::vector<BD
     for (std::size_t t = 0; t < triangleCount; ++t)
         outOrder[t] = static_cast<std::uint32_t>(t);
 
-    const std::vector<std::uint32_t> components = TriangleComponents(inModel);
+    std::uint32_t componentCount = 0;
+    const std::vector<std::uint32_t> components = TriangleComponents(inModel, componentCount);
     outNodes.clear();
     outNodes.reserve(2 * triangleCount);
     outNodes.push_back({0, 0, static_cast<std::uint32_t>(triangleCount), 0, 0});
@@ -193,7 +195,10 @@ void BuildTopology(const Model& inModel, std::uint32_t inMaxLeaf, std::vector<BD
             box.extend(centroids[*it]);
         int axis = 0;
         box.diagonal().maxCoeff(&axis);
-        if (const std::uint32_t parts = SplitByComponents(first, last, components, centroids, axis); parts > 0)
+        // A model of one piece (most meshes) splits at medians only: no node to sort by component.
+        if (const std::uint32_t parts =
+                componentCount > 1 ? SplitByComponents(first, last, components, centroids, axis) : 0;
+            parts > 0)
         {
             outNodes[i].firstChild = static_cast<std::uint32_t>(outNodes.size());
             outNodes.push_back({0, node.firstTriangle, parts, childLevel, 0});

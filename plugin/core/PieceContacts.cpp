@@ -18,6 +18,8 @@ constexpr double cParallelEdges = 1e-6;
 // How much more (a share of the smaller box's size) B's face must separate than A's, or an edge pair than a
 // face, to be the contact's normal.
 constexpr double cAxisPreference = 0.01;
+// An axis of B leans towards a contact's normal beyond this cosine: below it, it lies across the normal.
+constexpr double cAcrossNormal = 1e-3;
 // `PlacedPiece::realFaces` of a solid box.
 constexpr std::uint8_t cAllFaces = 0x3f;
 
@@ -254,6 +256,23 @@ void EdgeAlong(const PlacedPiece& inPiece, int inAxis, const Vec3d& inDirection,
     outB = centre + along;
 }
 
+// B's point on its side towards A along `inNormal` (from B to A), and across the normal the point of B nearest
+// A's centre: where two faces' outlines miss each other, the contact's one point. (A corner "towards A" along
+// an axis across the normal would be a coin toss: B's far corner, a body's width off A.)
+Vec3d NearestSidePoint(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d& inNormal)
+{
+    const Vec3d towardsA = inB.axes.transpose() * (inA.center - inB.center);
+    Vec3d point = inB.center;
+    for (int k = 0; k < 3; ++k)
+    {
+        const double h = inB.halfExtents[k];
+        const double along = inNormal.dot(inB.axes.col(k));
+        point += (std::abs(along) > cAcrossNormal ? Sign(along) * h : std::clamp(towardsA[k], -h, h)) *
+                 inB.axes.col(k);
+    }
+    return point;
+}
+
 } // namespace
 
 // `CollidePieces` of two pieces; `inBodyA`, where B is a solid box, A's body centre (world).
@@ -370,20 +389,10 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
             return; // the other's surface facing the reference face is a neighbouring piece's: it makes the contact
         if (outContacts.size() == first)
         {
-            // The faces' outlines miss each other: one contact at the separation the axis measured, at B's point
-            // nearest A's centre on B's side towards A. (Along an axis across the normal a corner "towards A"
-            // is a coin toss: B's far corner, a body's width off A.)
+            // The faces' outlines miss each other: one contact at the separation the axis measured.
             PieceContact contact;
             contact.normal = best.normal;
-            contact.pointOnB = inB.center;
-            const Vec3d towardsA = b.transpose() * (inA.center - inB.center);
-            for (int k = 0; k < 3; ++k)
-            {
-                const double along = best.normal.dot(b.col(k));
-                const double coordinate = std::abs(along) > 1e-3 ? Sign(along) * hb[k]
-                                                                  : std::clamp(towardsA[k], -hb[k], hb[k]);
-                contact.pointOnB += coordinate * b.col(k);
-            }
+            contact.pointOnB = NearestSidePoint(inA, inB, best.normal);
             contact.distance = best.separation;
             if (contact.distance <= inReach)
                 outContacts.push_back(contact);

@@ -4,8 +4,6 @@
 // (`boxCulling`, §3.5: the same contacts, so the same world).
 #include "support/BulletScenes.h"
 
-#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
-#include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
@@ -45,29 +43,9 @@ struct ModePile
         }
     }
 
-    /// The deepest overlap of two chairs' surfaces (m, ≤ 0; 0 if none overlap): `contactPairTest` of every
-    /// pair, which reports true surface distances, here those within 1 cm (counted into `outNear`).
-    double DeepestOverlap(int& outNear)
-    {
-        struct Deepest : btCollisionWorld::ContactResultCallback
-        {
-            double deepest = 0.0;
-            int points = 0;
-            btScalar addSingleResult(btManifoldPoint& ioPoint, const btCollisionObjectWrapper*, int, int,
-                                     const btCollisionObjectWrapper*, int, int) override
-            {
-                deepest = std::min(deepest, double(ioPoint.getDistance()));
-                ++points;
-                return 0;
-            }
-        } deepest;
-        deepest.m_closestDistanceThreshold = 0.01f;
-        for (std::size_t i = 0; i < bodies.size(); ++i)
-            for (std::size_t j = i + 1; j < bodies.size(); ++j)
-                world.Dynamics().contactPairTest(bodies[i], bodies[j], deepest);
-        outNear = deepest.points;
-        return deepest.deepest;
-    }
+    /// The deepest overlap of two chairs' surfaces (`test::DeepestOverlap`), the points within 1 cm into
+    /// `outNear`.
+    double DeepestOverlap(int& outNear) { return test::DeepestOverlap(world, bodies, &outNear); }
 
     double MeanHeight() const
     {
@@ -100,8 +78,7 @@ void RunSideBySide(ModePile& ioA, ModePile& ioB, int inSteps)
 // builds tried, so the check waits for 10 s). How many chairs stay stacked is chaotic (it changes with the build
 // and the settings), so the piles' mean heights are printed, not compared. So is how far chairs sink into each
 // other: the coarse spheres that stand in for a cut pair do not keep two surfaces apart, and the deepest overlap
-// at the end (`contactPairTest`) measured 0.1, 5.1, 0 and 1.0 cm at budgets of 6, 10, 16 and 24 tests with the
-// tree split at medians only, 13, 0.4, 4.4 and 0 cm with the chair's parts split whole first. It is printed.
+// at the end changes with the tree and the budget, up to centimetres (docs/TUNING.md). It is printed.
 TEST(InterruptibleNarrowphase, PileWithATinyBudgetStillStands)
 {
     ModePile full([](DeformableShapeSettings&) {});

@@ -234,14 +234,26 @@ TEST(SearchDistance, StepMotionCacheGivesEachBodysMotionOnceAStep)
     scene->world.Dynamics().removeRigidBody(&rigid);
 }
 
+// A 1 kg ball of 0.5 m and a static ground object of the same shape, a pair's threshold τ of 2 cm.
+struct BallOverGround
+{
+    BallOverGround()
+    {
+        ground.setCollisionShape(&sphere);
+        ground.setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
+    }
+
+    btSphereShape sphere{0.5f};
+    btCollisionObject ground;
+    btRigidBody body{1.0, nullptr, &sphere, btVector3(0.1f, 0.1f, 0.1f)};
+    static constexpr double threshold = 0.02;
+};
+
 TEST(SearchDistance, ContactSearchDistanceStaysBetweenTheFloorAndTheThreshold)
 {
-    btSphereShape sphere(0.5f);
-    btCollisionObject ground;
-    ground.setCollisionShape(&sphere);
-    ground.setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
-    btRigidBody body(1.0, nullptr, &sphere, btVector3(0.1f, 0.1f, 0.1f));
-    const double threshold = 0.02;
+    BallOverGround scene;
+    auto& [sphere, ground, body] = scene;
+    const double threshold = BallOverGround::threshold;
 
     // At rest: the floor.
     EXPECT_DOUBLE_EQ(ContactSearchDistance(threshold, cStep, body, ground), cSearchFloor * threshold);
@@ -279,12 +291,9 @@ TEST(SearchDistance, ContactSearchDistanceStaysBetweenTheFloorAndTheThreshold)
 // for: two before a pair's first contact, one once two deformables touch (`SpeculativeSteps`).
 TEST(SearchDistance, SpeculativeSearchReachesTheStepsOfLinearClosing)
 {
-    btSphereShape sphere(0.5f);
-    btCollisionObject ground;
-    ground.setCollisionShape(&sphere);
-    ground.setCollisionFlags(btCollisionObject::CF_STATIC_OBJECT);
-    btRigidBody body(1.0, nullptr, &sphere, btVector3(0.1f, 0.1f, 0.1f));
-    const double threshold = 0.02;
+    BallOverGround scene;
+    auto& [sphere, ground, body] = scene;
+    const double threshold = BallOverGround::threshold;
     const double cap = 0.5;
     body.setLinearVelocity(btVector3(0, -5, 0));
     const StepMotion motion = PredictStepMotion(body, cStep);

@@ -5,8 +5,6 @@
 #include "support/BulletScenes.h"
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
-#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
-#include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
 #include <bdt/samples/Scenes.h>
@@ -29,27 +27,6 @@ struct PileRun
     std::size_t awakeAtEnd = 0;
     double deepestOverlap = 0.0; ///< At the end: the deepest overlap of two bodies' surfaces (m, ≤ 0).
 };
-
-// The deepest overlap (m, ≤ 0; 0 if none) of any two of `inBodies`' surfaces, by `contactPairTest`, which
-// reports true surface distances.
-double DeepestOverlap(SampleWorld& ioWorld, const std::vector<btRigidBody*>& inBodies)
-{
-    struct Deepest : btCollisionWorld::ContactResultCallback
-    {
-        double deepest = 0.0;
-        btScalar addSingleResult(btManifoldPoint& ioPoint, const btCollisionObjectWrapper*, int, int,
-                                 const btCollisionObjectWrapper*, int, int) override
-        {
-            deepest = std::min(deepest, double(ioPoint.getDistance()));
-            return 0;
-        }
-    } deepest;
-    deepest.m_closestDistanceThreshold = 0.01f;
-    for (std::size_t i = 0; i < inBodies.size(); ++i)
-        for (std::size_t j = i + 1; j < inBodies.size(); ++j)
-            ioWorld.Dynamics().contactPairTest(inBodies[i], inBodies[j], deepest);
-    return deepest.deepest;
-}
 
 double ModalKineticEnergy(btRigidBody& inBody)
 {
@@ -100,7 +77,7 @@ PileRun DropPile(double inTimeStep, double inSeconds, double inSettleSeconds, bo
         run.awakeAtEnd = awake;
         run.finalKinetic = kinetic;
     }
-    run.deepestOverlap = DeepestOverlap(world, bodies);
+    run.deepestOverlap = test::DeepestOverlap(world, bodies);
     EXPECT_EQ(world.Deformables().Stats().transformResets, 0u);
     EXPECT_EQ(world.Deformables().Stats().modalResets, 0u);
     // The rigid pile (q forced to 0) updates no sphere, in descents or list answers alike; the deformable
@@ -133,13 +110,12 @@ void ExpectComesToRest(double inTimeStep)
     EXPECT_GT(deformable.sleepTime, 0.0);
     EXPECT_LT(deformable.sleepTime, rigid.sleepTime + 6.0) << "rigid asleep at " << rigid.sleepTime << " s";
     EXPECT_LT(deformable.finalKinetic, 1e-8);
-    // No two chairs rest inside each other. The drop brings chairs down at 5 m/s, 9 cm a step at 60 Hz, onto
-    // chairs they may already touch elsewhere; a pair that searched only τ then went 6 cm in, and two thin
-    // parts stayed locked 4 cm deep.
+    // No two chairs rest inside each other: the drop brings chairs down faster than τ a step onto chairs they
+    // may already touch elsewhere, and a pair that misses the approach leaves two thin parts locked deep.
     std::cout << "[ info ] deepest overlap at the end: " << rigid.deepestOverlap << " m rigid, "
               << deformable.deepestOverlap << " m deformable\n";
-    EXPECT_GT(rigid.deepestOverlap, -0.002);
-    EXPECT_GT(deformable.deepestOverlap, -0.002);
+    EXPECT_GT(rigid.deepestOverlap, -0.002) << "rigid chairs overlapping at rest (m)";
+    EXPECT_GT(deformable.deepestOverlap, -0.002) << "deformable chairs overlapping at rest (m)";
 }
 
 TEST(WorldRestingPile, PileRingsAtImpactThenFallsAsleepAt60Hz)

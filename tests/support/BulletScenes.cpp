@@ -4,6 +4,9 @@
 
 #include "bullet/ShapeSolver.h"
 
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
+#include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
@@ -109,6 +112,29 @@ double LowestVertexHeight(btRigidBody& inBody)
     for (std::size_t i = 0; i < model.VertexCount(); ++i)
         lowest = std::min(lowest, DeformedVertexWorld(inBody, i).y());
     return lowest;
+}
+
+double DeepestOverlap(SampleWorld& ioWorld, std::span<btRigidBody* const> inBodies, int* outNear)
+{
+    struct Deepest : btCollisionWorld::ContactResultCallback
+    {
+        double deepest = 0.0;
+        int points = 0;
+        btScalar addSingleResult(btManifoldPoint& ioPoint, const btCollisionObjectWrapper*, int, int,
+                                 const btCollisionObjectWrapper*, int, int) override
+        {
+            deepest = std::min(deepest, double(ioPoint.getDistance()));
+            ++points;
+            return 0;
+        }
+    } deepest;
+    deepest.m_closestDistanceThreshold = 0.01f;
+    for (std::size_t i = 0; i < inBodies.size(); ++i)
+        for (std::size_t j = i + 1; j < inBodies.size(); ++j)
+            ioWorld.Dynamics().contactPairTest(inBodies[i], inBodies[j], deepest);
+    if (outNear != nullptr)
+        *outNear = deepest.points;
+    return deepest.deepest;
 }
 
 double MaxPointSpeed(btRigidBody& inBody)

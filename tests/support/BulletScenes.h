@@ -50,6 +50,10 @@ Vec3d DeformedVertexWorld(btRigidBody& inBody, std::size_t inVertex);
 /// Lowest world y over all deformed vertices of the body.
 double LowestVertexHeight(btRigidBody& inBody);
 
+/// The deepest overlap (m, ≤ 0; 0 if none) of any two of `inBodies`' surfaces: `contactPairTest` of every pair,
+/// which reports true surface distances, here those within 1 cm (counted into `outNear` when given).
+double DeepestOverlap(SampleWorld& ioWorld, std::span<btRigidBody* const> inBodies, int* outNear = nullptr);
+
 /// An upper bound on the speed of any point of the body (m/s): |v| + |ω|·reach + max_i s·|U_i q̇|.
 double MaxPointSpeed(btRigidBody& inBody);
 
