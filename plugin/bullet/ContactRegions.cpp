@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace bdt
 {
@@ -285,6 +286,9 @@ std::uint64_t CellKey(std::int64_t inX, std::int64_t inY, std::int64_t inZ)
     return ((std::uint64_t(inX) & mask) << 42) | ((std::uint64_t(inY) & mask) << 21) | (std::uint64_t(inZ) & mask);
 }
 
+// At most this many points are merged against each other directly; more go through a grid.
+constexpr std::size_t cDirectMergeCount = 24;
+
 std::int64_t CellOf(double inCoordinate, double inCellSize)
 {
     const double cell = std::floor(inCoordinate / inCellSize);
@@ -304,6 +308,34 @@ void MergeNearPoints(std::span<const PairContact> inContacts, std::span<const st
     // at least the separation apart, so a cell holds few of them whatever the number of points). Deepest
     // first; each point survives unless a survivor before it is near it. O(n log n).
     const std::size_t count = inPoints.size();
+    const double separation2 = inMinSeparation * inMinSeparation;
+    const auto near = [&](std::uint32_t inP, std::uint32_t inS)
+    {
+        const PairContact& point = inContacts[inPoints[inP]];
+        const PairContact& other = inContacts[inPoints[inS]];
+        return (other.pointOnB - point.pointOnB).squaredNorm() < separation2 &&
+               other.normal.dot(point.normal) > cMergeCos;
+    };
+    const auto deeper = [&](std::uint32_t inA, std::uint32_t inB)
+    { return inContacts[inPoints[inA]].distance < inContacts[inPoints[inB]].distance; };
+    if (count <= cDirectMergeCount)
+    {
+        // A pair's few points (the usual case): each against the survivors before it, with no grid.
+        std::array<std::uint32_t, cDirectMergeCount> order, survivors;
+        std::iota(order.begin(), order.begin() + count, 0u);
+        std::stable_sort(order.begin(), order.begin() + count, deeper);
+        std::size_t survivorCount = 0;
+        for (std::size_t i = 0; i < count; ++i)
+        {
+            const std::uint32_t p = order[i];
+            if (std::any_of(survivors.begin(), survivors.begin() + survivorCount,
+                            [&](std::uint32_t inS) { return near(p, inS); }))
+                outSurvives[p] = 0;
+            else
+                survivors[survivorCount++] = p;
+        }
+        return;
+    }
     thread_local std::vector<std::uint32_t> order;
     thread_local std::vector<std::array<std::int64_t, 3>> cells;
     thread_local std::vector<std::uint64_t> keys;
@@ -326,30 +358,23 @@ void MergeNearPoints(std::span<const PairContact> inContacts, std::span<const st
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
     head.assign(distinct.size(), cNoIndex);
     next.assign(count, cNoIndex);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t inA, std::uint32_t inB)
-                     { return inContacts[inPoints[inA]].distance < inContacts[inPoints[inB]].distance; });
-    const double separation2 = inMinSeparation * inMinSeparation;
+    std::stable_sort(order.begin(), order.end(), deeper);
     for (std::uint32_t p : order)
     {
-        const PairContact& point = inContacts[inPoints[p]];
-        bool near = false;
-        for (int dx = -1; dx <= 1 && !near; ++dx)
-            for (int dy = -1; dy <= 1 && !near; ++dy)
-                for (int dz = -1; dz <= 1 && !near; ++dz)
+        bool isNear = false;
+        for (int dx = -1; dx <= 1 && !isNear; ++dx)
+            for (int dy = -1; dy <= 1 && !isNear; ++dy)
+                for (int dz = -1; dz <= 1 && !isNear; ++dz)
                 {
                     const std::uint64_t key = CellKey(cells[p][0] + dx, cells[p][1] + dy, cells[p][2] + dz);
                     const auto found = std::lower_bound(distinct.begin(), distinct.end(), key);
                     if (found == distinct.end() || *found != key)
                         continue;
-                    for (std::uint32_t s = head[std::size_t(found - distinct.begin())]; s != cNoIndex && !near;
+                    for (std::uint32_t s = head[std::size_t(found - distinct.begin())]; s != cNoIndex && !isNear;
                          s = next[s])
-                    {
-                        const PairContact& other = inContacts[inPoints[s]];
-                        near = (other.pointOnB - point.pointOnB).squaredNorm() < separation2 &&
-                               other.normal.dot(point.normal) > cMergeCos;
-                    }
+                        isNear = near(p, s);
                 }
-        if (near)
+        if (isNear)
         {
             outSurvives[p] = 0;
             continue;

@@ -70,7 +70,8 @@ inline constexpr double cMergeSeparation = 0.25;
 /// Near-coincident points: of the contacts `inPoints` (indices into `inContacts`), those within
 /// `inMinSeparation` (world units, on B) of a deeper one whose normal is within `cMergeCos` of theirs stand
 /// for nothing more: `outSurvives[i]` is 0 for them, 1 for the others. Deepest first, ties to the earlier
-/// point; no survivor is near another. Deterministic; O(n log n) (a grid of cells as wide as the separation).
+/// point; no survivor is near another. Deterministic; O(n²) for a pair's usual few points, O(n log n) for
+/// more (a grid of cells as wide as the separation).
 ///
 /// Why: a flat face resting on a ball or a capsule touches it at one point, yet the surface model finds that
 /// point on every triangle and vertex round it, millimetres apart and often in several regions; Bullet's
