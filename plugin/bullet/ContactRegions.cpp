@@ -286,8 +286,9 @@ std::uint64_t CellKey(std::int64_t inX, std::int64_t inY, std::int64_t inZ)
     return ((std::uint64_t(inX) & mask) << 42) | ((std::uint64_t(inY) & mask) << 21) | (std::uint64_t(inZ) & mask);
 }
 
-// At most this many points are merged against each other directly; more go through a grid.
-constexpr std::size_t cDirectMergeCount = 24;
+// At most this many points (sixteen regions of four, the default cap) are merged against each other directly;
+// more go through a grid.
+constexpr std::size_t cDirectMergeCount = 64;
 
 std::int64_t CellOf(double inCoordinate, double inCellSize)
 {
