@@ -273,11 +273,11 @@ Vec3d NearestSidePoint(const PlacedPiece& inA, const PlacedPiece& inB, const Vec
     return point;
 }
 
-} // namespace
-
-// `CollidePieces` of two pieces; `inBodyA`, where B is a solid box, A's body centre (world).
-void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* inBodyA, double inReach,
-                  std::vector<PieceContact>& outContacts)
+// The separating-axis test of two boxes: the axis a contact takes (kind None where there is none: the boxes
+// are apart beyond the reach, or across a cut face), and in `outWidest` the largest separation any axis
+// measured, a bound on the boxes' distance. `inBodyA`: as for `CollideBoxes`.
+Axis ContactAxis(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* inBodyA, double inReach,
+                 double& outWidest)
 {
     const Mat3d& a = inA.axes;
     const Mat3d& b = inB.axes;
@@ -297,7 +297,7 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
     if (inBodyA != nullptr)
         bodyA = b.transpose() * (*inBodyA - inB.center);
     Axis bestOf[3];
-    double widest = -std::numeric_limits<double>::infinity(); // the largest separation over every axis
+    outWidest = -std::numeric_limits<double>::infinity();
     const auto offer = [&](Axis::EKind inKind, int inIndexA, int inIndexB, double inSide, const Vec3d& inNormal,
                            double inSeparation, bool inAllowed, bool inDesignated = false)
     {
@@ -310,8 +310,8 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
         const double spread = ha[i] + absR.row(i).dot(hb);
         const double separation = std::abs(t[i]) - spread;
         if (separation > inReach)
-            return; // apart
-        widest = std::max(widest, separation);
+            return {}; // apart
+        outWidest = std::max(outWidest, separation);
         const double side = Sign(t[i]); // B lies on this side of A
         const Vec3d normal = -side * a.col(i);
         offer(Axis::EKind::FaceA, i, 0, side, normal, separation, Real(inA, i, side) && RealAlong(inB, normal));
@@ -321,8 +321,8 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
         const double spread = hb[j] + absR.col(j).dot(ha);
         const double separation = std::abs(u[j]) - spread;
         if (separation > inReach)
-            return;
-        widest = std::max(widest, separation);
+            return {};
+        outWidest = std::max(outWidest, separation);
         for (const double side : {-Sign(u[j]), Sign(u[j])}) // A lies on this side of B
         {
             const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
@@ -348,8 +348,8 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
             const double along = cross.dot(offset);
             const double separation = (std::abs(along) - reachA - reachB) / length;
             if (separation > inReach)
-                return;
-            widest = std::max(widest, separation);
+                return {};
+            outWidest = std::max(outWidest, separation);
             const Vec3d normal = -Sign(along) * cross / length; // from B towards A
             offer(Axis::EKind::Edges, i, j, 1.0, normal, separation,
                   RealEdgeAlong(inA, i, -normal) && RealEdgeAlong(inB, j, normal));
@@ -370,11 +370,16 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
     // it crossed pushes it back; a push along the real face's normal would take B the long way out. A solid
     // box's face on the side A's body lies beyond is always taken: that is the side A came from.
     const double allowed = std::max({bestOf[0].separation, bestOf[1].separation, bestOf[2].separation});
-    if (widest > 0.0 && allowed < widest)
-        return;
-    if (!best.designated && best.separation < widest - inReach)
-        return;
-    switch (best.kind)
+    if ((outWidest > 0.0 && allowed < outWidest) || (!best.designated && best.separation < outWidest - inReach))
+        return {};
+    return best;
+}
+
+// The contacts of two boxes on the axis `ContactAxis` chose (`inWidest`: its bound on their distance).
+void AxisContacts(const PlacedPiece& inA, const PlacedPiece& inB, const Axis& inAxis, double inWidest,
+                  double inReach, std::vector<PieceContact>& outContacts)
+{
+    switch (inAxis.kind)
     {
     case Axis::EKind::None:
         return;
@@ -382,18 +387,18 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
     case Axis::EKind::FaceB:
     {
         const std::size_t first = outContacts.size();
-        const bool facing = best.kind == Axis::EKind::FaceA
-                                ? FacePoints(inA, best.indexA, best.side, inB, true, inReach, outContacts)
-                                : FacePoints(inB, best.indexB, best.side, inA, false, inReach, outContacts);
+        const bool facing = inAxis.kind == Axis::EKind::FaceA
+                                ? FacePoints(inA, inAxis.indexA, inAxis.side, inB, true, inReach, outContacts)
+                                : FacePoints(inB, inAxis.indexB, inAxis.side, inA, false, inReach, outContacts);
         if (!facing)
             return; // the other's surface facing the reference face is a neighbouring piece's: it makes the contact
         if (outContacts.size() == first)
         {
             // The faces' outlines miss each other: one contact at the separation the axis measured.
             PieceContact contact;
-            contact.normal = best.normal;
-            contact.pointOnB = NearestSidePoint(inA, inB, best.normal);
-            contact.distance = best.separation;
+            contact.normal = inAxis.normal;
+            contact.pointOnB = NearestSidePoint(inA, inB, inAxis.normal);
+            contact.distance = inAxis.separation;
             if (contact.distance <= inReach)
                 outContacts.push_back(contact);
             return;
@@ -405,26 +410,37 @@ void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* i
         for (std::size_t i = first; i < outContacts.size(); ++i)
             if (outContacts[i].distance < outContacts[deepest].distance)
                 deepest = i;
-        if (outContacts[deepest].distance > widest)
-            outContacts[deepest].distance = widest;
+        if (outContacts[deepest].distance > inWidest)
+            outContacts[deepest].distance = inWidest;
         return;
     }
     case Axis::EKind::Edges:
     {
         Vec3d a0, a1, b0, b1, onA, onB;
-        EdgeAlong(inA, best.indexA, -best.normal, a0, a1);
-        EdgeAlong(inB, best.indexB, best.normal, b0, b1);
+        EdgeAlong(inA, inAxis.indexA, -inAxis.normal, a0, a1);
+        EdgeAlong(inB, inAxis.indexB, inAxis.normal, b0, b1);
         ClosestOnSegments(a0, a1, b0, b1, onA, onB);
         PieceContact contact;
-        contact.normal = best.normal;
+        contact.normal = inAxis.normal;
         contact.pointOnB = onB;
         // Along the axis: never more than the separation the test measured (the boxes' distance bound).
-        contact.distance = std::min(best.separation, best.normal.dot(onA - onB));
+        contact.distance = std::min(inAxis.separation, inAxis.normal.dot(onA - onB));
         if (contact.distance <= inReach)
             outContacts.push_back(contact);
         return;
     }
     }
+}
+
+} // namespace
+
+// `CollidePieces` of two pieces; `inBodyA`, where B is a solid box, A's body centre (world).
+void CollideBoxes(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* inBodyA, double inReach,
+                  std::vector<PieceContact>& outContacts)
+{
+    double widest = 0.0;
+    const Axis axis = ContactAxis(inA, inB, inBodyA, inReach, widest);
+    AxisContacts(inA, inB, axis, widest, inReach, outContacts);
 }
 
 void CollidePieces(const PlacedPiece& inA, const PlacedPiece& inB, double inReach,
