@@ -116,7 +116,9 @@ struct HangRun
     double peakModalEnergy = 0.0; ///< J, over the run
     double peakQ = 0.0;           ///< Largest |q_j| over the run
     double freeDeflection = 0.0;  ///< m: the free corner's distance from where the frame alone puts it, at the end
-    double energyGain = 0.0;      ///< J: total energy (frame, modes, gravity) at the end less at the start
+    /// J: total energy (frame, modes, gravity) less that at the start, averaged over the run's last fifth (an
+    /// instant's figure swings by tens of J as a sliding slab trades energy with its joint).
+    double energyGain = 0.0;
     bool finite = true;
 };
 
@@ -164,15 +166,18 @@ HangRun Hang(const std::string& inShape, EHold inHold, int inSteps, float inDamp
     };
     HangRun run;
     const double start = totalEnergy();
+    const int lateSteps = std::max(1, inSteps / 5);
     for (int i = 0; i < inSteps; ++i)
     {
         world.Step(1, cStep);
         run.peakModalEnergy = std::max(run.peakModalEnergy, shape.Dynamics().Energy());
         for (const float q : shape.State().Q())
             run.peakQ = std::max(run.peakQ, double(std::abs(q)));
-        run.finite = run.finite && std::isfinite(totalEnergy());
+        const double energy = totalEnergy();
+        run.finite = run.finite && std::isfinite(energy);
+        if (i >= inSteps - lateSteps)
+            run.energyGain += (energy - start) / lateSteps;
     }
-    run.energyGain = totalEnergy() - start;
     run.freeDeflection =
         double((deformables.SurfacePosition(body, free) - deformables.MeshTransform(body) * freeAtRest).length());
     if (joint)
@@ -217,8 +222,9 @@ class WorldJointTypeLoad : public ::testing::TestWithParam<EHold>
 {
 };
 
-// Each joint type bends the slab it holds, and over 10,000 undamped steps (167 s) gains no more energy than the
-// same joint on the slab made rigid (plus 1% of the slab's weight times its size, for the modes' own rounding).
+// Each joint type bends the slab it holds, and over 10,000 undamped steps (167 s) gains no more energy (over the
+// last 2,000) than the same joint on the slab made rigid (plus 1% of the slab's weight times its size, for the
+// modes' own rounding).
 TEST_P(WorldJointTypeLoad, BendsTheBodyAndGainsNoEnergyBeyondTheRigidBodys)
 {
     const HangRun rigid = Hang("slab", GetParam(), 10000, 0.0f, true);
