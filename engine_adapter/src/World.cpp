@@ -268,8 +268,8 @@ void World::WatchTickCallbacks()
     }
     if (!mPreTickRan)
     {
-        // This step ran without the modal step: the last solve's impulses were never taken by the modes, and
-        // this solve's are read back on top of them in the post-tick. Drop them, as the step's modal update.
+        // This step ran without the pre-tick, which clears the impulses the modes took at the last step's end:
+        // this solve's would be read back on top of them in the post-tick. Drop them.
         for (std::unique_ptr<Body>& body : mBodies)
             ShapeSolver::Of(*body->shape).ClearImpulses();
     }

@@ -151,6 +151,7 @@ void World::GuardState(Body& ioBody, double inTimeStep)
     if (!finite(dynamics.QDouble()) || !finite(dynamics.QDot()))
     {
         shape.Dynamics().Reset();
+        (void)shape.BeginStep(); // the surface at rest shape too
         ioBody.heldImpulse.clear();
         ioBody.heldInertial.clear();
         ++mStateResets;
@@ -204,8 +205,6 @@ void World::OnPreTick(double inTimeStep)
         ShapeSolver& solver = ShapeSolver::Of(shape);
         body->stepStart = body->rigidBody->getWorldTransform().getOrigin();
         body->previousTransform = body->rigidBody->getWorldTransform();
-        const std::span<const float> previousQ = shape.State().Q();
-        body->previousQ.assign(previousQ.begin(), previousQ.end());
         if (mRigid)
         {
             // The rigid reference: q stays 0 and, once it is, no new update stamp, so no sphere is updated.
@@ -221,22 +220,11 @@ void World::OnPreTick(double inTimeStep)
         }
         else
         {
+            // The modes already took last step's solve (`StepAllModes`, at its end): over this step they move
+            // with the force they hold and by their response to this solve's impulses, which an awake body's
+            // contacts tell the solver (`PredictContacts`).
             const btRigidBody& rigid = *body->rigidBody;
-            const bool dynamic = rigid.getInvMass() > 0 && shape.Dynamics().ModeCount() > 0;
-            const bool awake = dynamic && rigid.isActive();
-            if (awake)
-                StepModes(*body, inTimeStep);
-            else if (dynamic && shape.Dynamics().VibrationEnergy() > cRingDownFloor * shape.Settings().mass)
-            {
-                // Asleep: Bullet neither moves the body nor solves its contacts, so its loads are those it
-                // held when it fell asleep; its modes ring down about their deflection under them instead
-                // of freezing mid-swing.
-                shape.Dynamics().StepHeld(inTimeStep);
-            }
-            if (!shape.BeginStep())
-                ++mStateResets;
-            // An awake body's modes move over this step with the force they hold and by their response to
-            // this solve's impulses: its contacts tell the solver (`PredictContacts`).
+            const bool awake = rigid.getInvMass() > 0 && shape.Dynamics().ModeCount() > 0 && rigid.isActive();
             if (awake)
                 solver.PredictStep({inTimeStep, mSettings.inertialForcing, double(mWorld.getSolverInfo().m_erp2),
                                     body->heldImpulse, body->heldInertial, body->previousQ});
@@ -250,6 +238,33 @@ void World::OnPreTick(double inTimeStep)
     WatchJoints();
     PushWheelLoads();
     mStats.preTickMs = Milliseconds(start);
+}
+
+void World::StepAllModes(double inTimeStep)
+{
+    // At the step's end, so that what a renderer, a query or a snapshot reads between steps is the surface this
+    // solve aimed at (its contacts and attachments predicted the modes over this very step).
+    for (std::unique_ptr<Body>& body : mBodies)
+    {
+        DeformableShape& shape = *body->shape;
+        const std::span<const float> q = shape.State().Q();
+        body->previousQ.assign(q.begin(), q.end());
+        if (mRigid)
+            continue; // q held at 0 (`OnPreTick`)
+        const btRigidBody& rigid = *body->rigidBody;
+        const bool dynamic = rigid.getInvMass() > 0 && shape.Dynamics().ModeCount() > 0;
+        if (dynamic && rigid.isActive())
+            StepModes(*body, inTimeStep);
+        else if (dynamic && shape.Dynamics().VibrationEnergy() > cRingDownFloor * shape.Settings().mass)
+        {
+            // Asleep: Bullet neither moves the body nor solves its contacts, so its loads are those it held when
+            // it fell asleep; its modes ring down about their deflection under them instead of freezing
+            // mid-swing.
+            shape.Dynamics().StepHeld(inTimeStep);
+        }
+        if (!shape.BeginStep())
+            ++mStateResets;
+    }
 }
 
 void World::StepModes(Body& ioBody, double inTimeStep)
@@ -427,7 +442,6 @@ void World::OnPostTick(double inTimeStep)
         mStats.spheresUpdated += shape.State().SpheresUpdated();
         mStats.overlapTests += shape.Stats().overlapTests;
         mStats.narrowphase.Add(shape.Narrowphase());
-        mStats.vibrationEnergy += shape.Dynamics().Energy();
         const ModalGuardStats& guard = shape.Dynamics().GuardStats();
         clamped += guard.clamped;
         rejected += guard.rejectedImpulses;
@@ -449,6 +463,9 @@ void World::OnPostTick(double inTimeStep)
             RestoreBody(*body);
         }
     }
+    StepAllModes(inTimeStep);
+    for (const std::unique_ptr<Body>& body : mBodies)
+        mStats.vibrationEnergy += body->shape->Dynamics().Energy();
     mStats.sweeps = mSweeps;
     mStats.clamped = clamped;
     mStats.rejected = rejected;

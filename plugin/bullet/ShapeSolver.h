@@ -42,11 +42,12 @@ struct StepPrediction
 };
 
 /// The per-body data and calls of the step's solver, in the order `bdt::World` makes them each step:
-/// `DeformableShape::BeginStep`, `PredictStep`, the narrowphase (patches, surface cache, `Response`), the coupled
-/// solve (`ResponseRows`, `Coupling`, the mobilities) and the impulse read-back (`AccumulateImpulse`).
+/// `PredictStep`, the narrowphase (patches, surface cache, `Response`), the coupled solve (`ResponseRows`,
+/// `Coupling`, the mobilities), the impulse read-back (`AccumulateImpulse`), then the modal step and
+/// `DeformableShape::BeginStep`.
 ///
 /// Impulses have two verbs: `Apply...` changes q̇ now; `Accumulate...` adds to the pending generalised impulse,
-/// which `FlushImpulses` applies (or `bdt::World` holds as a force over the next step).
+/// which `FlushImpulses` applies (or `bdt::World` holds as a force over the modal step that ends the step).
 ///
 /// Owned by its shape and reached with `Of`, also from a const shape (Bullet hands the narrowphase const
 /// shapes): like the sphere cache, it is mutable state behind a const face. Not thread-safe.

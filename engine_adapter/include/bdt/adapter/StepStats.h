@@ -24,7 +24,8 @@ struct StepStats
     std::uint64_t callbackRepairs = 0;
     /// Fast bodies swept in the last step (`WorldSettings::sweepFastBodies`); total of them put back on a hit.
     std::uint64_t sweeps = 0, sweepStops = 0;
-    /// Milliseconds in the last step: modal pre-tick, Bullet's collision detection, its solver, the read-back.
+    /// Milliseconds in the last step: the pre-tick (guard, predictions), Bullet's collision detection, its
+    /// solver, the post-solve (coupled solve, read-back, modal step).
     /// Bullet's phases read 0 if another profiler replaced its profile-zone hooks.
     double preTickMs = 0.0, collisionMs = 0.0, solverMs = 0.0, postSolveMs = 0.0;
     /// Of `collisionMs`, the narrowphase (threads included); the rest is the broadphase and bounding boxes.

@@ -200,6 +200,8 @@ private:
     static void PostTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
     void OnPreTick(double inTimeStep);
     void OnPostTick(double inTimeStep);
+    /// Every body's modal step by the loads of the solve just made (post-tick), and its surface to match.
+    void StepAllModes(double inTimeStep);
     void StepModes(Body& ioBody, double inTimeStep);
     /// `WorldSettings::sweepFastBodies` for one body after Bullet's integration (post-tick).
     void SweepFastBody(Body& ioBody, double inTimeStep);
