@@ -226,8 +226,19 @@ void World::OnPreTick(double inTimeStep)
             const btRigidBody& rigid = *body->rigidBody;
             const bool awake = rigid.getInvMass() > 0 && shape.Dynamics().ModeCount() > 0 && rigid.isActive();
             if (awake)
+            {
+                // The force the modal step will hold besides the contacts': the frame's inertial force and the
+                // host's `ApplyForce`.
+                mForce.assign(body->heldInertial.begin(), body->heldInertial.end());
+                if (!body->userForce.empty())
+                {
+                    mForce.resize(body->userForce.size(), 0.0);
+                    for (std::size_t j = 0; j < body->userForce.size(); ++j)
+                        mForce[j] += body->userForce[j];
+                }
                 solver.PredictStep({inTimeStep, mSettings.inertialForcing, double(mWorld.getSolverInfo().m_erp2),
-                                    body->heldImpulse, body->heldInertial, body->previousQ});
+                                    body->heldImpulse, mForce, body->previousQ});
+            }
             else
                 solver.ClearPrediction();
         }
@@ -380,9 +391,9 @@ void World::AddFixedImpulses()
 
 void World::SolveCoupledContacts(double inTimeStep)
 {
-    // The generalised impulse each predicting body's modes will hold over the next modal step besides its
-    // contacts' normal impulses: the inertial one, from the frame's motion as Bullet solved it (the coupled
-    // solve's w rows carry how its own changes alter it).
+    // The generalised impulse each predicting body's modes will hold over the modal step besides its contacts'
+    // normal impulses: the inertial one, from the frame's motion as Bullet solved it (the coupled solve's w rows
+    // carry how its own changes alter it), and the host's `ApplyForce`.
     mCoupledBodies.clear();
     if (mCoupledImpulses.size() < mBodies.size())
         mCoupledImpulses.resize(mBodies.size());
@@ -399,6 +410,10 @@ void World::SolveCoupledContacts(double inTimeStep)
             for (double& value : impulse)
                 value *= inTimeStep;
         }
+        // `ApplyForce`'s load, which the modal step holds over the step as it holds the inertial force: the
+        // contacts and attachments that carry it are solved knowing it bends the body.
+        for (std::size_t j = 0; j < std::min(impulse.size(), body.userForce.size()); ++j)
+            impulse[j] += body.userForce[j] * inTimeStep;
         mCoupledBodies.push_back({body.shape.get(), impulse, {}, {}});
     }
     AddFixedImpulses();
@@ -425,7 +440,7 @@ void World::OnPostTick(double inTimeStep)
     ReadImpulses();
     ReleaseJoints(inTimeStep); // the host's joints' impulses, likewise
     LoadWheels(inTimeStep);
-    // The attachments' impulses reach the modes as the contacts' do: held over the next modal step.
+    // The attachments' impulses reach the modes as the contacts' do: held over the modal step below.
     for (auto& [id, attachment] : mAttachments)
         attachment->AddPendingImpulse();
 

@@ -34,7 +34,8 @@ struct StepPrediction
     /// The contacts' generalised impulse the step holds as a constant force, M entries (N·s·model unit; empty:
     /// none); the change this solve makes to it is kicked at the step's start. Read, not kept.
     std::span<const double> heldImpulse = {};
-    /// The other generalised force the step holds (the frame's inertial force), M entries, N·model unit.
+    /// The other generalised force the step holds (the frame's inertial force, the host's loads), M entries,
+    /// N·model unit.
     std::span<const double> heldForce = {};
     /// q before the modal step just taken, M entries (empty: unknown): a mode at its strain limit before and
     /// after it is held there by a steady load, not carried there by a passing one.

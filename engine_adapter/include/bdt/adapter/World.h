@@ -98,7 +98,9 @@ public:
     /// for a null, foreign or static body or a non-finite point or impulse. O(log T + M).
     bool ApplyImpulse(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inImpulse);
     /// A force (N, world) at `inWorldPoint` that deforms `inBody`: the frame takes it as Bullet's `applyForce`,
-    /// the modes over the next internal step only. Wakes the body. False as `ApplyImpulse`. O(log T + M).
+    /// the modes over the next internal step only, and the body's contacts and attachments are solved knowing
+    /// it (a pinned plank sags under it as under a weight hung there). Wakes the body. False as `ApplyImpulse`.
+    /// O(log T + M).
     bool ApplyForce(btRigidBody* inBody, const btVector3& inWorldPoint, const btVector3& inForce);
     /// Holds surface point `inPoint` of the deformable `inBody`, frame and modes together, to `inTargetPoint`
     /// of `inTarget` (its frame; the world's if null): rigid or a spring (`AttachmentSettings`). `inTarget`
