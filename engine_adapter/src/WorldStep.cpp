@@ -6,6 +6,7 @@
 #include "CoupledContacts.h"
 #include "FastBodySweep.h"
 #include "PhaseTimer.h"
+#include "SolverConvergence.h"
 #include "SurfaceAttachment.h"
 #include "WorldBody.h"
 
@@ -193,7 +194,7 @@ void World::OnPreTick(double inTimeStep)
 {
     const Clock::time_point start = Clock::now();
     detail::TakePhaseTimes(); // drop whatever was timed outside our steps
-    KeepSolverIterating();
+    mConvergence->BeginStep();
     if (!mAttachments.empty())
         for (std::unique_ptr<Body>& body : mBodies)
             body->attachmentModes.Reset(body->shape->Dynamics().ModeCount());
@@ -431,6 +432,7 @@ void World::OnPostTick(double inTimeStep)
 {
     const Clock::time_point start = Clock::now();
     const detail::PhaseTimes phases = detail::TakePhaseTimes();
+    mConvergence->EndStep();
     mStats.collisionMs = phases.collision;
     mStats.solverMs = phases.solver;
     mStats.narrowphaseMs = phases.narrowphase;
@@ -457,10 +459,6 @@ void World::OnPostTick(double inTimeStep)
         mStats.spheresUpdated += shape.State().SpheresUpdated();
         mStats.overlapTests += shape.Stats().overlapTests;
         mStats.narrowphase.Add(shape.Narrowphase());
-        const ModalGuardStats& guard = shape.Dynamics().GuardStats();
-        clamped += guard.clamped;
-        rejected += guard.rejectedImpulses;
-        resets += guard.resets;
         // A non-finite frame never spreads: back to the last good transform, at rest. So is a body that Bullet
         // took out of the simulation in this step for a box too large (`updateSingleAabb`: a placement so far
         // out, 1e30, that its box's float extent overflows), instead of hanging there for good.
@@ -480,7 +478,14 @@ void World::OnPostTick(double inTimeStep)
     }
     StepAllModes(inTimeStep);
     for (const std::unique_ptr<Body>& body : mBodies)
-        mStats.vibrationEnergy += body->shape->Dynamics().Energy();
+    {
+        const ModalDynamics& dynamics = body->shape->Dynamics();
+        mStats.vibrationEnergy += dynamics.Energy();
+        const ModalGuardStats& guard = dynamics.GuardStats();
+        clamped += guard.clamped;
+        rejected += guard.rejectedImpulses;
+        resets += guard.resets;
+    }
     mStats.sweeps = mSweeps;
     mStats.clamped = clamped;
     mStats.rejected = rejected;
