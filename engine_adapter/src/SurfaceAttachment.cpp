@@ -1,5 +1,6 @@
 #include "SurfaceAttachment.h"
 
+#include "SolverConvergence.h"
 #include "bullet/ShapeSolver.h"
 
 #include <BulletDynamics/ConstraintSolver/btSolverBody.h>
@@ -33,8 +34,9 @@ Vec3d FrameVelocity(const btSolverBody& inBody, const Vec3d& inLever)
 } // namespace
 
 SurfaceAttachment::SurfaceAttachment(const AttachmentSide& inA, const AttachmentSide& inB,
-                                     const AttachmentSettings& inSettings)
-    : btTypedConstraint(MAX_CONSTRAINT_TYPE, *inA.body, *inB.body), mSides{inA, inB}, mSettings(inSettings)
+                                     const AttachmentSettings& inSettings, SolverConvergence* ioConvergence)
+    : btTypedConstraint(MAX_CONSTRAINT_TYPE, *inA.body, *inB.body), mSides{inA, inB}, mSettings(inSettings),
+      mConvergence(ioConvergence)
 {
 }
 
@@ -193,6 +195,9 @@ void SurfaceAttachment::buildJacobian()
 {
     // Called once per solve, before the iterations; the step's length comes with the first iteration.
     mTimeStep = 0.0;
+    mIteration = 0;
+    if (mConvergence != nullptr)
+        mGroup = mConvergence->SetUpGroup();
 }
 
 void SurfaceAttachment::getInfo1(btConstraintInfo1* outInfo)
@@ -212,8 +217,12 @@ void SurfaceAttachment::solveConstraintObsolete(btSolverBody& ioBodyA, btSolverB
     }
     const Vec3d velocity = FrameVelocity(ioBodyA, mPrepared[0].lever) - FrameVelocity(ioBodyB, mPrepared[1].lever) +
                            (SummedModalMotion(0) - SummedModalMotion(1)) / mTimeStep;
-    const Vec3d delta = mInverseMass * (mBias - velocity - mSoftness * mImpulse);
-    if (!delta.allFinite() || delta.isZero(0.0))
+    const Vec3d error = mBias - velocity - mSoftness * mImpulse; // m/s: the equation above over h
+    const Vec3d delta = mInverseMass * error;
+    const bool solvable = delta.allFinite() && !delta.isZero(0.0);
+    if (mConvergence != nullptr)
+        mConvergence->Report(mGroup, mIteration++, !solvable || error.norm() <= SolverConvergence::cConvergedSpeed);
+    if (!solvable)
         return;
     mImpulse += delta;
     AddToSum(0, delta);

@@ -22,6 +22,8 @@ class DeformableShape;
 namespace bdt::detail
 {
 
+class SolverConvergence;
+
 /// One side of an attachment: a body and the point of it that is held. For a deformable side the point is a
 /// surface point (tree-order triangle and barycentric weights) that moves with the modes; for a rigid side (or the
 /// world, Bullet's fixed body) a point fixed in the body's frame.
@@ -87,9 +89,13 @@ struct AttachmentSide
 class SurfaceAttachment final : public btTypedConstraint
 {
 public:
-    /// `inB.body` is `btTypedConstraint::getFixedBody()` for the world. `inModesTakePart`: whether impulses reach
-    /// the modes of deformable sides (false in `World::SetRigid`).
-    SurfaceAttachment(const AttachmentSide& inA, const AttachmentSide& inB, const AttachmentSettings& inSettings);
+    /// `inB.body` is `btTypedConstraint::getFixedBody()` for the world. `ioConvergence` (the World's, which
+    /// outlives the attachment; may be null) hears each iteration whether the attachment has converged, so that
+    /// Bullet's solver keeps iterating over its group until it has.
+    SurfaceAttachment(const AttachmentSide& inA, const AttachmentSide& inB, const AttachmentSettings& inSettings,
+                      SolverConvergence* ioConvergence);
+
+    /// Whether impulses reach the modes of deformable sides (false in `World::SetRigid`).
 
     void SetModesTakePart(bool inModesTakePart) { mModesTakePart = inModesTakePart; }
     const AttachmentSide& SideA() const { return mSides[0]; }
@@ -179,6 +185,9 @@ private:
     Vec3d mHeld = Vec3d::Zero();        // λ°, the last solve's
     btVector3 mLastImpulse{0, 0, 0};
     double mTimeStep = 0.0;             // 0 until the solve's first iteration
+    SolverConvergence* mConvergence = nullptr;
+    std::uint32_t mGroup = 0; // the solver group this solve is in (`SolverConvergence::SetUpGroup`)
+    int mIteration = 0;       // of this solve, from 0
     bool mPending = false;              // a solve ran whose impulse the modes have not taken yet
 };
 

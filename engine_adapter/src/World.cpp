@@ -4,6 +4,7 @@
 #include "BodyStateChecks.h"
 #include "CoupledContacts.h"
 #include "PhaseTimer.h"
+#include "SolverConvergence.h"
 #include "SurfaceAttachment.h"
 #include "WorldBody.h"
 
@@ -164,7 +165,8 @@ private:
 };
 
 World::World(btDiscreteDynamicsWorld& ioWorld, const WorldSettings& inSettings)
-    : mWorld(ioWorld), mSettings(inSettings)
+    : mWorld(ioWorld), mSettings(inSettings),
+      mConvergence(std::make_unique<detail::SolverConvergence>(ioWorld.getSolverInfo()))
 {
     ValidateSettings(inSettings);
     if (Find(&ioWorld) != nullptr)
@@ -495,7 +497,7 @@ AttachmentId World::AddAttachment(Body& ioBody, const SurfacePoint& inPoint, btR
         b.modes = &ioOther->attachmentModes;
         std::tie(b.triangle, b.weights) = TreePoint(*ioOther, inOtherPoint, "Attach");
     }
-    auto attachment = std::make_unique<detail::SurfaceAttachment>(a, b, inSettings);
+    auto attachment = std::make_unique<detail::SurfaceAttachment>(a, b, inSettings, mConvergence.get());
     attachment->SetModesTakePart(!mRigid);
     mWorld.addConstraint(attachment.get(), !inSettings.collideConnected);
     a.body->activate(true);
@@ -543,20 +545,6 @@ const detail::SurfaceAttachment& World::OwnAttachment(AttachmentId inId, const c
 btVector3 World::AttachmentImpulse(AttachmentId inId) const
 {
     return OwnAttachment(inId, "AttachmentImpulse").LastImpulse();
-}
-
-void World::KeepSolverIterating()
-{
-    // Bullet's solver stops iterating once the residual of its own rows is at or below the threshold; the
-    // attachments solve themselves outside those rows, so with Bullet's default (0) an island held only by them
-    // would get one iteration, and attachments that share a body would not converge. While any is in place, a
-    // threshold left at the default becomes one no residual meets (every iteration runs); a value the host chose
-    // is kept.
-    btContactSolverInfo& info = mWorld.getSolverInfo();
-    if (!mAttachments.empty() && info.m_leastSquaresResidualThreshold == btScalar(0))
-        info.m_leastSquaresResidualThreshold = cEveryIteration;
-    else if (mAttachments.empty() && info.m_leastSquaresResidualThreshold == cEveryIteration)
-        info.m_leastSquaresResidualThreshold = 0;
 }
 
 double World::AttachmentGap(AttachmentId inId) const

@@ -29,6 +29,7 @@ namespace bdt
 namespace detail
 {
 class CoupledContactSolver;
+class SolverConvergence;
 class SurfaceAttachment;
 class WheelPress;
 struct CoupledBody;
@@ -106,8 +107,8 @@ public:
     /// of `inTarget` (its frame; the world's if null): rigid or a spring (`AttachmentSettings`). `inTarget`
     /// stays in this World's Bullet world until detached; a deformable target is held by its frame. Throws
     /// `bdt::Error` for a null or foreign body, a point outside its mesh, a target not in the world or equal
-    /// to `inBody`, a non-finite point or settings out of range. O(M) per solver iteration; while any is in
-    /// place, Bullet's solver runs all its `m_numIterations` (a residual threshold of 0 becomes −1).
+    /// to `inBody`, a non-finite point or settings out of range. O(M) per solver iteration; Bullet's solver keeps
+    /// iterating over a group of islands (up to its `m_numIterations`) while an attachment in it has not converged.
     AttachmentId Attach(btRigidBody* inBody, const SurfacePoint& inPoint, btRigidBody* inTarget,
                         const btVector3& inTargetPoint, const AttachmentSettings& inSettings = {});
     /// Holds surface point `inPoint` of `inBody` to surface point `inOtherPoint` of `inOther`, two deformables
@@ -254,9 +255,6 @@ private:
     const detail::SurfaceAttachment& OwnAttachment(AttachmentId inId, const char* inCaller) const;
     /// Removes from the Bullet world and deletes every attachment that holds `inBody`.
     void DetachAll(const btRigidBody* inBody);
-    /// While attachments are in place, Bullet's solver runs all its iterations (see World.cpp).
-    void KeepSolverIterating();
-    static constexpr btScalar cEveryIteration = -1; // a residual threshold no residual meets
 
     btDiscreteDynamicsWorld& mWorld;
     WorldSettings mSettings;
@@ -273,6 +271,7 @@ private:
     std::vector<WheelLoad> mWheelLoads; // the last step's, for the next solve (`LoadWheels`, `PushWheelLoads`)
     std::vector<std::unique_ptr<detail::WheelPress>> mWheelPresses; // in the world over a solve
     std::uint64_t mNextAttachment = 1;
+    std::unique_ptr<detail::SolverConvergence> mConvergence; // keeps the solver iterating over attachments' groups
     StepStats mStats;
     std::uint64_t mStateResets = 0; // q rejected by DeformableShape::BeginStep (counted in modalResets)
     std::uint64_t mSweeps = 0;      // fast bodies swept in this post-tick
