@@ -1,13 +1,14 @@
 // `bdt-bench soak`: the reliability run. A pile of N deformable chairs on a thin floor slab inside thin walls, and
-// every few steps one of them picked up and thrown at high speed, at the pile or at the open floor around it, for
-// thousands of steps.
+// every few steps one of them picked up and thrown at high speed, at the pile or at the open floor around it
+// (`--slides`: slid across the floor at 20 to 30 m/s and into it), for thousands of steps.
 // Checked at every step: every transform, velocity and q finite with no guard having to restore one (no NaN ever
-// arose); every centre of mass above the floor's top, and every 100 steps every deformed vertex above its
-// underside (no body through the floor: `WorldSettings::sweepFastBodies`); the total energy (frames' kinetic and potential, modes') never above
-// the pile's initial energy plus what the throws added, by more than `--energy-tolerance`. The world's state
-// hash (`World::StateHash`) is recorded every `--hash-every` steps; with several `--threads` counts (and
-// `--repeats`), the whole run is made once per count and repeat and the hashes must match. Exits 1 when any
-// check fails.
+// arose); every centre of mass above the floor's top, and every deformed vertex at most `--sink-limit` below it
+// (10 cm: the floor's thickness; no body through the floor: `WorldSettings::sweepFastBodies` and the contacts),
+// with the body-steps more than 1 cm under counted; the total energy (frames'
+// kinetic and potential, modes') never above the pile's initial energy plus what the throws added, by more than
+// `--energy-tolerance`. The world's state hash (`World::StateHash`) is recorded every `--hash-every` steps; with
+// several `--threads` counts (and `--repeats`), the whole run is made once per count and repeat and the hashes
+// must match. Exits 1 when any check fails.
 #include "Scenario.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
@@ -22,6 +23,7 @@
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/core/BDTree.h>
 #include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/TreeQueries.h>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -33,6 +35,13 @@ namespace bdt::bench
 {
 namespace
 {
+
+// m: a slab 10 cm thick, top at y = 0: a body thrown at 40 m/s crosses 67 cm a step at 60 Hz (with the sweep off,
+// `--no-sweep`, thrown bodies fall through it).
+constexpr double cFloorHalfThickness = 0.05;
+constexpr double cWallHalfThickness = 0.05;
+// m: a deformed vertex further below the floor's top than this is counted (`sunk`).
+constexpr double cSinkReported = 0.01;
 
 struct SoakOptions
 {
@@ -50,13 +59,10 @@ struct SoakOptions
     double energyTolerance = 0.05; ///< Of the energy budget.
     double timeStep = 1.0 / 60.0;
     bool noSweep = false; ///< `WorldSettings::sweepFastBodies` off: what the sweep prevents.
+    bool slides = false;  ///< Each throw a slide along the floor and into it (`ThrowSlide`), not from above.
+    double sinkLimit = 2.0 * cFloorHalfThickness; ///< m: a vertex deeper below the floor's top fails the run.
     std::string contacts = "surface"; ///< The chairs' contact model: "surface" or "proxies".
 };
-
-// m: a slab 10 cm thick, top at y = 0: a body thrown at 40 m/s crosses 67 cm a step at 60 Hz (with the sweep off,
-// `--no-sweep`, thrown bodies fall through it).
-constexpr double cFloorHalfThickness = 0.05;
-constexpr double cWallHalfThickness = 0.05;
 
 /// One body's energy: frame kinetic (linear and rotational), potential above y = 0 under the world's gravity,
 /// and the modes' (vibration and deflection).
@@ -90,6 +96,72 @@ double LowestVertex(btRigidBody& inBody)
     return lowest;
 }
 
+/// The lowest world y of `inBody`'s deformed surface where it is below `inBelow` (m), else `inBelow`: the tree is
+/// descended only where its spheres reach below that height (`QueryTriangles`), so a body above it costs one
+/// sphere test and one resting on it a few leaves.
+double LowestBelow(btRigidBody& inBody, double inBelow)
+{
+    const DeformableShape& shape = *World::Shape(&inBody);
+    constexpr double cFar = 1e30;
+    const Aabb below(Vec3d(-cFar, -cFar, -cFar), Vec3d(cFar, inBelow, cFar));
+    double lowest = inBelow;
+    QueryStats stats;
+    QueryTriangles(shape.QueryView(inBody.getWorldTransform()), below,
+                   [&lowest](std::uint32_t, const Vec3d(&inVertices)[3])
+                   {
+                       for (const Vec3d& vertex : inVertices)
+                           lowest = std::min(lowest, vertex.y());
+                   },
+                   stats);
+    return lowest;
+}
+
+/// Lifts `ioBody` to a point on a circle above the pile's side and throws it at `inSpeed` (m/s), at the pile's
+/// centre or, `inAtFloor`, at the open floor around it (the thin slab a body at that speed would cross in one step
+/// without the sweep), spinning.
+void ThrowFromAbove(btRigidBody& ioBody, bool inAtFloor, double inSpeed, std::mt19937& ioRandom)
+{
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const double angle = 2.0 * std::numbers::pi * unit(ioRandom);
+    const btVector3 from(btScalar(5.0 * std::cos(angle)), btScalar(5.0 + 2.0 * unit(ioRandom)),
+                         btScalar(5.0 * std::sin(angle)));
+    const double floorAngle = 2.0 * std::numbers::pi * unit(ioRandom);
+    const double floorRadius = 3.5 + 2.5 * unit(ioRandom);
+    const btVector3 target =
+        inAtFloor ? btVector3(btScalar(floorRadius * std::cos(floorAngle)), 0, btScalar(floorRadius * std::sin(floorAngle)))
+                  : btVector3(btScalar(unit(ioRandom) - 0.5), btScalar(0.5), btScalar(unit(ioRandom) - 0.5));
+    btTransform transform = ioBody.getWorldTransform();
+    transform.setOrigin(from);
+    World::PlaceBody(ioBody, transform);
+    ioBody.setLinearVelocity((target - from).normalized() * btScalar(inSpeed));
+    ioBody.setAngularVelocity(btVector3(btScalar(unit(ioRandom) * 10 - 5), btScalar(unit(ioRandom) * 10 - 5),
+                                        btScalar(unit(ioRandom) * 10 - 5)));
+    ioBody.activate(true);
+}
+
+/// Sets `ioBody` upright (a random turn about +Y) near the walls, its lowest vertex 2 to 12 cm above the floor,
+/// and slides it across the floor at 20 to 30 m/s while it descends at 1 to 4 m/s: into the pile or, `inAlong`,
+/// along a chord that passes it by, to the wall. What a chair kicked across a level does to a thin floor.
+void ThrowSlide(btRigidBody& ioBody, bool inAlong, std::mt19937& ioRandom)
+{
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const double angle = 2.0 * std::numbers::pi * unit(ioRandom);
+    const double radius = 6.5; // the walls stand at 8 m
+    const btVector3 from(btScalar(radius * std::cos(angle)), 1, btScalar(radius * std::sin(angle)));
+    const double towards = angle + std::numbers::pi + (inAlong ? (unit(ioRandom) < 0.5 ? -1.0 : 1.0) : 0.0);
+    const btVector3 target(btScalar(radius * std::cos(towards)), 1, btScalar(radius * std::sin(towards)));
+    btTransform transform(btQuaternion(btVector3(0, 1, 0), btScalar(2.0 * std::numbers::pi * unit(ioRandom))), from);
+    World::PlaceBody(ioBody, transform);
+    const double lift = 0.02 + 0.1 * unit(ioRandom) - LowestVertex(ioBody);
+    transform.setOrigin(from + btVector3(0, btScalar(lift), 0));
+    World::PlaceBody(ioBody, transform);
+    const double speed = 20.0 + 10.0 * unit(ioRandom);
+    const double descent = 1.0 + 3.0 * unit(ioRandom);
+    ioBody.setLinearVelocity((target - from).normalized() * btScalar(speed) - btVector3(0, btScalar(descent), 0));
+    ioBody.setAngularVelocity(btVector3(0, btScalar(unit(ioRandom) * 6 - 3), 0));
+    ioBody.activate(true);
+}
+
 /// What one run measured.
 struct SoakRun
 {
@@ -97,7 +169,8 @@ struct SoakRun
     std::vector<std::uint64_t> hashes;
     std::vector<double> stepMs;
     std::uint64_t throws = 0, sweeps = 0, sweepStops = 0, nonFinite = 0, guardResets = 0, belowFloor = 0;
-    double lowestVertex = 1e300;   ///< m, over the vertex checks (the floor's top is at 0)
+    std::uint64_t sunk = 0; ///< Body-steps with a deformed vertex more than `cSinkReported` below the floor's top.
+    double lowestVertex = 1e300;   ///< m, over every body and step (the floor's top is at 0)
     double lowestCentre = 1e300;   ///< m, over every step
     double worstEnergyExcess = -1e300; ///< max over steps of (E − budget) / budget
     double finalEnergy = 0.0, finalBudget = 0.0;
@@ -140,33 +213,17 @@ SoakRun RunSoak(const SoakOptions& inOptions, const std::shared_ptr<const Deform
     for (const btRigidBody* body : bodies)
         budget += BodyEnergy(*body, gravity);
     std::mt19937 random(12345);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
     for (int step = 1; step <= inOptions.steps; ++step)
     {
         if (step % inOptions.throwEvery == 0)
         {
-            // Pick a body, lift it to a point on a circle above the pile's side, and throw it at the pile's
-            // centre; its energy change is added to the budget.
+            // Pick a body and throw it; its energy change is added to the budget.
             btRigidBody& body = *bodies[(std::size_t(step / inOptions.throwEvery) * 37) % bodies.size()];
             const double before = BodyEnergy(body, gravity);
-            const double angle = 2.0 * std::numbers::pi * unit(random);
-            const btVector3 from(btScalar(5.0 * std::cos(angle)), btScalar(5.0 + 2.0 * unit(random)),
-                                 btScalar(5.0 * std::sin(angle)));
-            // Every other throw at the pile, the others at the open floor around it (the thin slab a body at
-            // that speed would cross in one step without the sweep).
-            const double floorAngle = 2.0 * std::numbers::pi * unit(random);
-            const double floorRadius = 3.5 + 2.5 * unit(random);
-            const bool atFloor = (step / inOptions.throwEvery) % 2 == 1;
-            const btVector3 target =
-                atFloor ? btVector3(btScalar(floorRadius * std::cos(floorAngle)), 0, btScalar(floorRadius * std::sin(floorAngle)))
-                        : btVector3(btScalar(unit(random) - 0.5), btScalar(0.5), btScalar(unit(random) - 0.5));
-            btTransform transform = body.getWorldTransform();
-            transform.setOrigin(from);
-            World::PlaceBody(body, transform);
-            body.setLinearVelocity((target - from).normalized() * btScalar(inOptions.speed));
-            body.setAngularVelocity(btVector3(btScalar(unit(random) * 10 - 5), btScalar(unit(random) * 10 - 5),
-                                              btScalar(unit(random) * 10 - 5)));
-            body.activate(true);
+            if (inOptions.slides)
+                ThrowSlide(body, (step / inOptions.throwEvery) % 2 == 1, random);
+            else
+                ThrowFromAbove(body, (step / inOptions.throwEvery) % 2 == 1, inOptions.speed, random);
             budget += BodyEnergy(body, gravity) - before;
             ++run.throws;
         }
@@ -189,10 +246,10 @@ SoakRun RunSoak(const SoakOptions& inOptions, const std::shared_ptr<const Deform
             run.belowFloor += y < 0.0 ? 1 : 0;
             run.maxSpeed = std::max(run.maxSpeed, double(body->getLinearVelocity().length()));
             energy += BodyEnergy(*body, gravity);
+            const double lowest = LowestBelow(*body, 0.0);
+            run.lowestVertex = std::min(run.lowestVertex, lowest);
+            run.sunk += lowest < -cSinkReported ? 1 : 0;
         }
-        if (step % 100 == 0)
-            for (btRigidBody* body : bodies)
-                run.lowestVertex = std::min(run.lowestVertex, LowestVertex(*body));
         run.worstEnergyExcess = std::max(run.worstEnergyExcess, (energy - budget) / budget);
         run.finalEnergy = energy;
         run.finalBudget = budget;
@@ -209,10 +266,15 @@ int RunSoakScenario(const SoakOptions& inOptions)
     ShapeMesh mesh = MakeShape(EShape::Chair, inOptions.triangles);
     const Model model = MakeSmoothModel(std::move(mesh.positions), std::move(mesh.triangles), inOptions.modes);
     const auto asset = DeformableAsset::Create(std::make_shared<const BDTree>(BDTree::Build(model)));
-    std::printf("soak%s: %u chairs (%zu triangles, M = %u, L = %u), %d steps of %.4f s, a throw at %.0f m/s every %d "
-                "steps (at the pile and at the floor in turn), thin floor and walls (%.0f cm)\n",
-                inOptions.noSweep ? " (fast bodies not swept)" : "", inOptions.bodies, model.TriangleCount(), inOptions.modes, inOptions.level, inOptions.steps,
-                inOptions.timeStep, inOptions.speed, inOptions.throwEvery, 200.0 * cFloorHalfThickness);
+    std::printf("soak%s: %u chairs (%zu triangles, M = %u, L = %u, %s contacts), %d steps of %.4f s, ",
+                inOptions.noSweep ? " (fast bodies not swept)" : "", inOptions.bodies, model.TriangleCount(),
+                inOptions.modes, inOptions.level, inOptions.contacts.c_str(), inOptions.steps, inOptions.timeStep);
+    if (inOptions.slides)
+        std::printf("a slide at 20-30 m/s every %d steps (into the pile and past it in turn)", inOptions.throwEvery);
+    else
+        std::printf("a throw at %.0f m/s every %d steps (at the pile and at the floor in turn)", inOptions.speed,
+                    inOptions.throwEvery);
+    std::printf(", thin floor and walls (%.0f cm)\n", 200.0 * cFloorHalfThickness);
 
     std::vector<SoakRun> runs;
     for (const unsigned threads : inOptions.threads)
@@ -226,8 +288,9 @@ int RunSoakScenario(const SoakOptions& inOptions)
                         *std::max_element(run.stepMs.begin(), run.stepMs.end()), run.throws, run.maxSpeed, run.sweeps,
                         run.sweepStops);
             std::printf("  non-finite body-steps %" PRIu64 ", guard restores %" PRIu64 ", centres below the floor %" PRIu64
-                        " (lowest %.3f m), lowest vertex %.3f m, energy at most %+.2f%% of the budget (end: %.0f J of %.0f J)\n",
-                        run.nonFinite, run.guardResets, run.belowFloor, run.lowestCentre, run.lowestVertex,
+                        " (lowest %.3f m), lowest vertex %.4f m (body-steps more than 1 cm under: %" PRIu64 "), energy at most "
+                        "%+.2f%% of the budget (end: %.0f J of %.0f J)\n",
+                        run.nonFinite, run.guardResets, run.belowFloor, run.lowestCentre, run.lowestVertex, run.sunk,
                         100.0 * run.worstEnergyExcess, run.finalEnergy, run.finalBudget);
             for (std::size_t k = 0; k < run.hashes.size(); ++k)
                 if (k < 3 || k + 1 == run.hashes.size())
@@ -245,8 +308,8 @@ int RunSoakScenario(const SoakOptions& inOptions)
     {
         if (run.nonFinite > 0 || run.guardResets > 0)
             fail("a non-finite value arose");
-        if (run.belowFloor > 0 || run.lowestVertex < -2.0 * cFloorHalfThickness)
-            fail("a body went through the floor");
+        if (run.belowFloor > 0 || run.lowestVertex < -inOptions.sinkLimit)
+            fail("a deformed vertex went further below the floor's top than --sink-limit");
         if (run.worstEnergyExcess > inOptions.energyTolerance)
             fail("the energy grew beyond what the throws added");
     }
@@ -273,6 +336,8 @@ int RunSoakScenario(const SoakOptions& inOptions)
                              {"steps", inOptions.steps},
                              {"throw_every", inOptions.throwEvery},
                              {"throw_speed", inOptions.speed},
+                             {"slides", inOptions.slides},
+                             {"contacts", inOptions.contacts},
                              {"passed", passed},
                              {"hashes_match", hashesMatch}};
     for (const SoakRun& run : runs)
@@ -287,6 +352,7 @@ int RunSoakScenario(const SoakOptions& inOptions)
                                   {"guard_restores", run.guardResets},
                                   {"centres_below_floor", run.belowFloor},
                                   {"lowest_vertex", run.lowestVertex},
+                                  {"body_steps_sunk_over_1cm", run.sunk},
                                   {"worst_energy_excess", run.worstEnergyExcess},
                                   {"hashes", run.hashes}});
     if (!inOptions.json.empty() && !WriteReport(report, inOptions.json))
@@ -318,6 +384,12 @@ const bool sRegistered = RegisterScenario(
         AddRangeOption(ioCommand, "--dt", options->timeStep, "Time step, s", 1e-5, 1.0);
         ioCommand.add_option("--contacts", options->contacts, "The chairs' contact model: surface (the default) or proxies")
             ->check(CLI::IsMember({"surface", "proxies"}));
+        AddRangeOption(ioCommand, "--sink-limit", options->sinkLimit,
+                       "Fail when a deformed vertex is further than this below the floor's top at any step, m", 0.0,
+                       1.0);
+        ioCommand.add_flag("--slides", options->slides,
+                           "Each throw a slide at 20 to 30 m/s along the floor and into it (1 to 4 m/s down), at "
+                           "the pile and past it in turn, instead of a throw from above at --speed");
         ioCommand.add_flag("--no-sweep", options->noSweep,
                            "Fast bodies not swept (WorldSettings::sweepFastBodies off): what the sweep prevents");
         return [options] { return RunSoakScenario(*options); };
