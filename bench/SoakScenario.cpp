@@ -4,9 +4,8 @@
 // Checked at every step: every transform, velocity and q finite with no guard having to restore one (no NaN ever
 // arose); every centre of mass above the floor's top, and every deformed vertex at most `--sink-limit` below it
 // (10 cm: the floor's thickness; no body through the floor: `WorldSettings::sweepFastBodies` and the contacts),
-// with the body-steps more than 1 cm under counted; the total energy (frames'
-// kinetic and potential, modes') never above the pile's initial energy plus what the throws added, by more than
-// `--energy-tolerance`. The world's state hash (`World::StateHash`) is recorded every `--hash-every` steps; with
+// with the body-steps more than 1 cm under counted; the total energy (frames' kinetic and potential, modes')
+// never above the pile's initial energy plus what the throws added, by more than `--energy-tolerance`. The world's state hash (`World::StateHash`) is recorded every `--hash-every` steps; with
 // several `--threads` counts (and `--repeats`), the whole run is made once per count and repeat and the hashes
 // must match. Exits 1 when any check fails.
 #include "Scenario.h"

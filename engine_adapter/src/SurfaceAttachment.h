@@ -96,7 +96,6 @@ public:
                       SolverConvergence* ioConvergence);
 
     /// Whether impulses reach the modes of deformable sides (false in `World::SetRigid`).
-
     void SetModesTakePart(bool inModesTakePart) { mModesTakePart = inModesTakePart; }
     const AttachmentSide& SideA() const { return mSides[0]; }
     const AttachmentSide& SideB() const { return mSides[1]; }
@@ -185,9 +184,9 @@ private:
     Vec3d mHeld = Vec3d::Zero();        // λ°, the last solve's
     btVector3 mLastImpulse{0, 0, 0};
     double mTimeStep = 0.0;             // 0 until the solve's first iteration
-    SolverConvergence* mConvergence = nullptr;
-    std::uint32_t mGroup = 0; // the solver group this solve is in (`SolverConvergence::SetUpGroup`)
-    int mIteration = 0;       // of this solve, from 0
+    SolverConvergence* mConvergence = nullptr; // the World's; null: Bullet's residual alone ends the solve
+    std::uint32_t mGroup = 0;           // the solver group this solve is in (`SolverConvergence::SetUpGroup`)
+    int mIteration = 0;                 // of this solve, from 0
     bool mPending = false;              // a solve ran whose impulse the modes have not taken yet
 };
 
