@@ -323,17 +323,14 @@ Axis ContactAxis(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* in
         if (separation > inReach)
             return {};
         outWidest = std::max(outWidest, separation);
-        for (const double side : {-Sign(u[j]), Sign(u[j])}) // A lies on this side of B
-        {
-            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-            const bool designated = inBodyA != nullptr && side * bodyA[j] > hb[j] &&
-                                    std::abs(bodyA[j1]) <= hb[j1] && std::abs(bodyA[j2]) <= hb[j2];
-            if (side != -Sign(u[j]) && !designated)
-                break;
-            const Vec3d normal = side * b.col(j);
-            offer(Axis::EKind::FaceB, 0, j, side, normal, -side * u[j] - spread,
-                  Real(inB, j, side) && RealAlong(inA, -normal), designated);
-        }
+        // A lies on this side of B: the side A's centre is on, unless A's body lies beyond the other face.
+        const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+        const bool over = inBodyA != nullptr && std::abs(bodyA[j1]) <= hb[j1] && std::abs(bodyA[j2]) <= hb[j2] &&
+                          std::abs(bodyA[j]) > hb[j];
+        const double side = over ? Sign(bodyA[j]) : -Sign(u[j]);
+        const Vec3d normal = side * b.col(j);
+        offer(Axis::EKind::FaceB, 0, j, side, normal, -side * u[j] - spread,
+              Real(inB, j, side) && RealAlong(inA, -normal), over);
     }
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
@@ -363,6 +360,8 @@ Axis ContactAxis(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* in
         best = bestOf[1];
     if (bestOf[2].separation > best.separation + preference)
         best = bestOf[2];
+    if (bestOf[1].designated && best.kind != Axis::EKind::FaceB)
+        best = bestOf[1]; // the face A's body lies beyond: the side A came from, however deep it went
     // Apart across a cut face (a separating axis no contact may take): beyond it the neighbouring piece carries
     // the surface on, and makes the contact. So too where the boxes overlap least across a cut face and every
     // axis a contact may take is deeper by more than the reach: B came in through the cut face (a wall that a
