@@ -27,8 +27,11 @@ public:
     void MarkUsed(std::uint32_t inNode)
     {
         mThis[inNode >> 5].fetch_or(std::uint32_t(1) << (inNode & 31), std::memory_order_relaxed);
+        if (!mMarked.load(std::memory_order_relaxed))
+            mMarked.store(true, std::memory_order_relaxed);
     }
-    /// This step's bits become last step's, and this step's are cleared. Not thread-safe.
+    /// This step's bits become last step's, and this step's are cleared. Not thread-safe. O(nodes / 32) where a
+    /// node was marked this step or last; O(1) otherwise (a body without piece contacts, as in the proxies model).
     void NextStep();
     /// Forgets both steps' bits: the next step starts as a new body's. Not thread-safe.
     void Clear();
@@ -37,6 +40,8 @@ private:
     std::uint32_t mNodeCount = 0;
     std::vector<std::uint32_t> mLast;
     std::unique_ptr<std::atomic<std::uint32_t>[]> mThis;
+    std::atomic<bool> mMarked{false}; // a node was marked this step
+    bool mLastMarked = false;          // a node was marked last step
 };
 
 } // namespace bdt
