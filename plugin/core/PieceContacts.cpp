@@ -289,10 +289,11 @@ Axis ContactAxis(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* in
     const Mat3d absR = r.cwiseAbs().array() + 1e-12;
     const Vec3d u = r.transpose() * t; // B's centre from A's, in B's axes
     // The best allowed axis of each kind: A's faces, B's faces, the edge pairs, in the direction of the side
-    // the other's centre lies on. With A's body centre given (B is a solid box), B's face that the centre
-    // lies over (beyond its plane, within its outline) is offered the other way too: a piece that went past the
-    // middle of a thin floor slab comes back out of the side its body is on, not out through the slab's
-    // underside. A body beside a small box (a plank under a crate that overhangs it) designates none.
+    // the other's centre lies on. With A's body centre given (B is a solid box), B's face that the body centre
+    // lies over (beyond its plane, within its outline) is the only side offered on its axis, and is taken over
+    // the other kinds: a piece that went past the middle of a thin floor slab comes back out of the side its body
+    // is on, not out through the slab's underside. A body beside a small box (a plank under a crate that
+    // overhangs it) designates none.
     Vec3d bodyA = Vec3d::Zero(); // A's body centre from B's, in B's axes
     if (inBodyA != nullptr)
         bodyA = b.transpose() * (*inBodyA - inB.center);
@@ -323,7 +324,7 @@ Axis ContactAxis(const PlacedPiece& inA, const PlacedPiece& inB, const Vec3d* in
         if (separation > inReach)
             return {};
         outWidest = std::max(outWidest, separation);
-        // A lies on this side of B: the side A's centre is on, unless A's body lies beyond the other face.
+        // A lies on this side of B: the side A's centre is on, unless A's body lies beyond one of the faces.
         const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
         const bool over = inBodyA != nullptr && std::abs(bodyA[j1]) <= hb[j1] && std::abs(bodyA[j2]) <= hb[j2] &&
                           std::abs(bodyA[j]) > hb[j];
