@@ -301,6 +301,47 @@ std::unique_ptr<SampleWorld> BuildScene(const ChairsOptions& inOptions,
     return world;
 }
 
+// Each scene over each later one (deformable / rigid, deformable / bullet, rigid / bullet, front on / off), into
+// `ioReport` and printed. Per-step ratios are taken over the steps where both piles have a body awake: once a
+// pile sleeps, no narrowphase runs and a ratio there only measures the timer. The ratio of totals (the pile's
+// whole run, asleep steps included) is what a user waits for.
+void CompareScenes(const std::vector<Run>& inRuns, nlohmann::json& ioReport)
+{
+    for (std::size_t a = 0; a < inRuns.size(); ++a)
+        for (std::size_t b = a + 1; b < inRuns.size(); ++b)
+        {
+            std::vector<double> ratios, collisionRatios;
+            double totalA = 0.0, totalB = 0.0, collisionA = 0.0, collisionB = 0.0;
+            for (std::size_t i = 0; i < inRuns[a].stepMs.size(); ++i)
+            {
+                totalA += inRuns[a].stepMs[i];
+                totalB += inRuns[b].stepMs[i];
+                collisionA += inRuns[a].collisionMs[i];
+                collisionB += inRuns[b].collisionMs[i];
+                if (inRuns[a].awake[i] == 0.0 || inRuns[b].awake[i] == 0.0)
+                    continue;
+                ratios.push_back(inRuns[a].stepMs[i] / inRuns[b].stepMs[i]);
+                collisionRatios.push_back(inRuns[a].collisionMs[i] / inRuns[b].collisionMs[i]);
+            }
+            const std::string key = std::string(inRuns[a].name) + "_over_" + inRuns[b].name;
+            const double ratio = Median(inRuns[a].stepMs) / Median(inRuns[b].stepMs);
+            const double pairedStep = ratios.empty() ? 1.0 : Median(ratios);
+            const double pairedCollision = collisionRatios.empty() ? 1.0 : Median(collisionRatios);
+            ioReport[key + "_step_ratio"] = ratio;
+            ioReport[key + "_step_ratio_of_totals"] = totalA / totalB;
+            ioReport[key + "_collision_ratio_of_totals"] = collisionA / collisionB;
+            ioReport[key + "_step_ratio_paired_median"] = pairedStep;
+            ioReport[key + "_collision_ratio_paired_median"] = pairedCollision;
+            ioReport[key + "_steps_awake"] = ratios.size();
+            std::printf(
+                "%s / %s: step %.3f (ratio of totals), %.3f (ratio of medians), %.3f (median of per-step "
+                "ratios over the %zu steps with bodies awake); collision %.3f (ratio of totals), %.3f "
+                "(median of per-step ratios)\n",
+                inRuns[a].name, inRuns[b].name, totalA / totalB, ratio, pairedStep, ratios.size(),
+                collisionA / collisionB, pairedCollision);
+        }
+}
+
 // One pile (one seed): runs the scenes, prints their lines, returns the report.
 nlohmann::json RunPile(const ChairsOptions& inOptions)
 {
@@ -391,43 +432,7 @@ nlohmann::json RunPile(const ChairsOptions& inOptions)
                         stage["contacts_filtered"].get<double>(), stage["points_kept"].get<double>());
     }
     report["scenes"] = scenes;
-    // Each scene over each later one: deformable / rigid, deformable / bullet, rigid / bullet, front on /
-    // off. Per-step ratios are taken over the steps where both piles have a body awake: once a pile sleeps,
-    // no narrowphase runs and a ratio there only measures the timer. The ratio of totals (the pile's whole
-    // run, asleep steps included) is what a user waits for.
-    for (std::size_t a = 0; a < runs.size(); ++a)
-        for (std::size_t b = a + 1; b < runs.size(); ++b)
-        {
-            std::vector<double> ratios, collisionRatios;
-            double totalA = 0.0, totalB = 0.0, collisionA = 0.0, collisionB = 0.0;
-            for (std::size_t i = 0; i < runs[a].stepMs.size(); ++i)
-            {
-                totalA += runs[a].stepMs[i];
-                totalB += runs[b].stepMs[i];
-                collisionA += runs[a].collisionMs[i];
-                collisionB += runs[b].collisionMs[i];
-                if (runs[a].awake[i] == 0.0 || runs[b].awake[i] == 0.0)
-                    continue;
-                ratios.push_back(runs[a].stepMs[i] / runs[b].stepMs[i]);
-                collisionRatios.push_back(runs[a].collisionMs[i] / runs[b].collisionMs[i]);
-            }
-            const std::string key = std::string(runs[a].name) + "_over_" + runs[b].name;
-            const double ratio = Median(runs[a].stepMs) / Median(runs[b].stepMs);
-            const double pairedStep = ratios.empty() ? 1.0 : Median(ratios);
-            const double pairedCollision = collisionRatios.empty() ? 1.0 : Median(collisionRatios);
-            report[key + "_step_ratio"] = ratio;
-            report[key + "_step_ratio_of_totals"] = totalA / totalB;
-            report[key + "_collision_ratio_of_totals"] = collisionA / collisionB;
-            report[key + "_step_ratio_paired_median"] = pairedStep;
-            report[key + "_collision_ratio_paired_median"] = pairedCollision;
-            report[key + "_steps_awake"] = ratios.size();
-            std::printf(
-                "%s / %s: step %.3f (ratio of totals), %.3f (ratio of medians), %.3f (median of per-step "
-                "ratios over the %zu steps with bodies awake); collision %.3f (ratio of totals), %.3f "
-                "(median of per-step ratios)\n",
-                runs[a].name, runs[b].name, totalA / totalB, ratio, pairedStep, ratios.size(),
-                collisionA / collisionB, pairedCollision);
-        }
+    CompareScenes(runs, report);
     std::printf("peak resident %.0f MB\n", PeakResidentBytes() / 1e6);
     return report;
 }

@@ -75,6 +75,25 @@ double RootGrowthMax(World& ioWorld)
     return largest;
 }
 
+/// Manifold points whose deformable side names a triangle (the surface model's contacts, `FeatureOf`).
+std::uint64_t SurfaceContactPoints(btDispatcher& inDispatcher)
+{
+    std::uint64_t surfacePoints = 0;
+    for (int m = 0; m < inDispatcher.getNumManifolds(); ++m)
+    {
+        const btPersistentManifold& manifold = *inDispatcher.getManifoldByIndexInternal(m);
+        const bool deformable0 = AsDeformable(manifold.getBody0()->getCollisionShape()) != nullptr;
+        const bool deformable1 = AsDeformable(manifold.getBody1()->getCollisionShape()) != nullptr;
+        for (int p = 0; p < manifold.getNumContacts(); ++p)
+        {
+            const btManifoldPoint& point = manifold.getContactPoint(p);
+            if ((deformable0 && point.m_index0 >= 0) || (deformable1 && point.m_index1 >= 0))
+                ++surfacePoints;
+        }
+    }
+    return surfacePoints;
+}
+
 } // namespace
 
 ModalSettings SandboxModal()
@@ -273,83 +292,7 @@ int App::RunHeadless()
     }
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
 
-    const ViewStats& view = mView->Stats();
-    const StepStats& physics = mWorld->Deformables().Stats();
-    double lowest = 1e30, fastest = 0.0;
-    for (btRigidBody* body : mWorld->Deformables().Bodies())
-    {
-        lowest = std::min(lowest, double(body->getWorldTransform().getOrigin().y()));
-        fastest = std::max(fastest, double(body->getLinearVelocity().length()));
-    }
-    // Manifold points whose deformable side names a triangle (the surface model's contacts, `FeatureOf`).
-    std::uint64_t surfacePoints = 0;
-    btDispatcher& dispatcher = *mWorld->Dynamics().getDispatcher();
-    for (int m = 0; m < dispatcher.getNumManifolds(); ++m)
-    {
-        const btPersistentManifold& manifold = *dispatcher.getManifoldByIndexInternal(m);
-        const bool deformable0 = AsDeformable(manifold.getBody0()->getCollisionShape()) != nullptr;
-        const bool deformable1 = AsDeformable(manifold.getBody1()->getCollisionShape()) != nullptr;
-        for (int p = 0; p < manifold.getNumContacts(); ++p)
-        {
-            const btManifoldPoint& point = manifold.getContactPoint(p);
-            if ((deformable0 && point.m_index0 >= 0) || (deformable1 && point.m_index1 >= 0))
-                ++surfacePoints;
-        }
-    }
-    const std::vector<double> steps(mHistory.stepMs.begin(), mHistory.stepMs.end());
-    nlohmann::json stats = {{"scene", mSampleName},
-                            {"contact_model", mContactModel == 1 ? "proxies" : "surface"},
-                            {"frames", mOptions.frames},
-                            {"width", mOptions.width},
-                            {"height", mOptions.height},
-                            {"gl", mContext->Description()},
-                            {"gl_errors", glErrors},
-                            {"bodies", view.bodies},
-                            {"deformable_bodies", mWorld->Deformables().Bodies().size()},
-                            {"drawn", view.drawn},
-                            {"culled", view.culled},
-                            {"models_on_gpu", view.models},
-                            {"cpu_deformed_vertices", view.cpuDeformedVertices},
-                            {"frame_upload_bytes", view.frameUploadBytes},
-                            {"mesh_bytes_on_gpu", view.meshBytes},
-                            {"debug_spheres", view.spheres},
-                            {"debug_lines", view.lines},
-                            {"bound_view", int(mOptions.view.boundView)},
-                            {"bounds_drawn", view.bounds},
-                            {"sample_meshes", view.sampleMeshes},
-                            {"bound_view_deformed_vertices", view.boundViewDeformedVertices},
-                            {"sphere_tightness_max", view.sphereTightnessMax},
-                            {"sphere_tightness_mean", view.sphereTightnessMean},
-                            {"root_growth_max_m", RootGrowthMax(mWorld->Deformables())},
-                            {"root_growth_peak_m", mPeakRootGrowth},
-                            {"render_ms", renderMs},
-                            {"physics_seconds", physicsSeconds},
-                            {"step_ms_median_last_240", Median(steps)},
-                            {"last_step_ms",
-                             {{"pre_tick", physics.preTickMs},
-                              {"collision", physics.collisionMs},
-                              {"solver", physics.solverMs},
-                              {"post_solve", physics.postSolveMs}}},
-                            {"last_narrowphase",
-                             {{"descent_ms", physics.narrowphase.descentMs},
-                              {"patches_ms", physics.narrowphase.placeMs},
-                              {"features_ms", physics.narrowphase.featuresMs},
-                              {"regions_ms", physics.narrowphase.regionsMs},
-                              {"commit_ms", physics.narrowphase.commitMs},
-                              {"pairs", physics.narrowphase.pairs},
-                              {"piece_pairs", physics.narrowphase.work.piecePairs},
-                              {"triangle_tests", physics.narrowphase.work.triangleTests},
-                              {"points_found", physics.narrowphase.contactsFound},
-                              {"points_kept", physics.narrowphase.pointsKept}}},
-                            {"spheres_updated", physics.spheresUpdated},
-                            {"overlap_tests", physics.overlapTests},
-                            {"overlap_tests_total", mOverlapTestsTotal},
-                            {"contacts", physics.contacts},
-                            {"surface_contact_points", surfacePoints},
-                            {"vibration_energy_j", physics.vibrationEnergy},
-                            {"fastest_deformable_m_s", fastest},
-                            {"lowest_body_height_m", mWorld->Deformables().Bodies().empty() ? 0.0 : lowest},
-                            {"nonfinite_resets", physics.transformResets + physics.modalResets}};
+    nlohmann::json stats = HeadlessStats(physicsSeconds, renderMs, glErrors);
     mSample->AddStats(stats);
     if (!mOptions.stats.empty())
     {
@@ -359,11 +302,79 @@ int App::RunHeadless()
             throw Error(mOptions.stats + ": cannot write the stats");
         std::printf("stats: %s\n", mOptions.stats.c_str());
     }
+    const ViewStats& view = mView->Stats();
     std::printf(
         "%s: %d frames, %zu bodies (%zu drawn, %zu culled), %llu CPU-deformed vertices, %d GL errors\n",
         mSampleName.c_str(), mOptions.frames, view.bodies, view.drawn, view.culled,
         static_cast<unsigned long long>(view.cpuDeformedVertices), glErrors);
     return glErrors == 0 ? 0 : 1;
+}
+
+nlohmann::json App::HeadlessStats(double inPhysicsSeconds, double inRenderMs, int inGlErrors) const
+{
+    const ViewStats& view = mView->Stats();
+    const StepStats& physics = mWorld->Deformables().Stats();
+    double lowest = 1e30, fastest = 0.0;
+    for (btRigidBody* body : mWorld->Deformables().Bodies())
+    {
+        lowest = std::min(lowest, double(body->getWorldTransform().getOrigin().y()));
+        fastest = std::max(fastest, double(body->getLinearVelocity().length()));
+    }
+    const std::uint64_t surfacePoints = SurfaceContactPoints(*mWorld->Dynamics().getDispatcher());
+    const std::vector<double> steps(mHistory.stepMs.begin(), mHistory.stepMs.end());
+    return {{"scene", mSampleName},
+            {"contact_model", mContactModel == 1 ? "proxies" : "surface"},
+            {"frames", mOptions.frames},
+            {"width", mOptions.width},
+            {"height", mOptions.height},
+            {"gl", mContext->Description()},
+            {"gl_errors", inGlErrors},
+            {"bodies", view.bodies},
+            {"deformable_bodies", mWorld->Deformables().Bodies().size()},
+            {"drawn", view.drawn},
+            {"culled", view.culled},
+            {"models_on_gpu", view.models},
+            {"cpu_deformed_vertices", view.cpuDeformedVertices},
+            {"frame_upload_bytes", view.frameUploadBytes},
+            {"mesh_bytes_on_gpu", view.meshBytes},
+            {"debug_spheres", view.spheres},
+            {"debug_lines", view.lines},
+            {"bound_view", int(mOptions.view.boundView)},
+            {"bounds_drawn", view.bounds},
+            {"sample_meshes", view.sampleMeshes},
+            {"bound_view_deformed_vertices", view.boundViewDeformedVertices},
+            {"sphere_tightness_max", view.sphereTightnessMax},
+            {"sphere_tightness_mean", view.sphereTightnessMean},
+            {"root_growth_max_m", RootGrowthMax(mWorld->Deformables())},
+            {"root_growth_peak_m", mPeakRootGrowth},
+            {"render_ms", inRenderMs},
+            {"physics_seconds", inPhysicsSeconds},
+            {"step_ms_median_last_240", Median(steps)},
+            {"last_step_ms",
+             {{"pre_tick", physics.preTickMs},
+              {"collision", physics.collisionMs},
+              {"solver", physics.solverMs},
+              {"post_solve", physics.postSolveMs}}},
+            {"last_narrowphase",
+             {{"descent_ms", physics.narrowphase.descentMs},
+              {"patches_ms", physics.narrowphase.placeMs},
+              {"features_ms", physics.narrowphase.featuresMs},
+              {"regions_ms", physics.narrowphase.regionsMs},
+              {"commit_ms", physics.narrowphase.commitMs},
+              {"pairs", physics.narrowphase.pairs},
+              {"piece_pairs", physics.narrowphase.work.piecePairs},
+              {"triangle_tests", physics.narrowphase.work.triangleTests},
+              {"points_found", physics.narrowphase.contactsFound},
+              {"points_kept", physics.narrowphase.pointsKept}}},
+            {"spheres_updated", physics.spheresUpdated},
+            {"overlap_tests", physics.overlapTests},
+            {"overlap_tests_total", mOverlapTestsTotal},
+            {"contacts", physics.contacts},
+            {"surface_contact_points", surfacePoints},
+            {"vibration_energy_j", physics.vibrationEnergy},
+            {"fastest_deformable_m_s", fastest},
+            {"lowest_body_height_m", mWorld->Deformables().Bodies().empty() ? 0.0 : lowest},
+            {"nonfinite_resets", physics.transformResets + physics.modalResets}};
 }
 
 int App::RunInteractive()

@@ -90,6 +90,8 @@ private:
     void StepPhysics();
     void RenderFrame(int inWidth, int inHeight);
     int RunHeadless();
+    /// The headless run's figures (`--stats`): the scene, the view's and the last step's counts and times.
+    nlohmann::json HeadlessStats(double inPhysicsSeconds, double inRenderMs, int inGlErrors) const;
     int RunInteractive();
     bool HandleEvent(const void* inEvent); // false on quit
     void DrawPanels();

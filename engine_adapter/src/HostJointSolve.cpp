@@ -116,6 +116,26 @@ void HostJointSolve::Prepare(btSolverBody& ioBodyA, btSolverBody& ioBodyB, doubl
                             mSides[side].modes != nullptr && body.getInvMass() > 0 &&
                             ShapeSolver::Of(*mSides[side].shape).Predicting();
     }
+    ReadHostRows(ioBodyA, ioBodyB, inTimeStep);
+    BuildCoupling(inTimeStep);
+    // This solve starts from no impulse: the held one's change, −λ°, is in the bodies' sums from now on.
+    for (int side = 0; side < 2; ++side)
+    {
+        if (!mPredicting[side])
+            continue;
+        AttachmentModes& sum = *mSides[side].modes;
+        if (mHeld[side].size() != sum.contact.size())
+            continue;
+        for (std::size_t j = 0; j < sum.contact.size(); ++j)
+        {
+            sum.contact[j] -= mHeld[side][j];
+            sum.inertial[j] -= mHeldInertial[side][j];
+        }
+    }
+}
+
+void HostJointSolve::ReadHostRows(btSolverBody& ioBodyA, btSolverBody& ioBodyB, double inTimeStep)
+{
     // The host's rows, written as Bullet's solver has it write them: into zeroed rows, the limits open.
     constexpr int cSkip = 8; // scalars a row; at least a btVector3's 4
     btScalar j1Linear[cMaxRows * cSkip] = {}, j1Angular[cMaxRows * cSkip] = {};
@@ -148,7 +168,6 @@ void HostJointSolve::Prepare(btSolverBody& ioBodyA, btSolverBody& ioBodyB, doubl
     if (mRowCount > 0)
         mHost.getInfo2(&info2);
     const double threshold = double(mHost.getBreakingImpulseThreshold());
-    const double h = inTimeStep;
     for (int r = 0; r < mRowCount; ++r)
     {
         Row& row = mRows[r];
@@ -180,6 +199,11 @@ void HostJointSolve::Prepare(btSolverBody& ioBodyA, btSolverBody& ioBodyB, doubl
                 mPredicting[side] = false; // outside the tree: this side's modes take no part this solve
         }
     }
+}
+
+void HostJointSolve::BuildCoupling(double inTimeStep)
+{
+    const double h = inTimeStep;
     // The rows' coupling: J_r M⁻¹ J_sᵀ through the frames, Σ_j u_rj (K_j u_sj + c_j (w_sj − u_sj)) through the
     // modes (its symmetric part), and each row's softness.
     Eigen::Matrix<double, cMaxRows, cMaxRows> coupling = Eigen::Matrix<double, cMaxRows, cMaxRows>::Zero();
@@ -218,20 +242,6 @@ void HostJointSolve::Prepare(btSolverBody& ioBodyA, btSolverBody& ioBodyB, doubl
             row.inverseMass = 0.0; // a state the guard will repair: this row applies nothing
     }
     mCoupling = coupling;
-    // This solve starts from no impulse: the held one's change, −λ°, is in the bodies' sums from now on.
-    for (int side = 0; side < 2; ++side)
-    {
-        if (!mPredicting[side])
-            continue;
-        AttachmentModes& sum = *mSides[side].modes;
-        if (mHeld[side].size() != sum.contact.size())
-            continue;
-        for (std::size_t j = 0; j < sum.contact.size(); ++j)
-        {
-            sum.contact[j] -= mHeld[side][j];
-            sum.inertial[j] -= mHeldInertial[side][j];
-        }
-    }
 }
 
 void HostJointSolve::buildJacobian()

@@ -114,6 +114,11 @@ private:
         std::vector<double> u[2], w[2];       // modal rows on our predicting sides (M entries)
     };
     void Prepare(btSolverBody& ioBodyA, btSolverBody& ioBodyB, double inTimeStep);
+    /// The host's rows as its `getInfo2` writes them, into `mRows` (its Jacobians, limits, softness and target),
+    /// with their modal couplings where a side is predicting.
+    void ReadHostRows(btSolverBody& ioBodyA, btSolverBody& ioBodyB, double inTimeStep);
+    /// The rows' coupling matrix (`mCoupling`) through the frames and the modes, and each row's inverse mass.
+    void BuildCoupling(double inTimeStep);
     /// The row's modal rows on side `inSide`, and its predicted motion along them; false where the modes take no part.
     bool ModalRows(int inSide, Row& ioRow) const;
 

@@ -328,94 +328,117 @@ std::vector<std::uint8_t> World::SaveState() const
     return std::move(bytes);
 }
 
-void World::LoadState(std::span<const std::uint8_t> inSnapshot)
+/// A snapshot read and checked in full before anything is restored (`World::LoadState`), so that a bad one changes
+/// nothing. A member of World, for its bodies, attachments and joints.
+struct World::SnapshotLoad
 {
-    constexpr std::size_t cChecksumBytes = sizeof(std::uint64_t);
-    if (inSnapshot.size() < sizeof(cMagic) + cChecksumBytes || !std::equal(cMagic, cMagic + 8, inSnapshot.begin()))
-        throw Error("state snapshot: not a bdt::World snapshot");
-    const std::span<const std::uint8_t> payload = inSnapshot.first(inSnapshot.size() - cChecksumBytes);
-    std::uint64_t checksum = 0;
-    std::memcpy(&checksum, inSnapshot.data() + payload.size(), cChecksumBytes);
-    if (checksum != Fnv1a64::Of(payload))
-        throw Error("state snapshot: checksum mismatch (corrupt or truncated)");
-    Reader in(payload.subspan(sizeof(cMagic)));
-    const std::uint32_t version = in.Get<std::uint32_t>();
-    if (version < 3 || version > cVersion)
-        throw Error("state snapshot: version " + std::to_string(version) + ", this build reads " +
-                    std::to_string(cVersion));
-    const std::uint32_t count = in.Get<std::uint32_t>();
-    if (count != mBodies.size())
-        throw Error("state snapshot: of a world with " + std::to_string(count) + " bodies, this one has " +
-                    std::to_string(mBodies.size()));
-    // Everything read and checked first: a bad snapshot changes nothing.
-    std::vector<BodyState> states(count);
-    for (std::uint32_t b = 0; b < count; ++b)
-    {
-        const Body& body = *mBodies[b];
-        const Model& model = body.shape->Asset().GetModel();
-        const std::uint32_t modes = body.shape->Dynamics().ModeCount();
-        const std::uint32_t vertices = in.Get<std::uint32_t>(), triangles = in.Get<std::uint32_t>(),
-                            savedModes = in.Get<std::uint32_t>();
-        if (vertices != model.VertexCount() || triangles != model.TriangleCount() || savedModes != modes)
-            throw Error("state snapshot: body " + std::to_string(b) + " is of another asset (" +
-                        std::to_string(vertices) + " vertices, " + std::to_string(triangles) + " triangles, " +
-                        std::to_string(savedModes) + " modes)");
-        states[b] = ReadBodyState(in, modes);
-        if (!InRange(states[b], modes))
-            throw Error("state snapshot: body " + std::to_string(b) + " holds values out of range");
-    }
-    const std::uint32_t attachmentCount = in.Get<std::uint32_t>();
-    if (attachmentCount != mAttachments.size())
-        throw Error("state snapshot: of a world with " + std::to_string(attachmentCount) + " attachments, this one has " +
-                    std::to_string(mAttachments.size()));
-    std::vector<AttachmentState> attachments(attachmentCount);
-    for (std::uint32_t a = 0; a < attachmentCount; ++a)
-    {
-        AttachmentState& state = attachments[a];
-        const detail::SurfaceAttachment& attachment = *mAttachments[a].second;
-        bool same = true;
-        for (int side = 0; side < 2; ++side)
-        {
-            const detail::AttachmentSide& held = side == 0 ? attachment.SideA() : attachment.SideB();
-            state.bodies[side] = in.Get<std::int32_t>();
-            state.triangles[side] = in.Get<std::uint32_t>();
-            same = same && state.bodies[side] == BodyIndex(held.body) &&
-                   state.triangles[side] == (held.shape != nullptr ? held.triangle : 0u);
-        }
-        for (int k = 0; k < 3; ++k)
-            state.held[k] = in.Get<double>();
-        state.last = in.GetVector();
-        if (!same)
-            throw Error("state snapshot: attachment " + std::to_string(a) + " holds other bodies or points");
-        if (!state.held.allFinite() || !IsFinite(state.last))
-            throw Error("state snapshot: attachment " + std::to_string(a) + " holds values out of range");
-    }
-    // Version 3 has no joints: they start from no held impulse.
     struct JointState
     {
         btTypedConstraint* joint = nullptr;
         std::vector<double> held[2], inertial[2];
     };
-    // A joint: its index, then per side a body and two lists' counts; a wheel load: a body and two vectors; a
-    // press: a body and two lists' counts (bytes, at the least).
-    std::vector<JointState> joints(version >= 4 ? in.GetCount(4 + 2 * 12, "joints") : 0u);
-    for (std::size_t j = 0; j < joints.size(); ++j)
+    struct PressState
     {
-        const std::int32_t index = in.Get<std::int32_t>();
-        if (index < 0 || index >= mWorld.getNumConstraints())
-            throw Error("state snapshot: joint " + std::to_string(j) + " is constraint " + std::to_string(index) +
-                        ", this world has " + std::to_string(mWorld.getNumConstraints()));
-        btTypedConstraint* joint = mWorld.getConstraint(index);
+        Body* body = nullptr;
+        std::vector<double> held, inertial;
+    };
+
+    World& world;
+    std::uint32_t version = 0;
+    std::vector<BodyState> bodies;
+    std::vector<AttachmentState> attachments;
+    std::vector<JointState> joints;
+    std::vector<WheelLoad> wheelLoads;
+    std::vector<PressState> presses;
+
+    void ReadBodies(Reader& ioIn);
+    void ReadAttachments(Reader& ioIn);
+    void ReadJoints(Reader& ioIn);
+    void ReadWheels(Reader& ioIn);
+    void RestoreBodies();
+    void RestoreConstraints();
+    /// Our body `inIndex`, for `inWhat` `inItem` of the snapshot; throws out of range.
+    Body& BodyAt(std::int32_t inIndex, const char* inWhat, std::size_t inItem) const;
+};
+
+void World::SnapshotLoad::ReadBodies(Reader& ioIn)
+{
+    const std::uint32_t count = ioIn.Get<std::uint32_t>();
+    if (count != world.mBodies.size())
+        throw Error("state snapshot: of a world with " + std::to_string(count) + " bodies, this one has " +
+                    std::to_string(world.mBodies.size()));
+    bodies.resize(count);
+    for (std::uint32_t b = 0; b < count; ++b)
+    {
+        const Body& body = *world.mBodies[b];
+        const Model& model = body.shape->Asset().GetModel();
+        const std::uint32_t modes = body.shape->Dynamics().ModeCount();
+        const std::uint32_t vertices = ioIn.Get<std::uint32_t>(), triangles = ioIn.Get<std::uint32_t>(),
+                            savedModes = ioIn.Get<std::uint32_t>();
+        if (vertices != model.VertexCount() || triangles != model.TriangleCount() || savedModes != modes)
+            throw Error("state snapshot: body " + std::to_string(b) + " is of another asset (" +
+                        std::to_string(vertices) + " vertices, " + std::to_string(triangles) + " triangles, " +
+                        std::to_string(savedModes) + " modes)");
+        bodies[b] = ReadBodyState(ioIn, modes);
+        if (!InRange(bodies[b], modes))
+            throw Error("state snapshot: body " + std::to_string(b) + " holds values out of range");
+    }
+}
+
+void World::SnapshotLoad::ReadAttachments(Reader& ioIn)
+{
+    const std::uint32_t count = ioIn.Get<std::uint32_t>();
+    if (count != world.mAttachments.size())
+        throw Error("state snapshot: of a world with " + std::to_string(count) + " attachments, this one has " +
+                    std::to_string(world.mAttachments.size()));
+    attachments.resize(count);
+    for (std::uint32_t a = 0; a < count; ++a)
+    {
+        AttachmentState& state = attachments[a];
+        const detail::SurfaceAttachment& attachment = *world.mAttachments[a].second;
         bool same = true;
         for (int side = 0; side < 2; ++side)
         {
-            const std::int32_t body = in.Get<std::int32_t>();
+            const detail::AttachmentSide& held = side == 0 ? attachment.SideA() : attachment.SideB();
+            state.bodies[side] = ioIn.Get<std::int32_t>();
+            state.triangles[side] = ioIn.Get<std::uint32_t>();
+            same = same && state.bodies[side] == world.BodyIndex(held.body) &&
+                   state.triangles[side] == (held.shape != nullptr ? held.triangle : 0u);
+        }
+        for (int k = 0; k < 3; ++k)
+            state.held[k] = ioIn.Get<double>();
+        state.last = ioIn.GetVector();
+        if (!same)
+            throw Error("state snapshot: attachment " + std::to_string(a) + " holds other bodies or points");
+        if (!state.held.allFinite() || !IsFinite(state.last))
+            throw Error("state snapshot: attachment " + std::to_string(a) + " holds values out of range");
+    }
+}
+
+void World::SnapshotLoad::ReadJoints(Reader& ioIn)
+{
+    // Version 3 has no joints: they start from no held impulse. A joint: its index, then per side a body and two
+    // lists' counts (bytes, at the least).
+    joints.resize(version >= 4 ? ioIn.GetCount(4 + 2 * 12, "joints") : 0u);
+    btDiscreteDynamicsWorld& bullet = world.mWorld;
+    for (std::size_t j = 0; j < joints.size(); ++j)
+    {
+        const std::int32_t index = ioIn.Get<std::int32_t>();
+        if (index < 0 || index >= bullet.getNumConstraints())
+            throw Error("state snapshot: joint " + std::to_string(j) + " is constraint " + std::to_string(index) +
+                        ", this world has " + std::to_string(bullet.getNumConstraints()));
+        btTypedConstraint* joint = bullet.getConstraint(index);
+        bool same = true;
+        for (int side = 0; side < 2; ++side)
+        {
+            const std::int32_t body = ioIn.Get<std::int32_t>();
             const btRigidBody& held = side == 0 ? joint->getRigidBodyA() : joint->getRigidBodyB();
-            const std::uint32_t modes =
-                body >= 0 && std::size_t(body) < mBodies.size() ? mBodies[body]->shape->Dynamics().ModeCount() : 0;
-            joints[j].held[side] = in.GetValues(modes);
-            joints[j].inertial[side] = in.GetValues(modes);
-            same = same && (body < 0 || BodyIndex(&held) == body);
+            const std::uint32_t modes = body >= 0 && std::size_t(body) < world.mBodies.size()
+                                            ? world.mBodies[body]->shape->Dynamics().ModeCount()
+                                            : 0;
+            joints[j].held[side] = ioIn.GetValues(modes);
+            joints[j].inertial[side] = ioIn.GetValues(modes);
+            same = same && (body < 0 || world.BodyIndex(&held) == body);
             if (!AllFinite(joints[j].held[side]) || !AllFinite(joints[j].inertial[side]) ||
                 (joints[j].held[side].size() != 0 && joints[j].held[side].size() != modes) ||
                 joints[j].held[side].size() != joints[j].inertial[side].size())
@@ -426,47 +449,49 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
                         std::to_string(index) + ")");
         joints[j].joint = joint;
     }
-    // Version 4 and older have no wheels' loads: none pressed.
-    std::vector<WheelLoad> wheelLoads(version >= 5 ? in.GetCount(4 + 6 * 8, "wheel loads") : 0u);
-    const auto bodyAt = [&](std::int32_t inIndex, const char* inWhat, std::size_t inItem) -> Body&
-    {
-        if (inIndex < 0 || std::size_t(inIndex) >= mBodies.size())
-            throw Error(std::string("state snapshot: ") + inWhat + " " + std::to_string(inItem) + " presses body " +
-                        std::to_string(inIndex) + ", this world has " + std::to_string(mBodies.size()));
-        return *mBodies[std::size_t(inIndex)];
-    };
+}
+
+World::Body& World::SnapshotLoad::BodyAt(std::int32_t inIndex, const char* inWhat, std::size_t inItem) const
+{
+    if (inIndex < 0 || std::size_t(inIndex) >= world.mBodies.size())
+        throw Error(std::string("state snapshot: ") + inWhat + " " + std::to_string(inItem) + " presses body " +
+                    std::to_string(inIndex) + ", this world has " + std::to_string(world.mBodies.size()));
+    return *world.mBodies[std::size_t(inIndex)];
+}
+
+void World::SnapshotLoad::ReadWheels(Reader& ioIn)
+{
+    // Version 4 and older have no wheels' loads: none pressed. A wheel load: a body and two vectors; a press: a
+    // body and two lists' counts (bytes, at the least).
+    wheelLoads.resize(version >= 5 ? ioIn.GetCount(4 + 6 * 8, "wheel loads") : 0u);
     for (std::size_t w = 0; w < wheelLoads.size(); ++w)
     {
-        wheelLoads[w].body = bodyAt(in.Get<std::int32_t>(), "wheel load", w).rigidBody.get();
-        wheelLoads[w].point = in.GetVector();
-        wheelLoads[w].impulse = in.GetVector();
+        wheelLoads[w].body = BodyAt(ioIn.Get<std::int32_t>(), "wheel load", w).rigidBody.get();
+        wheelLoads[w].point = ioIn.GetVector();
+        wheelLoads[w].impulse = ioIn.GetVector();
         if (!IsFinite(wheelLoads[w].point) || !IsFinite(wheelLoads[w].impulse))
             throw Error("state snapshot: wheel load " + std::to_string(w) + " holds values out of range");
     }
-    struct PressState
-    {
-        Body* body = nullptr;
-        std::vector<double> held, inertial;
-    };
-    std::vector<PressState> presses(version >= 5 ? in.GetCount(4 + 2 * 4, "wheel presses") : 0u);
+    presses.resize(version >= 5 ? ioIn.GetCount(4 + 2 * 4, "wheel presses") : 0u);
     for (std::size_t p = 0; p < presses.size(); ++p)
     {
         PressState& press = presses[p];
-        press.body = &bodyAt(in.Get<std::int32_t>(), "wheel press", p);
+        press.body = &BodyAt(ioIn.Get<std::int32_t>(), "wheel press", p);
         const std::uint32_t modes = press.body->shape->Dynamics().ModeCount();
-        press.held = in.GetValues(modes);
-        press.inertial = in.GetValues(modes);
+        press.held = ioIn.GetValues(modes);
+        press.inertial = ioIn.GetValues(modes);
         if (!AllFinite(press.held) || !AllFinite(press.inertial) || press.held.size() != press.inertial.size() ||
             (!press.held.empty() && press.held.size() != modes))
             throw Error("state snapshot: wheel press " + std::to_string(p) + " holds values out of range");
     }
-    if (!in.AtEnd())
-        throw Error("state snapshot: bytes after the last wheel press");
+}
 
-    for (std::uint32_t b = 0; b < count; ++b)
+void World::SnapshotLoad::RestoreBodies()
+{
+    for (std::size_t b = 0; b < bodies.size(); ++b)
     {
-        Body& body = *mBodies[b];
-        const BodyState& state = states[b];
+        Body& body = *world.mBodies[b];
+        const BodyState& state = bodies[b];
         btRigidBody& rigid = *body.rigidBody;
         RestoreRigid(rigid, state);
         body.lastGoodTransform = state.lastGoodTransform;
@@ -484,39 +509,71 @@ void World::LoadState(std::span<const std::uint8_t> inSnapshot)
         const bool restored = dynamics.SetState(state.q, state.qDot) &&
                               dynamics.SetEquilibrium(state.equilibrium) &&
                               ShapeSolver::Of(*body.shape).SetPendingImpulse(state.pending);
-        (void)restored; // checked above: sizes and finiteness
+        (void)restored; // checked when read: sizes and finiteness
         dynamics.ContinueGuardStats(state.guard);
         ShapeSolver::Of(*body.shape).ForgetPieceUse();
         body.shape->BeginStep();
         if (btBroadphaseProxy* proxy = rigid.getBroadphaseHandle())
         {
-            mWorld.getBroadphase()->getOverlappingPairCache()->cleanProxyFromPairs(proxy, mWorld.getDispatcher());
-            mWorld.updateSingleAabb(&rigid);
+            world.mWorld.getBroadphase()->getOverlappingPairCache()->cleanProxyFromPairs(proxy,
+                                                                                         world.mWorld.getDispatcher());
+            world.mWorld.updateSingleAabb(&rigid);
         }
     }
-    for (std::uint32_t a = 0; a < attachmentCount; ++a)
-        mAttachments[a].second->RestoreImpulses(attachments[a].held, attachments[a].last);
-    ReleaseJoints(0.0);
-    mJoints.clear();
+}
+
+void World::SnapshotLoad::RestoreConstraints()
+{
+    for (std::size_t a = 0; a < attachments.size(); ++a)
+        world.mAttachments[a].second->RestoreImpulses(attachments[a].held, attachments[a].last);
+    world.ReleaseJoints(0.0);
+    world.mJoints.clear();
     for (JointState& state : joints)
     {
         JointWatch watch;
-        if (!MakeWatch(*state.joint, nullptr, watch))
+        if (!world.MakeWatch(*state.joint, nullptr, watch))
             continue;
         for (int side = 0; side < 2; ++side)
             watch.solve->SetHeld(side, state.held[side], state.inertial[side]);
-        mJoints.push_back(std::move(watch));
+        world.mJoints.push_back(std::move(watch));
     }
-    for (const auto& press : mWheelPresses)
-        mWorld.removeConstraint(press.get()); // a step whose post-tick did not run left them in (else a no-op)
-    mWheelPresses.clear();
+    for (const auto& press : world.mWheelPresses)
+        world.mWorld.removeConstraint(press.get()); // a step whose post-tick did not run left them in (else a no-op)
+    world.mWheelPresses.clear();
     for (const PressState& state : presses)
     {
-        mWheelPresses.push_back(std::make_unique<detail::WheelPress>(*state.body->rigidBody, *state.body->shape,
-                                                                     state.body->attachmentModes));
-        mWheelPresses.back()->SetHeld(state.held, state.inertial);
+        world.mWheelPresses.push_back(std::make_unique<detail::WheelPress>(
+            *state.body->rigidBody, *state.body->shape, state.body->attachmentModes));
+        world.mWheelPresses.back()->SetHeld(state.held, state.inertial);
     }
-    mWheelLoads = std::move(wheelLoads);
+    world.mWheelLoads = std::move(wheelLoads);
+}
+
+void World::LoadState(std::span<const std::uint8_t> inSnapshot)
+{
+    constexpr std::size_t cChecksumBytes = sizeof(std::uint64_t);
+    if (inSnapshot.size() < sizeof(cMagic) + cChecksumBytes || !std::equal(cMagic, cMagic + 8, inSnapshot.begin()))
+        throw Error("state snapshot: not a bdt::World snapshot");
+    const std::span<const std::uint8_t> payload = inSnapshot.first(inSnapshot.size() - cChecksumBytes);
+    std::uint64_t checksum = 0;
+    std::memcpy(&checksum, inSnapshot.data() + payload.size(), cChecksumBytes);
+    if (checksum != Fnv1a64::Of(payload))
+        throw Error("state snapshot: checksum mismatch (corrupt or truncated)");
+    Reader in(payload.subspan(sizeof(cMagic)));
+    SnapshotLoad load{*this};
+    load.version = in.Get<std::uint32_t>();
+    if (load.version < 3 || load.version > cVersion)
+        throw Error("state snapshot: version " + std::to_string(load.version) + ", this build reads " +
+                    std::to_string(cVersion));
+    // Everything read and checked first: a bad snapshot changes nothing.
+    load.ReadBodies(in);
+    load.ReadAttachments(in);
+    load.ReadJoints(in);
+    load.ReadWheels(in);
+    if (!in.AtEnd())
+        throw Error("state snapshot: bytes after the last wheel press");
+    load.RestoreBodies();
+    load.RestoreConstraints();
 }
 
 std::int32_t World::BodyIndex(const btRigidBody* inBody) const

@@ -177,6 +177,7 @@ private:
     struct Body;
     struct JointWatch;
     class TickWatch;
+    struct SnapshotLoad; // WorldState.cpp: a snapshot read and checked, then restored (`LoadState`)
     static void PreTick(btDynamicsWorld* inWorld, btScalar inTimeStep);
     /// The body of ours that `inBody` is; throws `bdt::Error` naming `inCaller` for null or a foreign body.
     const Body& OwnBody(const btRigidBody* inBody, const char* inCaller) const;
