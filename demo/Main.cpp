@@ -39,10 +39,10 @@ int main(int argc, char** argv)
     cli.add_option("--budget", options.traversalBudget,
                    "Interruptible traversal: sphere tests per deformable pair and step (0: complete)")
         ->check(CLI::Range(0u, 100000u));
-    cli.add_option("--contact-model", options.contacts,
+    std::string contactModel = "surface";
+    cli.add_option("--contact-model", contactModel,
                    "Where deformable bodies make contacts: surface (their triangles) or proxies (the spheres)")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, bdt::EContactModel>{
-            {"surface", bdt::EContactModel::Surface}, {"proxies", bdt::EContactModel::Proxies}}));
+        ->check(CLI::IsMember({"surface", "proxies"}));
     cli.add_option("--threads", options.threads, "Narrowphase threads (0: the machine's)")
         ->check(CLI::Range(0u, 256u));
     cli.add_option("--stiffness", options.modal.stiffnessScale, "Stiffness scale of every body's modes (ω²)")
@@ -54,10 +54,10 @@ int main(int argc, char** argv)
         ->check(CLI::Range(1e-4f, 10.0f));
     cli.add_option("--seed", options.sample.seed, "Random seed of the scenes");
     cli.add_flag("--spheres", options.view.spheres, "Show the BD-Tree spheres of --sphere-level");
-    cli.add_option("--bounds", options.view.boundView, "Bounds of the --spheres view: spheres, boxes (BD-AABB) or distance")
-        ->transform(CLI::CheckedTransformer(std::map<std::string, bdt::demo::EBoundView>{{"spheres", bdt::demo::EBoundView::Spheres},
-                                                                              {"boxes", bdt::demo::EBoundView::Boxes},
-                                                                              {"distance", bdt::demo::EBoundView::DistanceHierarchy}}));
+    std::string bounds = "spheres";
+    cli.add_option("--bounds", bounds,
+                   "Bounds of the --spheres view: spheres, boxes (BD-AABB) or distance (the distance hierarchy)")
+        ->check(CLI::IsMember({"spheres", "boxes", "distance"}));
     cli.add_option("--sphere-level", options.view.sphereLevel, "Level of the sphere view")
         ->check(CLI::Range(0, 30));
     cli.add_option("--sphere-alpha", options.view.sphereAlpha, "Opacity of the sphere view (1: opaque)")
@@ -76,6 +76,12 @@ int main(int argc, char** argv)
     cli.add_flag("--contacts", options.view.contacts, "Show the contact points and normals");
     CLI11_PARSE(cli, argc, argv);
     options.sample.basis = basis == "modal" ? bdt::demo::EBasis::Modal : bdt::demo::EBasis::Smooth;
+    options.contacts = contactModel == "proxies" ? bdt::EContactModel::Proxies : bdt::EContactModel::Surface;
+    const std::map<std::string, bdt::demo::EBoundView> boundViews = {{"spheres", bdt::demo::EBoundView::Spheres},
+                                                                      {"boxes", bdt::demo::EBoundView::Boxes},
+                                                                      {"distance",
+                                                                       bdt::demo::EBoundView::DistanceHierarchy}};
+    options.view.boundView = boundViews.at(bounds);
     try
     {
         bdt::demo::App app(options);

@@ -8,6 +8,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <SDL.h>
 #include <algorithm>
+#include <cfloat>
 #include <backends/imgui_impl_opengl3.h>
 #include <backends/imgui_impl_sdl.h>
 #include <bdt/bullet/DeformableShape.h>
@@ -608,8 +609,13 @@ void App::SpawnBody()
 
 void App::DrawPanels()
 {
-    ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+    // The panels fit the window's height (10 pixels' margin above and below), whatever its size: what does not fit
+    // scrolls, so a 720-pixel window reaches the Stats panel's last line.
+    constexpr float cMargin = 10.0f;
+    ImGui::SetNextWindowPos(ImVec2(cMargin, cMargin), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowSize(ImVec2(340, 0), ImGuiCond_FirstUseEver);
+    const float tallest = std::max(100.0f, ImGui::GetIO().DisplaySize.y - 2.0f * cMargin);
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0.0f, 0.0f), ImVec2(FLT_MAX, tallest));
     ImGui::Begin("BD-Tree sandbox");
     if (ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen))
         DrawScenePanel();

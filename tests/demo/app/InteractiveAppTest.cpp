@@ -10,6 +10,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <SDL.h>
 #include <bdt/adapter/World.h>
+#include <imgui_internal.h>
 
 namespace bdt::demo
 {
@@ -176,6 +177,31 @@ TEST(InteractiveApp, MouseAndKeysDriveTheSandbox)
     EXPECT_EQ(app.GetWorld().Dynamics().getNumCollisionObjects(), 2); // the ground and the pawn
     EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
     PushKey(window, SDLK_ESCAPE);
+    EXPECT_FALSE(app.RunFrame());
+}
+
+// The sandbox's panel window fits a 720-pixel window with every default-open panel open (Scene, Traversal,
+// Spheres, Stats): its bottom edge is on screen, and what does not fit scrolls, down to the Stats panel's last line.
+TEST(InteractiveApp, PanelsFitA720PixelWindow)
+{
+    BDT_REQUIRE_GL_CONTEXT();
+    AppOptions options;
+    options.scene = "chairs";
+    options.width = cWidth;
+    options.height = cHeight;
+    options.sample.count = 4;
+    App app(options);
+    RunFrames(app, 3);
+    const ImGuiWindow* panels = ImGui::FindWindowByName("BD-Tree sandbox");
+    ASSERT_NE(panels, nullptr);
+    EXPECT_LE(panels->Pos.y + panels->Size.y, float(cHeight));
+    EXPECT_GE(panels->Pos.y, 0.0f);
+    // The panels' content is taller than the window here: a scroll bar reaches the rest.
+    const float contentBottom = panels->ContentSize.y + 2.0f * panels->WindowPadding.y;
+    EXPECT_GT(contentBottom, panels->Size.y);
+    EXPECT_TRUE(panels->ScrollbarY);
+    EXPECT_GE(panels->ScrollMax.y, contentBottom - panels->Size.y - 1.0f);
+    PushKey(app.Context().Window(), SDLK_ESCAPE);
     EXPECT_FALSE(app.RunFrame());
 }
 
