@@ -5,7 +5,7 @@
 #include "Scenario.h"
 
 #include <bdt/bake/ModalBasis.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <chrono>
 #include <cstdio>
 #include <map>

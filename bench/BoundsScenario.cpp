@@ -9,15 +9,15 @@
 #include "reference/DeformVertices.h"
 #include "reference/VertexRefitRegions.h"
 
-#include "core/RegionTraversal.h"
+#include "core/queries/RegionTraversal.h"
 
 #include <algorithm>
 #include <array>
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/ContactProxies.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
+#include <bdt/core/bounds/ContactProxies.h>
+#include <bdt/core/queries/TreeQueries.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -11,7 +11,7 @@
 #include <BulletSoftBody/btDeformableMultiBodyDynamicsWorld.h>
 #include <BulletSoftBody/btSoftBodyRigidBodyCollisionConfiguration.h>
 #include <bdt/bake/BulletReducedFiles.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cstdio>
 #include <fcntl.h>
 #include <unistd.h>

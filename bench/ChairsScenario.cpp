@@ -22,7 +22,7 @@
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <chrono>
 #include <cstdio>
 #include <fstream>

@@ -12,16 +12,16 @@
 #include "reference/LayeredSphereTree.h"
 #include "reference/PaperCurtain.h"
 
-#include "core/TriangleGeometry.h"
+#include "core/geometry/TriangleGeometry.h"
 
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <algorithm>
 #include <array>
 #include <bdt/bake/AnimationBasis.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/ContactProxies.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
+#include <bdt/core/bounds/ContactProxies.h>
+#include <bdt/core/queries/TreeQueries.h>
 #include <chrono>
 #include <cstdio>
 #include <numeric>

@@ -2,8 +2,8 @@
 
 #include <LinearMath/btAlignedObjectArray.h>
 #include <LinearMath/btScalar.h>
-#include <bdt/core/Contact.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/geometry/Contact.h>
+#include <bdt/core/model/Model.h>
 #include <memory>
 #include <span>
 #include <vector>

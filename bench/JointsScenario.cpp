@@ -10,8 +10,8 @@
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletDynamics/ConstraintSolver/btPoint2PointConstraint.h>
 #include <bdt/bake/ModalBasis.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <bdt/samples/Scenes.h>
 
 #include <chrono>

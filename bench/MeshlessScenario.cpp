@@ -10,14 +10,14 @@
 //     the eq. 12 refit on demand with front tracking, and the two answers must be the same triangle pairs.
 #include "Scenario.h"
 
-#include "core/BlendBounds.h"
-#include "core/TriangleGeometry.h"
+#include "core/bounds/BlendBounds.h"
+#include "core/geometry/TriangleGeometry.h"
 
 #include <algorithm>
 #include <array>
 #include <bdt/bake/MeshlessNodes.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // measure reads the bodies' state and changes nothing, so a measured world steps as an unmeasured one.
 #pragma once
 
-#include <bdt/core/Math.h>
+#include <bdt/core/base/Math.h>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>

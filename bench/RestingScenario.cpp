@@ -22,8 +22,8 @@
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -24,10 +24,10 @@
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/DeformableAsset.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/ContactProxies.h>
+#include <bdt/core/asset/DeformableAsset.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
+#include <bdt/core/bounds/ContactProxies.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -20,9 +20,9 @@
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/ProceduralShapes.h>
+#include <bdt/core/queries/TreeQueries.h>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>

@@ -3,8 +3,8 @@
 #include "Scenario.h"
 
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/TreeState.h>
+#include <bdt/core/model/ProceduralShapes.h>
+#include <bdt/core/bounds/TreeState.h>
 
 #include <chrono>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // bdt-bench: one subcommand per registered scenario (see Scenario.h).
 #include "Scenario.h"
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 #include <iostream>
 

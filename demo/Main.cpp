@@ -3,7 +3,7 @@
 #include "app/App.h"
 
 #include <CLI/CLI.hpp>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cstdio>
 #include <exception>
 #include <map>

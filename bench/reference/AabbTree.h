@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Contact.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/geometry/Contact.h>
 #include <memory>
 #include <span>
 #include <vector>

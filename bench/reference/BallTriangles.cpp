@@ -1,6 +1,6 @@
 #include "BallTriangles.h"
 
-#include "core/TriangleGeometry.h"
+#include "core/geometry/TriangleGeometry.h"
 
 namespace bdt::bench
 {

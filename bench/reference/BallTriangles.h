@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bdt/core/Contact.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/geometry/Contact.h>
+#include <bdt/core/model/Model.h>
 #include <span>
 #include <vector>
 

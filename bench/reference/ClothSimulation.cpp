@@ -1,7 +1,7 @@
 #include "ClothSimulation.h"
 
 #include <algorithm>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <string>
 #include <tuple>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/Model.h>
+#include <bdt/core/model/Model.h>
 #include <span>
 
 namespace bdt::bench

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 
 namespace bdt::bench
 {

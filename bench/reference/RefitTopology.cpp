@@ -1,6 +1,6 @@
 #include "RefitTopology.h"
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <string>
 
 namespace bdt::bench

@@ -2,7 +2,7 @@
 
 #include "BallTriangles.h"
 
-#include <bdt/core/BDTree.h>
+#include <bdt/core/bounds/BDTree.h>
 #include <cstdint>
 #include <memory>
 #include <span>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/RegionBounds.h"
+#include "core/bounds/RegionBounds.h"
 #include <memory>
 #include <span>
 

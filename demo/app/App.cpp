@@ -12,7 +12,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <backends/imgui_impl_sdl.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -4,7 +4,7 @@
 // scope (`RegisterSample`), so adding a scene touches no central table.
 
 #include <bdt/samples/SampleWorld.h>
-#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/asset/DeformableAsset.h>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -11,7 +11,7 @@
 #include <bdt/adapter/World.h>
 #include <algorithm>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 
 namespace bdt::demo
 {

@@ -9,10 +9,10 @@
 #include "app/Sample.h"
 #include "render/DeformedMeshRenderer.h"
 
-#include "core/DistanceHierarchy.h"
+#include "core/bounds/DistanceHierarchy.h"
 
 #include <bdt/samples/SampleWorld.h>
-#include <bdt/core/BDAabbTree.h>
+#include <bdt/core/bounds/BDAabbTree.h>
 #include <map>
 #include <memory>
 

@@ -1,6 +1,6 @@
 #include "DebugRenderer.h"
 
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 
 namespace bdt::demo
 {

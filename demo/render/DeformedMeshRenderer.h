@@ -7,7 +7,7 @@
 #include "ShaderProgram.h"
 
 #include <Eigen/Core>
-#include <bdt/core/Model.h>
+#include <bdt/core/model/Model.h>
 #include <memory>
 #include <optional>
 #include <span>

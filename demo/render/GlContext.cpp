@@ -1,7 +1,7 @@
 #include "GlContext.h"
 
 #include <SDL.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <epoxy/gl.h>
 
 namespace bdt::demo

@@ -1,6 +1,6 @@
 #include "Screenshot.h"
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cstring>
 #include <stb_image_write.h>
 

@@ -2,7 +2,7 @@
 
 #include "ShaderSources.h"
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 namespace bdt::demo
 {

@@ -5,7 +5,7 @@
 // time live; the view's "bounds" choice draws the kind. `bdt-bench bounds` measures the same comparison.
 #include "app/Sample.h"
 
-#include "core/RegionTraversal.h"
+#include "core/queries/RegionTraversal.h"
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <array>

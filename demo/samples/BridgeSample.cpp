@@ -6,7 +6,7 @@
 
 #include <bdt/samples/Scenes.h>
 #include <bdt/bake/ModalBasis.h>
-#include <bdt/core/BDTree.h>
+#include <bdt/core/bounds/BDTree.h>
 #include <algorithm>
 #include <cmath>
 #include <imgui.h>

@@ -11,7 +11,7 @@
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <cmath>
 
 namespace bdt::demo

@@ -7,8 +7,8 @@
 
 #include <bdt/samples/Scenes.h>
 #include <bdt/bake/ModalBasis.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <map>
 
 namespace bdt::demo

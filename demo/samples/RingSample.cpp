@@ -7,12 +7,12 @@
 // model with M = 12n (`BlendedMesh::ToReducedModel`).
 #include "app/Sample.h"
 
-#include "core/BlendBounds.h"
+#include "core/bounds/BlendBounds.h"
 
 #include <array>
 #include <bdt/bake/MeshlessNodes.h>
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <chrono>
 #include <cmath>
 #include <imgui.h>

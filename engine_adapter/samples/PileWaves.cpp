@@ -1,6 +1,6 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <bdt/samples/PileWaves.h>
 #include <cmath>
 #include <utility>

@@ -3,7 +3,7 @@
 #include <BulletDynamics/ConstraintSolver/btPoint2PointConstraint.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/samples/Scenes.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <algorithm>
 #include <cmath>
 #include <random>

@@ -4,7 +4,7 @@
 // impulses load the modes, and the contact constraint on the normal component of the modes' part of the
 // surface velocity.
 
-#include <bdt/core/Math.h>
+#include <bdt/core/base/Math.h>
 #include <span>
 
 class btCollisionObject;

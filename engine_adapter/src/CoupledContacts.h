@@ -3,7 +3,7 @@
 // The contacts of deformable bodies solved once more after Bullet's solve, coupled through the modes they share,
 // private to the engine adapter (`bdt::World`).
 
-#include <bdt/core/Math.h>
+#include <bdt/core/base/Math.h>
 #include <cstddef>
 #include <cstdint>
 #include <span>

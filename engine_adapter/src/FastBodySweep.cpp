@@ -6,7 +6,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/queries/TreeQueries.h>
 
 #include <cmath>
 #include <vector>

@@ -6,7 +6,7 @@
 #include "SurfaceAttachment.h"
 
 #include <BulletDynamics/ConstraintSolver/btTypedConstraint.h>
-#include <bdt/core/Math.h>
+#include <bdt/core/base/Math.h>
 #include <Eigen/Core>
 #include <cstdint>
 #include <span>

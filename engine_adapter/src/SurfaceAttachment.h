@@ -7,7 +7,7 @@
 #include <BulletDynamics/ConstraintSolver/btTypedConstraint.h>
 #include <bdt/adapter/AttachmentSettings.h>
 #include <bdt/bullet/ContactFeature.h>
-#include <bdt/core/Math.h>
+#include <bdt/core/base/Math.h>
 #include <cstdint>
 #include <span>
 #include <vector>

@@ -9,7 +9,7 @@
 #include "WorldBody.h"
 
 #include "bullet/ShapeSolver.h"
-#include "core/Fnv1a.h"
+#include "core/base/Fnv1a.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
@@ -25,8 +25,8 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/CollisionRegistration.h>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/AssetFile.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/asset/AssetFile.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <cstdio>
 #include <limits>

@@ -4,7 +4,7 @@
 #include "SurfaceAttachment.h"
 #include "WorldBody.h"
 
-#include "core/TriangleGeometry.h"
+#include "core/geometry/TriangleGeometry.h"
 
 #include <BulletDynamics/ConstraintSolver/btConeTwistConstraint.h>
 #include <BulletDynamics/ConstraintSolver/btGeneric6DofConstraint.h>
@@ -14,7 +14,7 @@
 #include <BulletDynamics/ConstraintSolver/btSliderConstraint.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/queries/TreeQueries.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -4,14 +4,14 @@
 #include "WorldBody.h"
 
 #include "bullet/ShapeSolver.h"
-#include "core/Fnv1a.h"
+#include "core/base/Fnv1a.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <cstring>
 #include <string>

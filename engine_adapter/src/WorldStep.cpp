@@ -22,9 +22,9 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/ParallelDispatcher.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ModalProperties.h>
-#include <bdt/core/Prefetch.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ModalProperties.h>
+#include <bdt/core/base/Prefetch.h>
 #include <chrono>
 #include <cmath>
 #include <limits>

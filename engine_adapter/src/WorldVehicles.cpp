@@ -8,7 +8,7 @@
 
 #include <BulletDynamics/Dynamics/btDiscreteDynamicsWorld.h>
 #include <BulletDynamics/Vehicle/btRaycastVehicle.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <algorithm>
 
 namespace bdt

@@ -1,5 +1,5 @@
 #include <bdt/bake/AnimationBasis.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>

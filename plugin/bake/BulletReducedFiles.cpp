@@ -2,7 +2,7 @@
 
 #include <bdt/bake/BulletReducedFiles.h>
 #include <bdt/bake/VibrationModes.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <cstdio>
 #include <cstring>

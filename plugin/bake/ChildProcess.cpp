@@ -1,6 +1,6 @@
 #include "ChildProcess.h"
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 #include <cerrno>
 #include <algorithm>

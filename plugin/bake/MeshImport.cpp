@@ -1,7 +1,7 @@
 #include "ChildProcess.h"
 
 #include <bdt/bake/MeshImport.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 #include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>

@@ -1,6 +1,6 @@
 #include <algorithm>
 #include <bdt/bake/MeshlessNodes.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <limits>
 #include <numeric>

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <string>
 

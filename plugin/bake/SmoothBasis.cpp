@@ -1,5 +1,5 @@
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 #include <Eigen/Eigenvalues>
 

@@ -2,7 +2,7 @@
 
 #include <Eigen/Dense>
 #include <bdt/bake/TetElasticity.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 
 namespace bdt

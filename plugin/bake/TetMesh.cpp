@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <bdt/bake/TetMesh.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <charconv>
 #include <cmath>
 #include <cstdio>

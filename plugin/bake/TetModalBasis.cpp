@@ -3,7 +3,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <bdt/bake/TetModalBasis.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <limits>
 

@@ -6,7 +6,7 @@
 #include <Spectra/SymGEigsShiftSolver.h>
 #include <algorithm>
 #include <bdt/bake/VibrationModes.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <numeric>
 #include <string>

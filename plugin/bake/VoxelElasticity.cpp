@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <bdt/bake/VoxelElasticity.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <string>
 

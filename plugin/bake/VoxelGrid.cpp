@@ -1,10 +1,10 @@
 // Solid voxelisation of a triangle mesh by axis-aligned ray votes, with a shell fallback for open meshes.
 
-#include "core/ExactPredicates.h"
+#include "core/geometry/ExactPredicates.h"
 
 #include <algorithm>
 #include <bdt/bake/VoxelGrid.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <string>
 #include <unordered_map>

@@ -1,13 +1,13 @@
 #include "CreateFunctions.h"
-#include "DeformableCollisionAlgorithm.h"
+#include "bullet/narrowphase/DeformableCollisionAlgorithm.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
+#include <BulletCollision/CollisionDispatch/btCollisionConfiguration.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletCollision/CollisionDispatch/btCompoundCollisionAlgorithm.h>
 #include <algorithm>
-#include <bdt/bullet/CollisionConfiguration.h>
 #include <bdt/bullet/CollisionRegistration.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 namespace bdt
 {
@@ -74,27 +74,26 @@ void registerCollisionAlgorithms(btCollisionDispatcher& ioDispatcher)
     if (configuration == nullptr)
         throw Error("the dispatcher has no collision configuration");
     RequireAlgorithmPool(*configuration);
-    // A bdt::CollisionConfiguration already gave the dispatcher our functions, and forwarding to them again
-    // would only add a hop.
-    if (dynamic_cast<CollisionConfiguration*>(configuration) != nullptr)
+    // A dispatcher that already has our functions in every cell (a bdt::CollisionConfiguration gave them, or an
+    // earlier call) keeps them: forwarding to them again would only add a hop.
+    if (HasCollisionAlgorithms(ioDispatcher))
         return;
 
     CreateFuncRegistry& registry = ProcessRegistry();
+    // The forwarder to a cell's function; one of ours (a bdt::CollisionConfiguration's) is used as it is.
+    const auto forwarder = [&registry](btCollisionAlgorithmCreateFunc* inFallback, bool inClosestPoints)
+    { return IsOurs(inFallback) ? inFallback : registry.Get(inFallback, inClosestPoints); };
     const int custom = CUSTOM_CONCAVE_SHAPE_TYPE;
     for (int other = 0; other < MAX_BROADPHASE_COLLISION_TYPES; ++other)
     {
         ioDispatcher.registerCollisionCreateFunc(
-            custom, other,
-            registry.Get(configuration->getCollisionAlgorithmCreateFunc(custom, other), false));
+            custom, other, forwarder(configuration->getCollisionAlgorithmCreateFunc(custom, other), false));
         ioDispatcher.registerCollisionCreateFunc(
-            other, custom,
-            registry.Get(configuration->getCollisionAlgorithmCreateFunc(other, custom), false));
+            other, custom, forwarder(configuration->getCollisionAlgorithmCreateFunc(other, custom), false));
         ioDispatcher.registerClosestPointsCreateFunc(
-            custom, other,
-            registry.Get(configuration->getClosestPointsAlgorithmCreateFunc(custom, other), true));
+            custom, other, forwarder(configuration->getClosestPointsAlgorithmCreateFunc(custom, other), true));
         ioDispatcher.registerClosestPointsCreateFunc(
-            other, custom,
-            registry.Get(configuration->getClosestPointsAlgorithmCreateFunc(other, custom), true));
+            other, custom, forwarder(configuration->getClosestPointsAlgorithmCreateFunc(other, custom), true));
     }
 }
 

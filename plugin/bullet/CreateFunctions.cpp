@@ -1,7 +1,7 @@
 #include "CreateFunctions.h"
 
-#include "ContactGeneration.h"
-#include "DeformableCollisionAlgorithm.h"
+#include "bullet/narrowphase/ContactGeneration.h"
+#include "bullet/narrowphase/DeformableCollisionAlgorithm.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionConfiguration.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
@@ -9,7 +9,7 @@
 #include <LinearMath/btPoolAllocator.h>
 #include <bdt/bullet/CollisionRegistration.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <string>
 
 namespace bdt

@@ -1,8 +1,8 @@
 // DeformableShape: the btConcaveShape face of a reduced deformable body (bounds, triangles, inertia, scaling)
 // and the body's deformation state (q through the modal dynamics); the step's solver hooks are ShapeSolver's.
 
-#include "core/ContactPieces.h"
-#include "core/SurfaceCache.h"
+#include "core/pieces/ContactPieces.h"
+#include "core/contacts/SurfaceCache.h"
 #include "PieceMemory.h"
 #include "ShapeSolver.h"
 
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <cstring>
 #include <limits>

@@ -1,13 +1,13 @@
-#include "DeformableCollisionAlgorithm.h"
-#include "SearchDistance.h"
+#include "bullet/narrowphase/DeformableCollisionAlgorithm.h"
+#include "bullet/narrowphase/SearchDistance.h"
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <algorithm>
 #include <atomic>
 #include <bdt/bullet/DeformableShape.h>
 #include <bdt/bullet/ParallelDispatcher.h>
-#include <bdt/core/Prefetch.h>
-#include <bdt/core/TreeState.h>
+#include <bdt/core/base/Prefetch.h>
+#include <bdt/core/bounds/TreeState.h>
 #include <exception>
 #include <mutex>
 #include <thread>

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/Prefetch.h>
+#include <bdt/core/base/Prefetch.h>
 #include <cmath>
 #include <limits>
 

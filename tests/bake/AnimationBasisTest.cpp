@@ -1,8 +1,8 @@
 #include "support/ErrorOf.h"
 
 #include <bdt/bake/AnimationBasis.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/Model.h>
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 #include "support/TetModels.h"
 
 #include <bdt/bake/BulletReducedFiles.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>

@@ -2,7 +2,7 @@
 // documented (the memory limit through RLIMIT_AS, or in sanitizer builds through the allocator's hooks).
 #include "../../plugin/bake/ChildProcess.h"
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <chrono>
 #include <csignal>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 #include "support/TestModels.h"
 
 #include <bdt/bake/MeshImport.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Simulation nodes for meshless (blended) bodies: farthest-point nodes on the vertices, convex kernel weights
 // of the nearest nodes, and node transforms from a deformation map.
 #include <bdt/bake/MeshlessNodes.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <gtest/gtest.h>
 #include <set>
 

@@ -2,7 +2,7 @@
 #include "support/TetModels.h"
 
 #include <bdt/bake/TetMesh.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 #include "support/TetModels.h"
 
 #include <bdt/bake/TetModalBasis.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 #include <bdt/bake/VoxelGrid.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>

@@ -2,12 +2,12 @@
 // GenerateContacts against exact distances of every proxy sphere, then the manifolds a real
 // btCollisionWorld ends up with.
 
-#include "../../plugin/bullet/ContactGeneration.h"
-#include "../../plugin/bullet/ContactRegions.h"
+#include "bullet/narrowphase/ContactGeneration.h"
+#include "bullet/narrowphase/ContactRegions.h"
 #include "CollisionTestScenes.h"
 #include "support/QueryOracles.h"
 
-#include "core/TriangleGeometry.h"
+#include "core/geometry/TriangleGeometry.h"
 
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>

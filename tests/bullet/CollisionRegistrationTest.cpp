@@ -1,8 +1,8 @@
 // Registration of the narrowphase in Bullet's dispatch tables, with Bullet's default configuration and with
 // bdt::CollisionConfiguration.
 
-#include "../../plugin/bullet/CreateFunctions.h"
-#include "../../plugin/bullet/DeformableCollisionAlgorithm.h"
+#include "bullet/CreateFunctions.h"
+#include "bullet/narrowphase/DeformableCollisionAlgorithm.h"
 #include "CollisionTestScenes.h"
 
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
@@ -15,7 +15,7 @@
 #include <LinearMath/btPoolAllocator.h>
 #include <bdt/bullet/CollisionConfiguration.h>
 #include <bdt/bullet/CollisionRegistration.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <gtest/gtest.h>
 #include <string>
 #include <typeinfo>

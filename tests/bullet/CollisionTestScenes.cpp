@@ -17,7 +17,7 @@
 #include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/asset/DeformableAsset.h>
 #include <cmath>
 #include <limits>
 #include <stdexcept>

@@ -8,7 +8,7 @@
 #include <BulletCollision/CollisionShapes/btTriangleMesh.h>
 #include <array>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Math.h>
+#include <bdt/core/base/Math.h>
 #include <functional>
 #include <memory>
 #include <random>

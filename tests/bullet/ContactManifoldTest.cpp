@@ -1,7 +1,7 @@
 // Regions, the four-point reduction, warm starting and the manifolds' lifetime, in a real btCollisionWorld.
 
-#include "../../plugin/bullet/ContactRegions.h"
-#include "../../plugin/bullet/ManifoldUpdate.h"
+#include "bullet/narrowphase/ContactRegions.h"
+#include "bullet/narrowphase/ManifoldUpdate.h"
 #include "CollisionTestScenes.h"
 #include "support/QueryOracles.h"
 

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>

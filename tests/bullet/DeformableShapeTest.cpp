@@ -7,13 +7,13 @@
 #include "support/QueryOracles.h"
 #include "support/TestModels.h"
 
-#include "core/TriangleGeometry.h"
+#include "core/geometry/TriangleGeometry.h"
 
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/CollisionConfiguration.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>

@@ -1,6 +1,6 @@
 // PieceMemory: last step's bits are exactly the nodes marked in the step before, whatever the steps with no marks
 // in between (which it skips), against a set of the marked nodes as the oracle.
-#include "../../plugin/bullet/PieceMemory.h"
+#include "bullet/PieceMemory.h"
 
 #include <gtest/gtest.h>
 #include <random>

@@ -11,7 +11,7 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <algorithm>
 #include <bdt/bullet/CollisionConfiguration.h>
-#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/asset/DeformableAsset.h>
 #include <gtest/gtest.h>
 #include <limits>
 

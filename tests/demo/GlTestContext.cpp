@@ -1,6 +1,6 @@
 #include "GlTestContext.h"
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <cstdlib>
 
 namespace bdt::demo::test

@@ -5,7 +5,7 @@
 
 #include <bdt/samples/Scenes.h>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/samples/Scenes.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <gtest/gtest.h>
 #include <limits>
 

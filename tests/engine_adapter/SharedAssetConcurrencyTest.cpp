@@ -9,7 +9,7 @@
 #include <bdt/samples/SampleWorld.h>
 #include <bdt/samples/Scenes.h>
 #include <bdt/adapter/World.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/queries/TreeQueries.h>
 #include <gtest/gtest.h>
 #include <mutex>
 #include <random>

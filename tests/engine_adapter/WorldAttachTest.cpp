@@ -4,7 +4,7 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/CollisionConfiguration.h>
 #include <bdt/bullet/CollisionRegistration.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <btBulletDynamicsCommon.h>
 #include <cmath>
 #include <cstring>

@@ -5,7 +5,7 @@
 
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <bdt/samples/SampleWorld.h>
 #include <btBulletDynamicsCommon.h>
 #include <cmath>

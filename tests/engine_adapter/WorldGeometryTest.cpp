@@ -4,16 +4,16 @@
 #include "support/BulletScenes.h"
 #include "support/TestModels.h"
 
-#include "core/TriangleGeometry.h"
+#include "core/geometry/TriangleGeometry.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <bdt/samples/SampleWorld.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
 #include <gtest/gtest.h>

@@ -5,12 +5,12 @@
 // `BDT_WRITE_GOLDEN=1 bdt_engine_adapter_tests --gtest_filter='WorldGoldenState.*'` (docs/ROBUSTNESS.md).
 #include "support/BulletScenes.h"
 
-#include "core/Fnv1a.h"
+#include "core/base/Fnv1a.h"
 
 #include <bdt/adapter/World.h>
-#include <bdt/core/AssetFile.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/asset/AssetFile.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/samples/SampleWorld.h>
 #include <bdt/samples/Scenes.h>

@@ -9,9 +9,9 @@
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
 #include <cmath>

@@ -9,8 +9,8 @@
 #include <bdt/samples/SampleWorld.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/Conversions.h>
-#include <bdt/core/DeformableAsset.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/asset/DeformableAsset.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <iostream>

@@ -8,7 +8,7 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/model/Model.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
 #include <cmath>

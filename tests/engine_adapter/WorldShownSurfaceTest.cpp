@@ -7,7 +7,7 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/Conversions.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/asset/DeformableAsset.h>
 #include <bdt/samples/SampleWorld.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>

@@ -3,11 +3,11 @@
 // changing anything.
 #include "support/BulletScenes.h"
 
-#include "core/Fnv1a.h"
+#include "core/base/Fnv1a.h"
 
 #include <bdt/samples/SampleWorld.h>
 #include <bdt/adapter/World.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>
 #include <cstring>

@@ -7,7 +7,7 @@
 #include <BulletDynamics/Vehicle/btRaycastVehicle.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <bdt/samples/Scenes.h>
 #include <btBulletDynamicsCommon.h>
 #include <algorithm>

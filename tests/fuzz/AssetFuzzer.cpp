@@ -8,12 +8,12 @@
 
 #include "FuzzSupport.h"
 
-#include "core/Fnv1a.h"
+#include "core/base/Fnv1a.h"
 
-#include <bdt/core/AssetFile.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ContactProxies.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/asset/AssetFile.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/bounds/ContactProxies.h>
+#include <bdt/core/queries/TreeQueries.h>
 
 #include <algorithm>
 #include <cstdint>

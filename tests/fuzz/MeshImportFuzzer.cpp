@@ -16,10 +16,10 @@
 
 #include <bdt/bake/MeshImport.h>
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ContactProxies.h>
-#include <bdt/core/TreeState.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/bounds/ContactProxies.h>
+#include <bdt/core/bounds/TreeState.h>
 
 #include <array>
 #include <cstdint>

@@ -13,9 +13,9 @@
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/World.h>
 #include <bdt/bake/ModalBasis.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <bdt/samples/PileWaves.h>
 
 #include <algorithm>

@@ -12,8 +12,8 @@
 #include <bdt/adapter/World.h>
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <map>
 #include <tuple>
 

@@ -4,7 +4,7 @@
 
 #include <LinearMath/btQuaternion.h>
 #include <bdt/samples/SampleWorld.h>
-#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/asset/DeformableAsset.h>
 #include <memory>
 #include <random>
 #include <span>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/TreeState.h>
+#include <bdt/core/bounds/TreeState.h>
 
 #include <cstdint>
 #include <string>

@@ -2,7 +2,7 @@
 
 // The message of a bdt::Error, for the bad-input tests.
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <string>
 
 namespace bdt::test

@@ -3,7 +3,7 @@
 // Comparing two proxy queries' contacts as sets, bit for bit: for queries that find the same contacts by
 // other paths (from a front, from a pair cache) in another order.
 
-#include <bdt/core/Contact.h>
+#include <bdt/core/geometry/Contact.h>
 
 #include <cstdint>
 #include <map>

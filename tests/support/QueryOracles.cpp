@@ -2,7 +2,7 @@
 
 #include "support/TestModels.h"
 
-#include "core/TriangleGeometry.h"
+#include "core/geometry/TriangleGeometry.h"
 
 #include <Eigen/QR>
 #include <cmath>

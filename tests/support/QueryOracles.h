@@ -3,8 +3,8 @@
 // Brute-force oracles and fixtures shared by the geometry and BD-Tree query tests.
 
 #include <array>
-#include <bdt/core/Contact.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/geometry/Contact.h>
+#include <bdt/core/queries/TreeQueries.h>
 #include <cstdint>
 #include <memory>
 #include <optional>

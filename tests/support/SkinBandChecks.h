@@ -2,7 +2,7 @@
 
 // The shared check of a skin list's bands (`SkinBands.h`), for the pair caches' tests.
 
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/queries/TreeQueries.h>
 #include <cstddef>
 #include <cstdint>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 
 #include <bdt/bake/MeshImport.h>
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 
 #include <algorithm>
 #include <stdexcept>

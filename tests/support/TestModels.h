@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/Model.h>
 
 #include <cstdint>
 #include <memory>

@@ -23,10 +23,10 @@
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/bake/TetModalBasis.h>
-#include <bdt/core/AssetFile.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/asset/AssetFile.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <cerrno>
 #include <charconv>
 #include <chrono>

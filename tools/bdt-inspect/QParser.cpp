@@ -1,7 +1,7 @@
 #include "QParser.h"
 #include "ToolSupport.h"
 
-#include <bdt/core/TreeState.h>
+#include <bdt/core/bounds/TreeState.h>
 
 #include <charconv>
 #include <cmath>

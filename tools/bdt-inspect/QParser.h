@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/BDTree.h>
+#include <bdt/core/bounds/BDTree.h>
 
 #include <optional>
 #include <string>

@@ -10,11 +10,11 @@
 #include "QParser.h"
 #include "ToolSupport.h"
 
-#include <bdt/core/AssetFile.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Error.h>
-#include <bdt/core/ContactProxies.h>
-#include <bdt/core/TreeState.h>
+#include <bdt/core/asset/AssetFile.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/base/Error.h>
+#include <bdt/core/bounds/ContactProxies.h>
+#include <bdt/core/bounds/TreeState.h>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

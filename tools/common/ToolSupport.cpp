@@ -1,6 +1,6 @@
 #include "ToolSupport.h"
 
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 
 #include <CLI/CLI.hpp>
 

@@ -6,10 +6,10 @@
 #include "reference/LayeredSphereTree.h"
 #include "support/TestModels.h"
 
-#include "core/TriangleGeometry.h"
+#include "core/geometry/TriangleGeometry.h"
 
 #include <algorithm>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <gtest/gtest.h>
 #include <random>
 

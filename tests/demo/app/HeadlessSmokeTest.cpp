@@ -6,7 +6,7 @@
 
 #include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <bdt/adapter/World.h>
-#include <bdt/core/Error.h>
+#include <bdt/core/base/Error.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>

@@ -7,7 +7,7 @@
 #include "render/Palette.h"
 
 #include <bdt/bake/SmoothBasis.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <random>
 
 namespace bdt::demo

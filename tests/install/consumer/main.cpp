@@ -1,8 +1,9 @@
 // Builds a body from a procedural shape through the installed headers and libraries, and checks that a
-// deformed sphere query gives a contact with a plane it must touch.
+// deformed sphere query gives a contact with a plane it must touch. One header by its 0.2 path, which forwards
+// to its concept folder for this version (README "Changes").
 #include <bdt/bake/SmoothBasis.h>
 #include <bdt/core/ProceduralShapes.h>
-#include <bdt/core/TreeQueries.h>
+#include <bdt/core/queries/TreeQueries.h>
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 
 #include <LinearMath/btTransform.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/asset/DeformableAsset.h>
 
 namespace bdt
 {

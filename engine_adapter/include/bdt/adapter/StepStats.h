@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/Contact.h>
+#include <bdt/core/geometry/Contact.h>
 #include <cstdint>
 
 namespace bdt

@@ -7,7 +7,7 @@
 #include <bdt/adapter/StepStats.h>
 #include <bdt/adapter/WorldSettings.h>
 #include <bdt/bullet/DeformableShape.h>
-#include <bdt/core/DeformableAsset.h>
+#include <bdt/core/asset/DeformableAsset.h>
 #include <cstdint>
 #include <limits>
 #include <memory>

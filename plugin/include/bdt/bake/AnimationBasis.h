@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Math.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/base/Math.h>
 
 #include <cstdint>
 #include <span>

@@ -4,7 +4,7 @@
 #include <bdt/bake/ModalBasis.h>
 #include <bdt/bake/TetMesh.h>
 #include <bdt/bake/TetModalBasis.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/model/Model.h>
 #include <string>
 #include <vector>
 

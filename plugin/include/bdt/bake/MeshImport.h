@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/Math.h>
+#include <bdt/core/base/Math.h>
 
 #include <cstddef>
 #include <string>

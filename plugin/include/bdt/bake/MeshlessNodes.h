@@ -1,6 +1,6 @@
 #pragma once
 
-#include <bdt/core/BlendedMesh.h>
+#include <bdt/core/model/BlendedMesh.h>
 #include <cstdint>
 #include <functional>
 #include <span>

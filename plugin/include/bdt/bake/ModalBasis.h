@@ -4,8 +4,8 @@
 #include <bdt/bake/VibrationModes.h>
 #include <bdt/bake/VoxelElasticity.h>
 #include <bdt/bake/VoxelGrid.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/Model.h>
 #include <cstdint>
 #include <vector>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bdt/core/Math.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/base/Math.h>
+#include <bdt/core/model/Model.h>
 
 #include <cstdint>
 #include <span>

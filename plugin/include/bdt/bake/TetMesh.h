@@ -2,7 +2,7 @@
 
 #include <array>
 #include <bdt/bake/VoxelGrid.h>
-#include <bdt/core/Math.h>
+#include <bdt/core/base/Math.h>
 #include <cstdint>
 #include <string>
 #include <vector>

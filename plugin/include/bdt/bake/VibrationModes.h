@@ -3,8 +3,8 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 #include <bdt/bake/VoxelElasticity.h>
-#include <bdt/core/BDTree.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/bounds/BDTree.h>
+#include <bdt/core/model/Model.h>
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,8 +1,8 @@
 #pragma once
 
 #include <array>
-#include <bdt/core/Math.h>
-#include <bdt/core/Model.h>
+#include <bdt/core/base/Math.h>
+#include <bdt/core/model/Model.h>
 #include <cstdint>
 #include <span>
 #include <vector>

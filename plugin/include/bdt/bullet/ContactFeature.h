@@ -1,8 +1,8 @@
 #pragma once
 
 #include <LinearMath/btVector3.h>
-#include <bdt/core/Contact.h>
-#include <bdt/core/Math.h>
+#include <bdt/core/geometry/Contact.h>
+#include <bdt/core/base/Math.h>
 #include <cstdint>
 
 class btCollisionObject;

@@ -5,8 +5,8 @@
 
 #include <LinearMath/btTransform.h>
 #include <LinearMath/btVector3.h>
-#include <bdt/core/Math.h>
-#include <bdt/core/Primitives.h>
+#include <bdt/core/base/Math.h>
+#include <bdt/core/geometry/Primitives.h>
 #include <cmath>
 
 namespace bdt

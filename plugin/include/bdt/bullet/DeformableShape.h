@@ -2,11 +2,11 @@
 
 #include <bdt/bullet/ContactFeature.h>
 #include <bdt/bullet/DeformableShapeSettings.h>
-#include <bdt/core/Contact.h>
-#include <bdt/core/DeformableAsset.h>
-#include <bdt/core/ModalDynamics.h>
-#include <bdt/core/TreeQueries.h>
-#include <bdt/core/TreeState.h>
+#include <bdt/core/geometry/Contact.h>
+#include <bdt/core/asset/DeformableAsset.h>
+#include <bdt/core/dynamics/ModalDynamics.h>
+#include <bdt/core/queries/TreeQueries.h>
+#include <bdt/core/bounds/TreeState.h>
 
 #include <BulletCollision/CollisionShapes/btConcaveShape.h>
 

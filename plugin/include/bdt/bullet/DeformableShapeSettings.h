@@ -1,7 +1,7 @@
 #pragma once
 
-#include <bdt/core/ModalDynamics.h>
-#include <bdt/core/TreeState.h>
+#include <bdt/core/dynamics/ModalDynamics.h>
+#include <bdt/core/bounds/TreeState.h>
 
 #include <cstdint>
 

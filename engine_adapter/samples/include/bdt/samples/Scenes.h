@@ -1,7 +1,7 @@
 #pragma once
 
 #include <bdt/samples/SampleWorld.h>
-#include <bdt/core/ProceduralShapes.h>
+#include <bdt/core/model/ProceduralShapes.h>
 #include <cstdint>
 #include <memory>
 #include <vector>
