@@ -3,7 +3,7 @@
 // btCollisionWorld ends up with.
 
 #include "bullet/narrowphase/ContactGeneration.h"
-#include "bullet/narrowphase/ContactRegions.h"
+#include "bullet/manifold/ContactRegions.h"
 #include "CollisionTestScenes.h"
 #include "support/QueryOracles.h"
 

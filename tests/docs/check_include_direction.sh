@@ -3,8 +3,9 @@
 # - the layers: core, then bake and bullet (neither includes the other), then the engine adapter, then its samples;
 # - plugin/core's concept folders: base, geometry, model, bounds and dynamics, queries, contacts and pieces, asset.
 #   A file includes its own folder and those ranked below it, never a higher one or another of its rank;
-# - plugin/bullet: the shape and its solver hooks, then the narrowphase's leaf files (plugin/bullet/narrowphase),
-#   then its dispatcher (ContactGeneration, DeformableCollisionAlgorithm), then the registration (CreateFunctions,
+# - plugin/bullet: the shape and its solver hooks, then the contact points and their manifolds
+#   (plugin/bullet/manifold), then the narrowphase's leaf files (plugin/bullet/narrowphase), then its dispatcher
+#   (ContactGeneration, DeformableCollisionAlgorithm), then the registration (CreateFunctions,
 #   CollisionRegistration, ParallelDispatcher), then CollisionConfiguration: nothing includes a later group;
 # - the product never includes a forwarding header (plugin/include/bdt/core/*.h, kept for hosts for one version).
 # Fails naming each include that breaks a rule.
@@ -35,11 +36,11 @@ fi
     split("base:0 geometry:1 model:2 bounds:3 dynamics:3 queries:4 contacts:5 pieces:5 asset:6", pairs, " ")
     for (i in pairs) { split(pairs[i], kv, ":"); core_rank[kv[1]] = kv[2] + 0 }
     split("DeformableShape:0 DeformableShapeSettings:0 ShapeSolver:0 PieceMemory:0 ContactFeature:0 Conversions:0 " \
-          "ContactGeneration:2 DeformableCollisionAlgorithm:2 CreateFunctions:3 CollisionRegistration:3 " \
-          "ParallelDispatcher:3 CollisionConfiguration:4", pairs, " ")
+          "ContactGeneration:3 DeformableCollisionAlgorithm:3 CreateFunctions:4 CollisionRegistration:4 " \
+          "ParallelDispatcher:4 CollisionConfiguration:5", pairs, " ")
     for (i in pairs) { split(pairs[i], kv, ":"); bullet_rank[kv[1]] = kv[2] + 0 }
-    bullet_group[0] = "the shape"; bullet_group[1] = "the narrowphase leaves"; bullet_group[2] = "the narrowphase dispatcher"
-    bullet_group[3] = "the registration"; bullet_group[4] = "the configuration"
+    bullet_group[0] = "the shape"; bullet_group[1] = "the manifolds"; bullet_group[2] = "the narrowphase leaves"
+    bullet_group[3] = "the narrowphase dispatcher"; bullet_group[4] = "the registration"; bullet_group[5] = "the configuration"
     failed = 0
   }
   function base_name(p) { sub(/^.*\//, "", p); sub(/\.(h|cpp)$/, "", p); return p }
@@ -63,7 +64,8 @@ fi
     if (parts[1] == "plugin" && parts[2] == "bullet") {
       unit_layer = "bullet"; name = base_name(p)
       if (name in bullet_rank) unit_rank = bullet_rank[name]
-      else if (parts[3] == "narrowphase") unit_rank = 1
+      else if (parts[3] == "manifold") unit_rank = 1
+      else if (parts[3] == "narrowphase") unit_rank = 2
       else { unit_rank = -1; unit_concept = "?" name; return }
       unit_concept = bullet_group[unit_rank]; return
     }

@@ -5,7 +5,7 @@
 // each proxy sphere asks the concave for the triangles near it (`processAllTriangles` with the sphere's box
 // in the concave's frame) and keeps the nearest one. Private to plugin/bullet.
 
-#include "PairContact.h"
+#include "bullet/manifold/PairContact.h"
 
 #include <bdt/core/geometry/Contact.h>
 #include <bdt/core/queries/TreeQueries.h>

@@ -7,7 +7,7 @@
 // `SurfacePieces.h`, `PieceDescent.h`), which include only what lies below them (`PairContact.h`,
 // `SurfacePatches.h`), never this header. Private to plugin/bullet.
 
-#include "PairContact.h"
+#include "bullet/manifold/PairContact.h"
 
 #include "core/contacts/SurfaceCache.h"
 

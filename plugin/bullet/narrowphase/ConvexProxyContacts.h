@@ -4,7 +4,7 @@
 // proxies are culled by the convex's world box, then each proxy sphere gets its exact closest points from
 // Bullet's GJK (EPA when they overlap). Private to plugin/bullet.
 
-#include "PairContact.h"
+#include "bullet/manifold/PairContact.h"
 
 #include <bdt/core/geometry/Contact.h>
 #include <bdt/core/queries/TreeQueries.h>

@@ -2,9 +2,9 @@
 #include "bullet/ShapeSolver.h"
 
 #include "ContactGeneration.h"
-#include "ContactRegions.h"
+#include "bullet/manifold/ContactRegions.h"
 #include "SurfacePieces.h"
-#include "ManifoldUpdate.h"
+#include "bullet/manifold/ManifoldUpdate.h"
 #include "SearchDistance.h"
 #include "StageTimer.h"
 

@@ -5,7 +5,7 @@
 // to plugin/bullet.
 
 #include "ContactGeneration.h"
-#include "ManifoldUpdate.h"
+#include "bullet/manifold/ManifoldUpdate.h"
 #include "SearchDistance.h"
 
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>

@@ -1,7 +1,7 @@
 #include "SearchDistance.h"
 #include "bullet/ShapeSolver.h"
 
-#include "PairContact.h"
+#include "bullet/manifold/PairContact.h"
 
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>

@@ -5,7 +5,7 @@
 // pair contacts. Below the narrowphase's dispatcher (`ContactGeneration.h`) and its leaves
 // (`ConvexProxyContacts.h`, `ConcaveProxyContacts.h`), which all use it. Private to plugin/bullet.
 
-#include "PairContact.h"
+#include "bullet/manifold/PairContact.h"
 
 #include "core/contacts/SurfaceCache.h"
 #include "core/contacts/SurfaceContacts.h"

@@ -1,7 +1,7 @@
 #include "SurfacePieces.h"
 #include "bullet/ShapeSolver.h"
 
-#include "ContactRegions.h"
+#include "bullet/manifold/ContactRegions.h"
 #include "bullet/PieceMemory.h"
 
 #include <bdt/bullet/DeformableShape.h>

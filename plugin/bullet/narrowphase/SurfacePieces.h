@@ -8,7 +8,7 @@
 #include "core/pieces/PieceContacts.h"
 #include "core/bounds/RegionBounds.h"
 
-#include "PairContact.h"
+#include "bullet/manifold/PairContact.h"
 
 #include <bdt/bullet/ContactFeature.h>
 #include <bdt/core/queries/TreeQueries.h>

@@ -3,7 +3,7 @@
 // the contacts the triangles would, deepest point for deepest point (brute force over the deformed vertices).
 // Contacts left unnamed (`PieceNamer`) are those named at once, once named.
 #include "bullet/narrowphase/ContactGeneration.h"
-#include "bullet/narrowphase/ContactRegions.h"
+#include "bullet/manifold/ContactRegions.h"
 #include "bullet/narrowphase/SurfacePieces.h"
 #include "support/BulletScenes.h"
 

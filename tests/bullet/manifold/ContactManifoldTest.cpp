@@ -1,8 +1,8 @@
 // Regions, the four-point reduction, warm starting and the manifolds' lifetime, in a real btCollisionWorld.
 
-#include "bullet/narrowphase/ContactRegions.h"
-#include "bullet/narrowphase/ManifoldUpdate.h"
-#include "CollisionTestScenes.h"
+#include "bullet/manifold/ContactRegions.h"
+#include "bullet/manifold/ManifoldUpdate.h"
+#include "bullet/CollisionTestScenes.h"
 #include "support/QueryOracles.h"
 
 #include <BulletCollision/BroadphaseCollision/btCollisionAlgorithm.h>
