@@ -35,7 +35,7 @@ struct Pinned
 {
     std::string name;
     /// Bakes the body's asset when its test runs: a value made here would be baked at the start of every process
-    /// of this test binary (gtest runs each test in its own under ctest), about 10 s each.
+    /// of this test binary, and ctest runs each of its tests in a process of its own.
     std::shared_ptr<const DeformableAsset> (*asset)();
     double mass;          ///< kg, of the body
     btVector3 halfExtent; ///< m: the body's box (its corners are pinned)
